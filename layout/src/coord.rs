@@ -1,0 +1,169 @@
+//! Coordinates with the slicing underscore `_`, and `slice` / `dice` (CuTe's `underscore.hpp`).
+
+use std::fmt;
+
+use crate::error::{algebra, Result};
+use crate::int::Int;
+use crate::int_tuple::IntTuple;
+
+/// A coordinate: integers, `_`, or tuples of coordinates.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Coord {
+    /// An integer coordinate.
+    Int(Int),
+    /// The slicing underscore `_`: keep this mode.
+    Under,
+    /// A tuple of coordinates.
+    Tuple(Vec<Coord>),
+}
+
+impl Coord {
+    /// Whether any leaf is `_`.
+    pub fn has_underscore(&self) -> bool {
+        match self {
+            Coord::Int(_) => false,
+            Coord::Under => true,
+            Coord::Tuple(v) => v.iter().any(Coord::has_underscore),
+        }
+    }
+
+    /// The coordinate as an IntTuple (`_` leaves become `_0`, as CuTe's offset of a slice).
+    pub fn zeroed(&self) -> IntTuple {
+        match self {
+            Coord::Int(i) => IntTuple::Int(i.clone()),
+            Coord::Under => IntTuple::st(0),
+            Coord::Tuple(v) => IntTuple::Tuple(v.iter().map(Coord::zeroed).collect()),
+        }
+    }
+
+    /// `repeat<n>(_)`: `_` for `n == 1`, else a tuple of `n` underscores.
+    pub fn repeat_under(n: usize) -> Coord {
+        if n == 1 {
+            Coord::Under
+        } else {
+            Coord::Tuple(vec![Coord::Under; n])
+        }
+    }
+}
+
+impl From<&IntTuple> for Coord {
+    fn from(t: &IntTuple) -> Self {
+        match t {
+            IntTuple::Int(i) => Coord::Int(i.clone()),
+            IntTuple::Tuple(v) => Coord::Tuple(v.iter().map(Coord::from).collect()),
+        }
+    }
+}
+
+/// `slice(c, t)`: keeps the modes of `t` under a `_` of `c` (tuple_cat semantics: `slice((_,2),(a,b))`
+/// is the rank-1 tuple `(a)`).
+pub fn slice(c: &Coord, t: &IntTuple) -> Result<IntTuple> {
+    match c {
+        Coord::Under => Ok(t.clone()),
+        Coord::Int(_) => Ok(IntTuple::Tuple(vec![])),
+        Coord::Tuple(_) => {
+            let mut out = Vec::new();
+            lift(c, t, true, &mut out)?;
+            Ok(IntTuple::Tuple(out))
+        }
+    }
+}
+
+/// `dice(c, t)`: keeps the modes of `t` under an integer of `c` (the complement of `slice`).
+pub fn dice(c: &Coord, t: &IntTuple) -> Result<IntTuple> {
+    match c {
+        Coord::Under => Ok(IntTuple::Tuple(vec![])),
+        Coord::Int(_) => Ok(t.clone()),
+        Coord::Tuple(_) => {
+            let mut out = Vec::new();
+            lift(c, t, false, &mut out)?;
+            Ok(IntTuple::Tuple(out))
+        }
+    }
+}
+
+/// `lift_slice` (keep_under) / `lift_dice` (!keep_under), appending the kept modes to `out`.
+fn lift(c: &Coord, t: &IntTuple, keep_under: bool, out: &mut Vec<IntTuple>) -> Result<()> {
+    match c {
+        Coord::Tuple(cv) => {
+            let IntTuple::Tuple(tv) = t else {
+                return Err(mismatch(c, t));
+            };
+            if cv.len() != tv.len() {
+                return Err(mismatch(c, t));
+            }
+            cv.iter().zip(tv).try_for_each(|(x, y)| lift(x, y, keep_under, out))
+        }
+        Coord::Under if keep_under => {
+            out.push(t.clone());
+            Ok(())
+        }
+        Coord::Int(_) if !keep_under => {
+            out.push(t.clone());
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+fn mismatch(c: &Coord, t: &IntTuple) -> crate::error::Error {
+    algebra(
+        "slice",
+        format!("coordinate {c} does not match {t} (mismatched ranks)"),
+    )
+}
+
+impl fmt::Display for Coord {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Coord::Int(i) => write!(f, "{i}"),
+            Coord::Under => f.write_str("_"),
+            Coord::Tuple(v) => {
+                f.write_str("(")?;
+                for (k, c) in v.iter().enumerate() {
+                    if k > 0 {
+                        f.write_str(",")?;
+                    }
+                    write!(f, "{c}")?;
+                }
+                f.write_str(")")
+            }
+        }
+    }
+}
+
+impl crate::Layout {
+    /// `slice(c, L)`: the sub-layout of the modes under `_` (`((_4,_8):(_1,_4))(_,2)` is `(_4):(_1)`).
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// assert_eq!(expr::eval_str("((_4,_8):(_1,_4))(_,2)").unwrap(), "(_4):(_1)");
+    /// ```
+    pub fn slice(&self, c: &Coord) -> Result<crate::Layout> {
+        crate::Layout::new(slice(c, self.shape())?, slice(c, self.stride())?)
+    }
+
+    /// `dice(c, L)`: the sub-layout of the modes under integers of `c`.
+    pub fn dice(&self, c: &Coord) -> Result<crate::Layout> {
+        crate::Layout::new(dice(c, self.shape())?, dice(c, self.stride())?)
+    }
+
+    /// `crd2idx(c, L)` / `L(c)` for a coordinate without `_`: the offset.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// assert_eq!(expr::eval_str("((_4,_8):(_1,_4))(2,3)").unwrap(), "14");
+    /// assert_eq!(expr::eval_str("((_4,_8):(_1,_4))(_2,_3)").unwrap(), "_14");
+    /// ```
+    pub fn crd2idx(&self, c: &IntTuple) -> Result<Int> {
+        crate::stride::crd2idx(c, self.shape(), self.stride())
+    }
+
+    /// `L(i)` for an integer index known now: the offset, as a plain number.
+    pub fn eval(&self, i: i64) -> Result<i64> {
+        let off = self.crd2idx(&IntTuple::Int(crate::int::d(i)))?;
+        off.value().ok_or_else(|| {
+            algebra("evaluate", format!("{self} has symbolic modes; its offsets are not numbers"))
+        })
+    }
+}

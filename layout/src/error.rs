@@ -1,0 +1,35 @@
+//! The one error type of the layout crate.
+
+use thiserror::Error;
+
+/// Everything that can go wrong in the algebra, the parser or the evaluator.
+///
+/// Each message names the operation and the condition that failed, with the inputs in CuTe
+/// notation, e.g. `composition: shape _3 of B does not divide ... (Shape Divisibility Condition)`.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum Error {
+    /// An algebra operation whose precondition does not hold (C++ CuTe rejects it at compile time
+    /// with a `static_assert`).
+    #[error("{op}: {msg}")]
+    Algebra { op: &'static str, msg: String },
+    /// An arithmetic result that does not fit in 64 bits, or a division by zero.
+    #[error("{op}: integer overflow or division by zero in {expr}")]
+    Arithmetic { op: &'static str, expr: String },
+    /// A malformed expression.
+    #[error("parse error at column {col}: {msg}")]
+    Parse { col: usize, msg: String },
+    /// A well-formed expression that cannot be evaluated (unknown function, wrong argument kind).
+    #[error("{0}")]
+    Eval(String),
+}
+
+/// The crate's result type.
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// Shorthand for [`Error::Algebra`].
+pub(crate) fn algebra(op: &'static str, msg: impl Into<String>) -> Error {
+    Error::Algebra {
+        op,
+        msg: msg.into(),
+    }
+}

@@ -1,0 +1,64 @@
+//! Evaluation of the syntax tree.
+
+use super::ast::Expr;
+use super::functions::call;
+use super::value::{expected, Value};
+use crate::error::{Error, Result};
+use crate::int::{d, s, Int};
+use crate::layout::Layout;
+use crate::stride::Major;
+
+/// Evaluates an expression.
+pub fn eval_expr(e: &Expr) -> Result<Value> {
+    match e {
+        Expr::Static(v) => Ok(Value::Int(s(*v))),
+        Expr::Dynamic(v) => Ok(Value::Int(d(*v))),
+        Expr::Under => Ok(Value::Under),
+        Expr::Name(n) => Ok(name(n)),
+        Expr::Tuple(items) => Ok(Value::Tuple(eval_all(items)?)),
+        Expr::Layout(sh, st) => {
+            let shape = eval_expr(sh)?.to_int_tuple("layout shape")?;
+            let stride = eval_expr(st)?.to_int_tuple("layout stride")?;
+            Ok(Value::Layout(Layout::new(shape, stride)?))
+        }
+        Expr::Call { name, targs, args, .. } => call(name, targs, &eval_all(args)?),
+        Expr::Type { name, .. } => Err(Error::Eval(format!(
+            "{name}<...>: not available yet (swizzles and atoms come with the next issues)"
+        ))),
+        Expr::Apply { target, args } => apply(&eval_expr(target)?, &eval_all(args)?),
+        Expr::Method { name, .. } => Err(Error::Eval(format!(
+            "method .{name}(): no such method on this value"
+        ))),
+    }
+}
+
+fn eval_all(items: &[Expr]) -> Result<Vec<Value>> {
+    items.iter().map(eval_expr).collect()
+}
+
+/// A bare name: a keyword or a kernel-parameter symbol.
+fn name(n: &str) -> Value {
+    match n {
+        "LayoutLeft" | "GenColMajor" => Value::Major(Major::Left),
+        "LayoutRight" | "GenRowMajor" => Value::Major(Major::Right),
+        _ => Value::Int(Int::symbol(n)),
+    }
+}
+
+/// `L(c)` or `L(c0, c1, ...)`: an offset, or a slice when the coordinate has `_`.
+fn apply(target: &Value, args: &[Value]) -> Result<Value> {
+    let Value::Layout(l) = target else {
+        return Err(expected("evaluating with (...)", "a layout", target));
+    };
+    let coord = match args {
+        [one] => one.clone(),
+        [] => return Err(Error::Eval(format!("{l}(): a coordinate is required"))),
+        many => Value::Tuple(many.to_vec()),
+    };
+    let c = coord.to_coord("layout coordinate")?;
+    if c.has_underscore() {
+        Ok(Value::Layout(l.slice(&c)?))
+    } else {
+        Ok(Value::Int(l.crd2idx(&c.zeroed())?))
+    }
+}

@@ -1,0 +1,287 @@
+//! The function table of the expression language: CuTe's names and argument orders.
+
+use super::ast::TArg;
+use super::value::{expected, Value};
+use crate::error::{Error, Result};
+use crate::int::s;
+use crate::layout::Layout;
+use crate::stride::{idx2crd, Major};
+use crate::tile_to_shape::ModeOrder;
+use crate::tiler::Tiler;
+use crate::*;
+
+/// Calls the function `name<targs>(args)`.
+pub fn call(name: &str, targs: &[TArg], args: &[Value]) -> Result<Value> {
+    let ix = indices(name, targs)?;
+    match name {
+        "size" | "cosize" | "rank" | "depth" | "shape" | "stride" => query(name, &ix, args),
+        "get" | "layout" => one(name, args).and_then(|x| get(name, x, &ix)),
+        "select" => select(one(name, args)?, &ix),
+        "take" => take(one(name, args)?, &ix),
+        "flatten" => flatten(one(name, args)?),
+        "make_layout" => make_layout(args),
+        "make_shape" | "make_stride" | "make_coord" | "make_tile" | "make_tuple" | "make_step" => {
+            Ok(Value::Tuple(args.to_vec()))
+        }
+        "make_ordered_layout" => {
+            let [sh, ord] = two(name, args)?;
+            Ok(Layout::ordered(&sh.to_int_tuple(name)?, &ord.to_int_tuple(name)?)?.into())
+        }
+        "make_layout_like" => Ok(layout1(name, args)?.layout_like()?.into()),
+        "make_fragment_like" => make_fragment_like(one(name, args)?),
+        "coalesce" | "filter" => by_profile(name, args),
+        "filter_zeros" => Ok(filter_zeros(&layout1(name, args)?)?.into()),
+        "composition" => {
+            let [a, b] = two(name, args)?;
+            Ok(composition_tiler(&a.to_layout(name)?, &b.to_tiler(name)?)?.into())
+        }
+        "complement" => complement_call(args),
+        "right_inverse" => Ok(right_inverse(&layout1(name, args)?)?.into()),
+        "left_inverse" => Ok(left_inverse(&layout1(name, args)?)?.into()),
+        "logical_divide" | "zipped_divide" | "tiled_divide" | "flat_divide" | "logical_product"
+        | "zipped_product" | "tiled_product" | "flat_product" => tiler_op(name, args),
+        "blocked_product" | "raked_product" => rank_product(name, args),
+        "tile_to_shape" => tile_to_shape_call(args),
+        "max_common_vector" | "max_common_layout" => max_common(name, args),
+        "upcast" | "downcast" => cast(name, &ix, args),
+        "crd2idx" => crd2idx_call(args),
+        "idx2crd" => {
+            let [i, sh] = two(name, args)?;
+            Ok(idx2crd(&i.to_int_tuple(name)?, &sh.to_int_tuple(name)?)?.into())
+        }
+        "ceil_div" => {
+            let [a, b] = two(name, args)?;
+            Ok(int_tuple::ceil_div(&a.to_int_tuple(name)?, &b.to_int_tuple(name)?)?.into())
+        }
+        "product" => Ok(one(name, args)?.to_int_tuple(name)?.product()?.into()),
+        "product_each" => Ok(one(name, args)?.to_int_tuple(name)?.product_each()?.into()),
+        _ => Err(Error::Eval(format!("unknown function '{name}'"))),
+    }
+}
+
+/// Integer template arguments (`get<1,0>`, `upcast<2>`); others are refused for functions.
+fn indices(name: &str, targs: &[TArg]) -> Result<Vec<i64>> {
+    targs
+        .iter()
+        .map(|t| match t {
+            TArg::Int(v) => Ok(*v),
+            TArg::Type(n, _) => Err(Error::Eval(format!(
+                "{name}<...>: expected integer template arguments, got '{n}'"
+            ))),
+        })
+        .collect()
+}
+
+fn arity(name: &str, args: &[Value], n: &str) -> Error {
+    Error::Eval(format!("{name}: expected {n} argument(s), got {}", args.len()))
+}
+
+fn one<'a>(name: &str, args: &'a [Value]) -> Result<&'a Value> {
+    match args {
+        [x] => Ok(x),
+        _ => Err(arity(name, args, "1")),
+    }
+}
+
+fn two<'a>(name: &str, args: &'a [Value]) -> Result<[&'a Value; 2]> {
+    match args {
+        [a, b] => Ok([a, b]),
+        _ => Err(arity(name, args, "2")),
+    }
+}
+
+fn layout1(name: &str, args: &[Value]) -> Result<Layout> {
+    one(name, args)?.to_layout(name)
+}
+
+fn usize_index(name: &str, i: i64) -> Result<usize> {
+    usize::try_from(i).map_err(|_| Error::Eval(format!("{name}: negative mode index {i}")))
+}
+
+fn path(name: &str, ix: &[i64]) -> Result<Vec<usize>> {
+    ix.iter().map(|&i| usize_index(name, i)).collect()
+}
+
+/// `get<I...>` on a layout or a tuple.
+fn get(name: &str, x: &Value, ix: &[i64]) -> Result<Value> {
+    let p = path(name, ix)?;
+    match x {
+        Value::Layout(l) => Ok(l.get(&p)?.into()),
+        Value::Tuple(_) | Value::Int(_) => p.iter().try_fold(x.clone(), |v, &i| match v {
+            Value::Tuple(items) => items.get(i).cloned().ok_or_else(|| {
+                Error::Eval(format!("{name}<{i}>: mode {i} out of range for {}", Value::Tuple(items.clone())))
+            }),
+            other if i == 0 => Ok(other),
+            other => Err(Error::Eval(format!("{name}<{i}>: mode {i} out of range for {other}"))),
+        }),
+        other => Err(expected(name, "a layout or a tuple", other)),
+    }
+}
+
+/// `size<I...>`, `cosize`, `rank`, `depth`, `shape`, `stride`, on a layout (or a tuple for
+/// `size`, `rank`, `depth`).
+fn query(name: &str, ix: &[i64], args: &[Value]) -> Result<Value> {
+    let x = get(name, one(name, args)?, ix)?;
+    if let Value::Layout(l) = &x {
+        return Ok(match name {
+            "size" => l.size()?.into(),
+            "cosize" => l.cosize()?.into(),
+            "rank" => s(l.rank() as i64).into(),
+            "depth" => s(l.depth() as i64).into(),
+            "shape" => l.shape().clone().into(),
+            _ => l.stride().clone().into(),
+        });
+    }
+    let t = x.to_int_tuple(name)?;
+    match name {
+        "size" => Ok(t.product()?.into()),
+        "rank" => Ok(s(t.rank() as i64).into()),
+        "depth" => Ok(s(t.depth() as i64).into()),
+        "shape" => Ok(t.into()),
+        _ => Err(expected(name, "a layout", &x)),
+    }
+}
+
+fn select(x: &Value, ix: &[i64]) -> Result<Value> {
+    let p = path("select", ix)?;
+    match x {
+        Value::Layout(l) => Ok(l.select(&p)?.into()),
+        other => {
+            let items = p.iter().map(|&i| get("select", other, &[i as i64])).collect::<Result<_>>()?;
+            Ok(Value::Tuple(items))
+        }
+    }
+}
+
+fn take(x: &Value, ix: &[i64]) -> Result<Value> {
+    let [b, e] = ix else {
+        return Err(Error::Eval("take<B,E>: expected two template arguments".into()));
+    };
+    let (b, e) = (usize_index("take", *b)?, usize_index("take", *e)?);
+    Ok(x.to_layout("take")?.take(b, e)?.into())
+}
+
+fn flatten(x: &Value) -> Result<Value> {
+    match x {
+        Value::Layout(l) => Ok(l.flatten().into()),
+        other => Ok(other.to_int_tuple("flatten")?.flatten().into()),
+    }
+}
+
+/// `make_layout(shape)`, `make_layout(shape, LayoutLeft|LayoutRight|stride)`, `make_layout(L0, L1, ...)`.
+fn make_layout(args: &[Value]) -> Result<Value> {
+    const NAME: &str = "make_layout";
+    if !args.is_empty() && args.iter().all(|a| matches!(a, Value::Layout(_))) {
+        let modes = args.iter().map(|a| a.to_layout(NAME)).collect::<Result<_>>()?;
+        return Ok(Layout::from_modes(modes).into());
+    }
+    match args {
+        [sh] => Ok(Layout::col_major(&sh.to_int_tuple(NAME)?)?.into()),
+        [sh, Value::Major(m)] => Ok(Layout::compact(&sh.to_int_tuple(NAME)?, *m)?.into()),
+        [sh, st] => Ok(Layout::new(sh.to_int_tuple(NAME)?, st.to_int_tuple(NAME)?)?.into()),
+        _ => Err(arity(NAME, args, "1 or 2")),
+    }
+}
+
+fn make_fragment_like(x: &Value) -> Result<Value> {
+    match x {
+        Value::Layout(l) => Ok(l.fragment_like()?.into()),
+        other => Ok(Layout::col_major(&other.to_int_tuple("make_fragment_like")?)?.into()),
+    }
+}
+
+/// `coalesce(L[, profile])`, `filter(L[, profile])`.
+fn by_profile(name: &str, args: &[Value]) -> Result<Value> {
+    let (l, profile) = match args {
+        [l] => (l.to_layout(name)?, None),
+        [l, p] => (l.to_layout(name)?, Some(p.to_int_tuple(name)?)),
+        _ => return Err(arity(name, args, "1 or 2")),
+    };
+    let out = match (name, profile) {
+        ("coalesce", None) => coalesce(&l)?,
+        ("coalesce", Some(p)) => coalesce_profile(&l, &p)?,
+        (_, None) => filter(&l)?,
+        (_, Some(p)) => filter_profile(&l, &p)?,
+    };
+    Ok(out.into())
+}
+
+fn complement_call(args: &[Value]) -> Result<Value> {
+    const NAME: &str = "complement";
+    match args {
+        [l] => Ok(complement_default(&l.to_layout(NAME)?)?.into()),
+        [l, c] => Ok(complement(&l.to_layout(NAME)?, &c.to_int_tuple(NAME)?)?.into()),
+        _ => Err(arity(NAME, args, "1 or 2")),
+    }
+}
+
+/// The divides and products that take a layout and a tiler.
+fn tiler_op(name: &str, args: &[Value]) -> Result<Value> {
+    let [a, t] = two(name, args)?;
+    let (a, t) = (a.to_layout(name)?, t.to_tiler(name)?);
+    let f: fn(&Layout, &Tiler) -> Result<Layout> = match name {
+        "logical_divide" => logical_divide,
+        "zipped_divide" => zipped_divide,
+        "tiled_divide" => tiled_divide,
+        "flat_divide" => flat_divide,
+        "logical_product" => logical_product,
+        "zipped_product" => zipped_product,
+        "tiled_product" => tiled_product,
+        _ => flat_product,
+    };
+    Ok(f(&a, &t)?.into())
+}
+
+fn rank_product(name: &str, args: &[Value]) -> Result<Value> {
+    let [a, b] = two(name, args)?;
+    let (a, b) = (a.to_layout(name)?, b.to_layout(name)?);
+    let out = if name == "blocked_product" { blocked_product(&a, &b)? } else { raked_product(&a, &b)? };
+    Ok(out.into())
+}
+
+fn tile_to_shape_call(args: &[Value]) -> Result<Value> {
+    const NAME: &str = "tile_to_shape";
+    let (block, shape, order) = match args {
+        [b, sh] => (b, sh, ModeOrder::Major(Major::Left)),
+        [b, sh, Value::Major(m)] => (b, sh, ModeOrder::Major(*m)),
+        [b, sh, o] => (b, sh, ModeOrder::Order(o.to_int_tuple(NAME)?)),
+        _ => return Err(arity(NAME, args, "2 or 3")),
+    };
+    Ok(crate::tile_to_shape(&block.to_layout(NAME)?, &shape.to_int_tuple(NAME)?, &order)?.into())
+}
+
+fn max_common(name: &str, args: &[Value]) -> Result<Value> {
+    let [a, b] = two(name, args)?;
+    let (a, b) = (a.to_layout(name)?, b.to_layout(name)?);
+    if name == "max_common_vector" {
+        Ok(max_common_vector(&a, &b)?.into())
+    } else {
+        Ok(max_common_layout(&a, &b)?.into())
+    }
+}
+
+fn cast(name: &str, ix: &[i64], args: &[Value]) -> Result<Value> {
+    let [n] = ix else {
+        return Err(Error::Eval(format!("{name}<N>: expected one template argument")));
+    };
+    let l = layout1(name, args)?;
+    let out = if name == "upcast" { upcast(&l, *n)? } else { downcast(&l, *n)? };
+    Ok(out.into())
+}
+
+/// `crd2idx(coord, L)`, `crd2idx(coord, shape)` (colexicographic) or `crd2idx(coord, shape, stride)`.
+fn crd2idx_call(args: &[Value]) -> Result<Value> {
+    const NAME: &str = "crd2idx";
+    match args {
+        [c, Value::Layout(l)] => Ok(l.crd2idx(&c.to_int_tuple(NAME)?)?.into()),
+        [c, sh] => {
+            Ok(crate::stride::crd2idx_colex(&c.to_int_tuple(NAME)?, &sh.to_int_tuple(NAME)?)?.into())
+        }
+        [c, sh, st] => Ok(Value::from(crate::stride::crd2idx(
+            &c.to_int_tuple(NAME)?,
+            &sh.to_int_tuple(NAME)?,
+            &st.to_int_tuple(NAME)?,
+        )?)),
+        _ => Err(arity(NAME, args, "2 or 3")),
+    }
+}

@@ -1,0 +1,36 @@
+//! The CuTe expression language: parse and evaluate CuTe C++ spelling, print as C++ CuTe prints.
+//!
+//! The `cute` CLI and the proc-macros are thin fronts over this module.
+//!
+//! ```
+//! # use cute_layout::expr::eval_str;
+//! assert_eq!(
+//!     eval_str("composition((_6,_2):(_8,_2), (_4,_3):(_3,_1))").unwrap(),
+//!     "((_2,_2),_3):((_24,_2),_8)"
+//! );
+//! assert!(eval_str("composition((_6,_2):(_8,_2)").is_err());
+//! ```
+
+mod ast;
+mod eval;
+mod functions;
+mod lexer;
+mod parser;
+mod value;
+
+pub use ast::{Expr, TArg};
+pub use eval::eval_expr;
+pub use parser::{parse, MAX_DEPTH};
+pub use value::Value;
+
+use crate::error::Result;
+
+/// Parses and evaluates one expression.
+pub fn eval(src: &str) -> Result<Value> {
+    eval_expr(&parse(src)?)
+}
+
+/// Parses, evaluates and prints one expression exactly as C++ CuTe's `print` would.
+pub fn eval_str(src: &str) -> Result<String> {
+    Ok(eval(src)?.to_string())
+}

@@ -1,0 +1,131 @@
+//! Values of the expression language and their conversions to the algebra's types.
+
+use std::fmt;
+
+use crate::coord::Coord;
+use crate::error::{Error, Result};
+use crate::int::Int;
+use crate::int_tuple::IntTuple;
+use crate::layout::Layout;
+use crate::stride::Major;
+use crate::tiler::Tiler;
+
+/// A value: what an expression evaluates to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Value {
+    /// An integer.
+    Int(Int),
+    /// A tuple (of integers: a shape, stride or coordinate; of layouts: a tile).
+    Tuple(Vec<Value>),
+    /// A layout.
+    Layout(Layout),
+    /// `_`.
+    Under,
+    /// `LayoutLeft` / `LayoutRight`.
+    Major(Major),
+}
+
+impl From<IntTuple> for Value {
+    fn from(t: IntTuple) -> Self {
+        match t {
+            IntTuple::Int(i) => Value::Int(i),
+            IntTuple::Tuple(v) => Value::Tuple(v.into_iter().map(Value::from).collect()),
+        }
+    }
+}
+
+impl From<Layout> for Value {
+    fn from(l: Layout) -> Self {
+        Value::Layout(l)
+    }
+}
+
+impl From<Int> for Value {
+    fn from(i: Int) -> Self {
+        Value::Int(i)
+    }
+}
+
+impl Value {
+    /// What kind of value this is, for error messages.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Value::Int(_) => "an integer",
+            Value::Tuple(_) => "a tuple",
+            Value::Layout(_) => "a layout",
+            Value::Under => "'_'",
+            Value::Major(_) => "a layout major",
+        }
+    }
+
+    /// As an IntTuple (an integer or a tuple of integers).
+    pub fn to_int_tuple(&self, ctx: &str) -> Result<IntTuple> {
+        match self {
+            Value::Int(i) => Ok(IntTuple::Int(i.clone())),
+            Value::Tuple(v) => Ok(IntTuple::Tuple(
+                v.iter().map(|x| x.to_int_tuple(ctx)).collect::<Result<_>>()?,
+            )),
+            other => Err(expected(ctx, "an integer or a tuple of integers", other)),
+        }
+    }
+
+    /// As a layout.
+    pub fn to_layout(&self, ctx: &str) -> Result<Layout> {
+        match self {
+            Value::Layout(l) => Ok(l.clone()),
+            other => Err(expected(ctx, "a layout", other)),
+        }
+    }
+
+    /// As a coordinate (integers and `_`).
+    pub fn to_coord(&self, ctx: &str) -> Result<Coord> {
+        match self {
+            Value::Int(i) => Ok(Coord::Int(i.clone())),
+            Value::Under => Ok(Coord::Under),
+            Value::Tuple(v) => Ok(Coord::Tuple(
+                v.iter().map(|x| x.to_coord(ctx)).collect::<Result<_>>()?,
+            )),
+            other => Err(expected(ctx, "a coordinate", other)),
+        }
+    }
+
+    /// As a tiler (layouts, integers, `_`, or tuples of them).
+    pub fn to_tiler(&self, ctx: &str) -> Result<Tiler> {
+        match self {
+            Value::Layout(l) => Ok(Tiler::Layout(l.clone())),
+            Value::Int(i) => Ok(Tiler::Int(i.clone())),
+            Value::Under => Ok(Tiler::Under),
+            Value::Tuple(v) => Ok(Tiler::Tuple(
+                v.iter().map(|x| x.to_tiler(ctx)).collect::<Result<_>>()?,
+            )),
+            other => Err(expected(ctx, "a tiler", other)),
+        }
+    }
+}
+
+/// `ctx: expected X, got Y`.
+pub fn expected(ctx: &str, what: &str, got: &Value) -> Error {
+    Error::Eval(format!("{ctx}: expected {what}, got {} {got}", got.kind()))
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Int(i) => write!(f, "{i}"),
+            Value::Layout(l) => write!(f, "{l}"),
+            Value::Under => f.write_str("_"),
+            Value::Major(Major::Left) => f.write_str("LayoutLeft"),
+            Value::Major(Major::Right) => f.write_str("LayoutRight"),
+            Value::Tuple(v) => {
+                f.write_str("(")?;
+                for (k, x) in v.iter().enumerate() {
+                    if k > 0 {
+                        f.write_str(",")?;
+                    }
+                    write!(f, "{x}")?;
+                }
+                f.write_str(")")
+            }
+        }
+    }
+}

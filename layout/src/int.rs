@@ -1,0 +1,195 @@
+//! CuTe's integers: static (`_8`, known when the plan is built) or dynamic (`8`, `M`).
+//!
+//! Static-ness is semantic in CuTe: it decides what `coalesce` merges, which divisibility checks
+//! run and what prints with a leading `_`. The arithmetic here follows C++ CuTe's mixed rules
+//! (`numeric/integral_constant.hpp`): static op static is static; any dynamic operand makes the
+//! result dynamic, except `_0 * x`, `x * _0`, `_0 / x`, `_0 % x`, `x % _1` and `x % _-1`, which are
+//! the static `_0`.
+
+use std::fmt;
+
+use crate::error::{Error, Result};
+use crate::symbolic::{eval_bin, BinOp, Dyn};
+
+/// A CuTe integer.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Int {
+    /// `Int<N>{}`: prints `_N`.
+    Static(i64),
+    /// A runtime integer: prints its value (`8`) or its expression (`M`).
+    Dynamic(Dyn),
+}
+
+/// Shorthand for a static integer.
+pub const fn s(v: i64) -> Int {
+    Int::Static(v)
+}
+
+/// Shorthand for a dynamic integer with a known value.
+pub const fn d(v: i64) -> Int {
+    Int::Dynamic(Dyn::Lit(v))
+}
+
+impl Int {
+    /// A dynamic integer named by a kernel parameter (`M`, `ldA`).
+    pub fn symbol(name: &str) -> Int {
+        Int::Dynamic(Dyn::symbol(name))
+    }
+
+    /// The one door to static values: `Some(v)` for `_v`, `None` for any dynamic value.
+    pub fn as_static(&self) -> Option<i64> {
+        match self {
+            Int::Static(v) => Some(*v),
+            Int::Dynamic(_) => None,
+        }
+    }
+
+    /// The value when known now (static, or dynamic with a literal value).
+    pub fn value(&self) -> Option<i64> {
+        match self {
+            Int::Static(v) => Some(*v),
+            Int::Dynamic(d) => d.value(),
+        }
+    }
+
+    /// Whether the value lives in the type (C++ `is_static`).
+    pub fn is_static(&self) -> bool {
+        matches!(self, Int::Static(_))
+    }
+
+    /// C++ `is_constant<N, T>`: static and equal to `n`.
+    pub fn is_constant(&self, n: i64) -> bool {
+        self.as_static() == Some(n)
+    }
+
+    fn dyn_of(&self) -> Dyn {
+        match self {
+            Int::Static(v) => Dyn::Lit(*v),
+            Int::Dynamic(d) => d.clone(),
+        }
+    }
+
+    fn binary(&self, op: BinOp, rhs: &Int) -> Result<Int> {
+        let overflow = || Error::Arithmetic {
+            op: "integer arithmetic",
+            expr: format!("{self} {op:?} {rhs}"),
+        };
+        match (self, rhs) {
+            (Int::Static(a), Int::Static(b)) => {
+                eval_bin(op, *a, *b).map(Int::Static).ok_or_else(overflow)
+            }
+            _ => Dyn::bin(op, &self.dyn_of(), &rhs.dyn_of())
+                .map(Int::Dynamic)
+                .ok_or_else(overflow),
+        }
+    }
+
+    /// `self + rhs`.
+    pub fn add(&self, rhs: &Int) -> Result<Int> {
+        self.binary(BinOp::Add, rhs)
+    }
+
+    /// `self - rhs`.
+    pub fn sub(&self, rhs: &Int) -> Result<Int> {
+        self.binary(BinOp::Sub, rhs)
+    }
+
+    /// `self * rhs`; `_0` if either side is the static `_0`.
+    pub fn mul(&self, rhs: &Int) -> Result<Int> {
+        if self.is_constant(0) || rhs.is_constant(0) {
+            return Ok(s(0));
+        }
+        self.binary(BinOp::Mul, rhs)
+    }
+
+    /// `self / rhs` (truncating, as C++); `_0` when `self` is the static `_0`.
+    pub fn div(&self, rhs: &Int) -> Result<Int> {
+        if self.is_constant(0) {
+            return Ok(s(0));
+        }
+        self.binary(BinOp::Div, rhs)
+    }
+
+    /// `self % rhs`; `_0` when `self` is `_0` or `rhs` is `_1` / `_-1`.
+    pub fn rem(&self, rhs: &Int) -> Result<Int> {
+        if self.is_constant(0) || rhs.is_constant(1) || rhs.is_constant(-1) {
+            return Ok(s(0));
+        }
+        self.binary(BinOp::Mod, rhs)
+    }
+
+    /// `min(self, rhs)`.
+    pub fn min(&self, rhs: &Int) -> Result<Int> {
+        self.binary(BinOp::Min, rhs)
+    }
+
+    /// `max(self, rhs)`.
+    pub fn max(&self, rhs: &Int) -> Result<Int> {
+        self.binary(BinOp::Max, rhs)
+    }
+
+    /// `gcd(self, rhs)`.
+    pub fn gcd(&self, rhs: &Int) -> Result<Int> {
+        self.binary(BinOp::Gcd, rhs)
+    }
+
+    /// `abs(self)`.
+    pub fn abs(&self) -> Result<Int> {
+        let overflow = || Error::Arithmetic {
+            op: "abs",
+            expr: self.to_string(),
+        };
+        match self {
+            Int::Static(v) => v.checked_abs().map(Int::Static).ok_or_else(overflow),
+            Int::Dynamic(d) => d.abs().map(Int::Dynamic).ok_or_else(overflow),
+        }
+    }
+
+    /// `signum(self)`.
+    pub fn signum(&self) -> Int {
+        match self {
+            Int::Static(v) => Int::Static(v.signum()),
+            Int::Dynamic(d) => Int::Dynamic(d.signum()),
+        }
+    }
+
+    /// CuTe's `ceil_div(a, b)` on integers: `(a + b - _1) / b`.
+    pub fn ceil_div(&self, rhs: &Int) -> Result<Int> {
+        self.add(rhs)?.sub(&s(1))?.div(rhs)
+    }
+
+    /// C++ `is_constant<true, decltype(a == b)>`: both static and equal.
+    pub fn static_eq(&self, rhs: &Int) -> bool {
+        matches!((self, rhs), (Int::Static(a), Int::Static(b)) if a == b)
+    }
+}
+
+impl fmt::Display for Int {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Int::Static(v) => write!(f, "_{v}"),
+            Int::Dynamic(d) => write!(f, "{d}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mixed_arithmetic_follows_cute() {
+        let m = Int::symbol("M");
+        assert_eq!(s(0).mul(&m).unwrap(), s(0));
+        assert_eq!(m.mul(&s(0)).unwrap(), s(0));
+        assert_eq!(m.rem(&s(1)).unwrap(), s(0));
+        assert_eq!(s(0).div(&m).unwrap(), s(0));
+        assert_eq!(s(3).mul(&s(4)).unwrap(), s(12));
+        assert_eq!(s(1).mul(&d(4)).unwrap(), d(4));
+        assert_eq!(d(4).to_string(), "4");
+        assert_eq!(s(-1).to_string(), "_-1");
+        assert_eq!(s(7).ceil_div(&s(2)).unwrap(), s(4));
+        assert!(s(i64::MAX).add(&s(1)).is_err());
+        assert!(s(1).div(&s(0)).is_err());
+    }
+}

@@ -1,0 +1,98 @@
+//! `right_inverse` and `left_inverse`.
+
+use crate::coalesce::coalesce;
+use crate::error::{algebra, Result};
+use crate::int::{s, Int};
+use crate::int_tuple::IntTuple;
+use crate::layout::Layout;
+
+/// The coalesced modes of L with the exclusive prefix products of their shapes.
+struct Prepared {
+    shape: Vec<Int>,
+    stride: Vec<Int>,
+    preprod: Vec<Int>,
+}
+
+fn prepare(l: &Layout) -> Result<Prepared> {
+    let c = coalesce(l)?;
+    let (shape, stride) = (c.shape().leaves(), c.stride().leaves());
+    let mut preprod = vec![s(1)];
+    for x in &shape {
+        let next = x.mul(&preprod[preprod.len() - 1])?;
+        preprod.push(next);
+    }
+    Ok(Prepared {
+        shape,
+        stride,
+        preprod,
+    })
+}
+
+/// The indices of `idx` sorted by their (static) stride, stable.
+fn sorted_by_stride(p: &Prepared, mut idx: Vec<usize>) -> Vec<usize> {
+    idx.sort_by_key(|&i| p.stride[i].as_static().unwrap_or(i64::MAX));
+    idx
+}
+
+/// `right_inverse(L)`: a layout R with `L(R(i)) == i` for every `i < size(R)`.
+///
+/// Modes are taken in stride order while each stride equals the running product; others are
+/// skipped, and dynamic strides are ignored.
+///
+/// ```
+/// # use cute_layout::*;
+/// assert_eq!(expr::eval_str("right_inverse((_4,_8):(_8,_1))").unwrap(), "(_8,_4):(_4,_1)");
+/// ```
+pub fn right_inverse(l: &Layout) -> Result<Layout> {
+    let p = prepare(l)?;
+    let statics = (0..p.stride.len()).filter(|&i| p.stride[i].is_static()).collect();
+    let (mut rs, mut rd, mut curr) = (vec![s(1)], vec![s(0)], s(1));
+    for i in sorted_by_stride(&p, statics) {
+        if p.stride[i].static_eq(&curr) {
+            rs.push(p.shape[i].clone());
+            rd.push(p.preprod[i].clone());
+            curr = p.shape[i].mul(&p.stride[i])?;
+        }
+    }
+    coalesce(&Layout::raw(tuple_of(rs), tuple_of(rd)))
+}
+
+/// `left_inverse(L)`: a layout R with `R(L(i)) == i` on L's image (requires static strides).
+///
+/// ```
+/// # use cute_layout::*;
+/// assert_eq!(expr::eval_str("left_inverse((_8,_4):(_1,_16))").unwrap(), "(_16,_4):(_1,_8)");
+/// ```
+pub fn left_inverse(l: &Layout) -> Result<Layout> {
+    let p = prepare(l)?;
+    if !p.stride.iter().all(Int::is_static) {
+        return Err(algebra(
+            "left_inverse",
+            format!("{l} has dynamic strides; left inverse requires static strides"),
+        ));
+    }
+    let order = sorted_by_stride(&p, (0..p.stride.len()).collect());
+    let (mut rs, mut rd) = (Vec::<Int>::new(), vec![s(0)]);
+    for &i in &order {
+        let d = &p.stride[i];
+        if d.is_constant(0) {
+            continue;
+        }
+        let size = rs.iter().try_fold(s(1), |acc, x| acc.mul(x))?;
+        if !d.rem(&size)?.is_constant(0) {
+            return Err(algebra(
+                "left_inverse",
+                format!("stride {d} of {l} is not a multiple of {size} (left inverse divisibility condition)"),
+            ));
+        }
+        rs.push(d.div(&size)?);
+        rd.push(p.preprod[i].clone());
+    }
+    let last = order.last().map_or(s(1), |&i| p.shape[i].clone());
+    rs.push(last);
+    coalesce(&Layout::raw(tuple_of(rs), tuple_of(rd)))
+}
+
+fn tuple_of(v: Vec<Int>) -> IntTuple {
+    IntTuple::Tuple(v.into_iter().map(IntTuple::Int).collect())
+}

@@ -1,0 +1,236 @@
+//! `Layout`: a shape and a congruent stride, a function from coordinates to offsets.
+//!
+//! Queries (`size`, `cosize`, `rank`, `depth`, `get<I..>`, `select<I..>`) and constructors
+//! (`make_layout`, `make_ordered_layout`, `make_layout_like`) live here; each algebra operation has
+//! its own file.
+
+use std::fmt;
+
+use crate::error::{algebra, Result};
+use crate::int::{s, Int};
+use crate::int_tuple::{inner_product, IntTuple};
+use crate::stride::{compact_major, compact_order, Major};
+
+/// A CuTe layout `shape:stride`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Layout {
+    shape: IntTuple,
+    stride: IntTuple,
+}
+
+impl Layout {
+    /// `make_layout(shape, stride)`: fails when the two are not congruent.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// let l = Layout::new(tup![s(4), s(3)], tup![s(3), s(1)]).unwrap();
+    /// assert_eq!(l.to_string(), "(_4,_3):(_3,_1)");
+    /// assert!(Layout::new(tup![s(4), s(3)], tup![s(1)]).is_err());
+    /// ```
+    pub fn new(shape: impl Into<IntTuple>, stride: impl Into<IntTuple>) -> Result<Layout> {
+        let (shape, stride) = (shape.into(), stride.into());
+        if !shape.congruent(&stride) {
+            return Err(algebra(
+                "make_layout",
+                format!("shape {shape} and stride {stride} are not congruent (rank mismatch)"),
+            ));
+        }
+        Ok(Layout { shape, stride })
+    }
+
+    /// Builds a layout whose congruence the caller has established.
+    pub(crate) fn raw(shape: IntTuple, stride: IntTuple) -> Layout {
+        debug_assert!(shape.congruent(&stride), "{shape} vs {stride}");
+        Layout { shape, stride }
+    }
+
+    /// `Layout<_1,_0>{}`.
+    pub fn trivial() -> Layout {
+        Layout::raw(IntTuple::st(1), IntTuple::st(0))
+    }
+
+    /// `make_layout(L0, L1, ...)`: concatenates layouts as modes (one layout gives a rank-1 layout).
+    pub fn from_modes(modes: Vec<Layout>) -> Layout {
+        let (shape, stride) = modes.into_iter().map(|l| (l.shape, l.stride)).unzip();
+        Layout::raw(IntTuple::Tuple(shape), IntTuple::Tuple(stride))
+    }
+
+    /// `shape(L)`.
+    pub fn shape(&self) -> &IntTuple {
+        &self.shape
+    }
+
+    /// `stride(L)`.
+    pub fn stride(&self) -> &IntTuple {
+        &self.stride
+    }
+
+    /// `rank(L)`.
+    pub fn rank(&self) -> usize {
+        self.shape.rank()
+    }
+
+    /// `depth(L)`.
+    pub fn depth(&self) -> usize {
+        self.shape.depth()
+    }
+
+    /// `size(L)`: the size of the domain.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// assert_eq!(expr::eval_str("size((8,(_3,4)):(_1,(8,24)))").unwrap(), "96");
+    /// ```
+    pub fn size(&self) -> Result<Int> {
+        self.shape.product()
+    }
+
+    /// `cosize(L)`: one past the largest offset, `sum((s_i - 1) * |d_i|) + 1`.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// assert_eq!(expr::eval_str("cosize((_4,_2):(_2,_1))").unwrap(), "_8");
+    /// ```
+    pub fn cosize(&self) -> Result<Int> {
+        let m1 = self.shape.map_leaves(&mut |x| x.sub(&s(1)))?;
+        let abs = self.stride.map_leaves(&mut |x| x.abs())?;
+        inner_product(&m1, &abs)?.add(&s(1))
+    }
+
+    /// The modes as layouts (an integer-shaped layout is its own single mode).
+    pub fn modes(&self) -> Vec<Layout> {
+        self.shape
+            .modes()
+            .into_iter()
+            .zip(self.stride.modes())
+            .map(|(a, b)| Layout::raw(a, b))
+            .collect()
+    }
+
+    /// `get<i>(L)` / `layout<i>(L)`.
+    pub fn mode(&self, i: usize) -> Result<Layout> {
+        match (self.shape.get(i), self.stride.get(i)) {
+            (Some(a), Some(b)) => Ok(Layout::raw(a.clone(), b.clone())),
+            _ => Err(algebra(
+                "get",
+                format!("mode {i} out of range for rank-{} layout {self}", self.rank()),
+            )),
+        }
+    }
+
+    /// `get<I0,I1,...>(L)`.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// assert_eq!(expr::eval_str("get<1,0>((_2,(_3,_4)):(_1,(_2,_6)))").unwrap(), "_3:_2");
+    /// ```
+    pub fn get(&self, path: &[usize]) -> Result<Layout> {
+        path.iter().try_fold(self.clone(), |l, &i| l.mode(i))
+    }
+
+    /// `select<I...>(L)`: a layout of the chosen modes, in the given order.
+    pub fn select(&self, idx: &[usize]) -> Result<Layout> {
+        Ok(Layout::from_modes(
+            idx.iter().map(|&i| self.mode(i)).collect::<Result<_>>()?,
+        ))
+    }
+
+    /// `take<B,E>(L)`: modes `[b, e)`.
+    pub fn take(&self, b: usize, e: usize) -> Result<Layout> {
+        if b >= e || e > self.rank() {
+            return Err(algebra(
+                "take",
+                format!("range [{b},{e}) is empty or out of bounds for rank {}", self.rank()),
+            ));
+        }
+        self.select(&(b..e).collect::<Vec<_>>())
+    }
+
+    /// `flatten(L)`.
+    pub fn flatten(&self) -> Layout {
+        Layout::raw(self.shape.flatten(), self.stride.flatten())
+    }
+
+    /// `append<n>(L, x)`: pads with `x` (default `_1:_0`) up to rank `n`.
+    pub fn append_to(&self, n: usize, x: &Layout) -> Layout {
+        Layout::raw(
+            crate::int_tuple::append_to(&self.shape, n, &x.shape),
+            crate::int_tuple::append_to(&self.stride, n, &x.stride),
+        )
+    }
+
+    /// `make_layout(shape)`: compact column-major (`LayoutLeft`); static `_1` modes get stride `_0`.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// assert_eq!(expr::eval_str("make_layout((_4,(_2,_3)))").unwrap(), "(_4,(_2,_3)):(_1,(_4,_8))");
+    /// assert_eq!(expr::eval_str("make_layout((4,3))").unwrap(), "(4,3):(_1,4)");
+    /// ```
+    pub fn compact(shape: &IntTuple, major: Major) -> Result<Layout> {
+        Ok(Layout::raw(shape.clone(), compact_major(major, shape, &s(1))?))
+    }
+
+    /// `make_layout(shape)`, column-major.
+    pub fn col_major(shape: &IntTuple) -> Result<Layout> {
+        Layout::compact(shape, Major::Left)
+    }
+
+    /// `make_ordered_layout(shape, order)`: compact, strides increasing in the order given.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// assert_eq!(
+    ///     expr::eval_str("make_ordered_layout((_2,_2,_2,_2), (_0,_2,_3,_1))").unwrap(),
+    ///     "(_2,_2,_2,_2):(_1,_4,_8,_2)"
+    /// );
+    /// ```
+    pub fn ordered(shape: &IntTuple, order: &IntTuple) -> Result<Layout> {
+        Layout::new(shape.clone(), compact_order(shape, order)?)
+    }
+
+    /// `make_layout_like(L)`: compact, with the mode order of L's strides; static `_0` strides kept.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// assert_eq!(
+    ///     expr::eval_str("make_layout_like((_2,_2,_2,_2):(_0,_2,_4,_1))").unwrap(),
+    ///     "(_2,_2,_2,_2):(_0,_2,_4,_1)"
+    /// );
+    /// ```
+    pub fn layout_like(&self) -> Result<Layout> {
+        let shape = crate::int_tuple::filter_zeros(&self.stride, &self.shape)?;
+        Ok(Layout::raw(
+            self.shape.clone(),
+            compact_order(&shape, &self.stride)?,
+        ))
+    }
+
+    /// `make_fragment_like(L)`: mode 0 compact column-major (static `_0` strides kept), the other
+    /// modes ordered like L, when L is static of rank > 1; otherwise `make_layout(shape(L))`.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// assert_eq!(
+    ///     expr::eval_str("make_fragment_like(((_4,_1),_2,_4):((_1,_0),_1024,_4))").unwrap(),
+    ///     "((_4,_1),_2,_4):((_1,_0),_16,_4)"
+    /// );
+    /// ```
+    pub fn fragment_like(&self) -> Result<Layout> {
+        let r = self.rank();
+        if r <= 1 || !self.shape.is_static() {
+            return Layout::col_major(&self.shape);
+        }
+        let m0 = self.mode(0)?;
+        let s0 = crate::int_tuple::filter_zeros(&m0.stride, &m0.shape)?;
+        let atom = Layout::raw(m0.shape.clone(), compact_major(Major::Left, &s0, &s(1))?);
+        let rest = self.take(1, r)?;
+        let rest = Layout::ordered(&rest.shape, &rest.stride)?;
+        crate::product::tiled_product(&atom, &crate::tiler::Tiler::Layout(rest))
+    }
+}
+
+impl fmt::Display for Layout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.shape, self.stride)
+    }
+}

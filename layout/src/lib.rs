@@ -1,0 +1,57 @@
+//! CuTe's layout algebra in Rust, agreeing with C++ CuTe exactly and printed exactly as CuTe
+//! prints.
+//!
+//! Values: [`Int`] (static `_8` or dynamic `8` / `M`), [`IntTuple`], [`Layout`], [`Tiler`],
+//! [`Coord`]. Each algebra operation is one function with CuTe's name, e.g. [`composition`],
+//! [`complement`], [`logical_divide`], [`blocked_product`]. The [`expr`] module parses and
+//! evaluates CuTe C++ spelling:
+//!
+//! ```
+//! use cute_layout::expr::eval_str;
+//! assert_eq!(
+//!     eval_str("logical_divide((4096,1024):(_1,4096), (_128,_32))").unwrap(),
+//!     "((_128,32),(_32,32)):((_1,_128),(4096,131072))"
+//! );
+//! ```
+//!
+//! Nothing here panics on user input: impossible algebra returns an [`Error`] that names the
+//! operation and the condition that failed.
+
+mod by_mode;
+mod cast;
+mod coalesce;
+mod complement;
+mod composition;
+mod coord;
+mod divide;
+mod error;
+pub mod expr;
+mod int;
+pub mod int_tuple;
+mod inverse;
+mod layout;
+mod max_common;
+mod product;
+pub mod stride;
+pub mod symbolic;
+mod tile_to_shape;
+mod tiler;
+
+pub use cast::{downcast, upcast};
+pub use coalesce::{coalesce, coalesce_profile, filter, filter_profile, filter_zeros};
+pub use complement::{complement, complement_default};
+pub use composition::{composition, composition_tiler};
+pub use coord::{dice, slice, Coord};
+pub use divide::{flat_divide, logical_divide, tiled_divide, zipped_divide};
+pub use error::{Error, Result};
+pub use int::{d, s, Int};
+pub use int_tuple::IntTuple;
+pub use inverse::{left_inverse, right_inverse};
+pub use layout::Layout;
+pub use max_common::{max_common_layout, max_common_vector};
+pub use product::{
+    blocked_product, flat_product, logical_product, raked_product, tiled_product, zipped_product,
+};
+pub use stride::Major;
+pub use tile_to_shape::{tile_to_shape, ModeOrder};
+pub use tiler::Tiler;
