@@ -89,6 +89,15 @@ fn compose_mode(a: &Layout, ls: &[Int], ld: &[Int], n: &Int, d: &Int) -> Result<
         return Ok(leaf_layout(n.clone(), d.mul(&ld[0])?));
     }
     let (mut out_s, mut out_d) = (Vec::new(), Vec::new());
+    if !d.is_static() && d.value() == Some(0) {
+        return Err(algebra(
+            "composition",
+            format!(
+                "{n}:{d} has a dynamic stride 0, which C++ CuTe divides by at run time; \
+                 write the static _0 instead"
+            ),
+        ));
+    }
     let (mut rest_s, mut rest_d) = (n.clone(), d.clone());
     for (cs, cd) in ls.iter().zip(ld).take(ls.len() - 1) {
         check_stride_divisibility(a, n, d, cs, &rest_d)?;

@@ -15,7 +15,7 @@ pub fn eval_expr(e: &Expr) -> Result<Value> {
         Expr::Dynamic(v) => Ok(Value::Int(d(*v))),
         Expr::Under => Ok(Value::Under),
         Expr::Name(n) => Ok(name(n)),
-        Expr::Tuple(items) => Ok(Value::Tuple(eval_all(items)?)),
+        Expr::Tuple(items) => tuple(items),
         Expr::Layout(sh, st) => {
             let shape = eval_expr(sh)?.to_int_tuple("layout shape")?;
             let stride = eval_expr(st)?.to_int_tuple("layout stride")?;
@@ -30,6 +30,16 @@ pub fn eval_expr(e: &Expr) -> Result<Value> {
             "method .{name}(): no such method on this value"
         ))),
     }
+}
+
+/// `(a,b,...)` is a tuple; `(L)` around a single layout only groups (`((_4,_8):(_1,_4))(_,2)`),
+/// while `(_4)` stays the rank-1 tuple CuTe prints.
+fn tuple(items: &[Expr]) -> Result<Value> {
+    let mut values = eval_all(items)?;
+    if values.len() == 1 && matches!(values[0], Value::Layout(_)) {
+        return Ok(values.remove(0));
+    }
+    Ok(Value::Tuple(values))
 }
 
 fn eval_all(items: &[Expr]) -> Result<Vec<Value>> {
