@@ -12,9 +12,14 @@ pub enum Error {
     /// with a `static_assert`).
     #[error("{op}: {msg}")]
     Algebra { op: &'static str, msg: String },
-    /// An arithmetic result that does not fit in 64 bits, or a division by zero.
-    #[error("{op}: integer overflow or division by zero in {expr}")]
-    Arithmetic { op: &'static str, expr: String },
+    /// An arithmetic result that does not fit in 64 bits, or a division by zero. `op` is the
+    /// CuTe operation being evaluated when it is known.
+    #[error("{op}: {what} in {expr}")]
+    Arithmetic {
+        op: String,
+        what: &'static str,
+        expr: String,
+    },
     /// A malformed expression.
     #[error("parse error at column {col}: {msg}")]
     Parse { col: usize, msg: String },
@@ -25,6 +30,29 @@ pub enum Error {
 
 /// The crate's result type.
 pub type Result<T> = std::result::Result<T, Error>;
+
+impl Error {
+    /// Reports the error as raised inside the operation `name` the user called: an arithmetic
+    /// error gets its name, an inner operation's error is prefixed with it
+    /// (`blocked_product: logical_product: ...`).
+    pub fn in_op(self, name: &'static str) -> Error {
+        match self {
+            Error::Arithmetic { op, what, expr } if op == ARITHMETIC => Error::Arithmetic {
+                op: name.to_string(),
+                what,
+                expr,
+            },
+            Error::Algebra { op, msg } if op != name => Error::Algebra {
+                op: name,
+                msg: format!("{op}: {msg}"),
+            },
+            other => other,
+        }
+    }
+}
+
+/// The operation named by arithmetic errors raised outside any named operation.
+pub(crate) const ARITHMETIC: &str = "integer arithmetic";
 
 /// Shorthand for [`Error::Algebra`].
 pub(crate) fn algebra(op: &'static str, msg: impl Into<String>) -> Error {

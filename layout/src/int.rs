@@ -8,7 +8,7 @@
 
 use std::fmt;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, ARITHMETIC};
 use crate::symbolic::{eval_bin, BinOp, Dyn};
 
 /// A CuTe integer.
@@ -71,8 +71,12 @@ impl Int {
 
     fn binary(&self, op: BinOp, rhs: &Int) -> Result<Int> {
         let overflow = || Error::Arithmetic {
-            op: "integer arithmetic",
-            expr: format!("{self} {op:?} {rhs}"),
+            op: ARITHMETIC.to_string(),
+            what: match op {
+                BinOp::Div | BinOp::Mod if rhs.value() == Some(0) => "division by zero",
+                _ => "integer overflow",
+            },
+            expr: op.apply_text(&self.to_string(), &rhs.to_string()),
         };
         match (self, rhs) {
             (Int::Static(a), Int::Static(b)) => {
@@ -136,8 +140,9 @@ impl Int {
     /// `abs(self)`.
     pub fn abs(&self) -> Result<Int> {
         let overflow = || Error::Arithmetic {
-            op: "abs",
-            expr: self.to_string(),
+            op: ARITHMETIC.to_string(),
+            what: "integer overflow",
+            expr: format!("abs({self})"),
         };
         match self {
             Int::Static(v) => v.checked_abs().map(Int::Static).ok_or_else(overflow),

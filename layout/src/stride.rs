@@ -220,6 +220,41 @@ pub fn idx2crd(idx: &IntTuple, shape: &IntTuple) -> Result<IntTuple> {
     }
 }
 
+/// `idx2crd(idx, shape, stride)`: the coordinate of an index under a compact `shape:stride`, each
+/// mode `(idx / d) % s` (a static `_1` mode gives `_0`).
+pub fn idx2crd_strided(idx: &IntTuple, shape: &IntTuple, stride: &IntTuple) -> Result<IntTuple> {
+    match (idx, shape, stride) {
+        (IntTuple::Tuple(iv), IntTuple::Tuple(sv), IntTuple::Tuple(dv))
+            if iv.len() == sv.len() && sv.len() == dv.len() =>
+        {
+            let v = (0..iv.len())
+                .map(|k| idx2crd_strided(&iv[k], &sv[k], &dv[k]))
+                .collect::<Result<_>>()?;
+            Ok(IntTuple::Tuple(v))
+        }
+        (IntTuple::Tuple(_), _, _) => Err(rank_mismatch(idx, shape)),
+        (IntTuple::Int(_), IntTuple::Tuple(sv), IntTuple::Tuple(dv)) if sv.len() == dv.len() => {
+            let v = sv
+                .iter()
+                .zip(dv)
+                .map(|(sh, d)| idx2crd_strided(idx, sh, d))
+                .collect::<Result<_>>()?;
+            Ok(IntTuple::Tuple(v))
+        }
+        (IntTuple::Int(_), IntTuple::Tuple(_), IntTuple::Int(d)) => {
+            let compact = compact_major(Major::Left, shape, d)?;
+            idx2crd_strided(idx, shape, &compact)
+        }
+        (IntTuple::Int(i), IntTuple::Int(sh), IntTuple::Int(d)) => {
+            if sh.is_constant(1) {
+                return Ok(IntTuple::st(0));
+            }
+            Ok(IntTuple::Int(i.div(d)?.rem(sh)?))
+        }
+        _ => Err(rank_mismatch(shape, stride)),
+    }
+}
+
 fn idx2crd_int(i: &Int, sv: &[IntTuple]) -> Result<IntTuple> {
     let last = sv.len().saturating_sub(1);
     let mut rest = i.clone();

@@ -157,6 +157,14 @@ impl BinOp {
         }
     }
 
+    /// `a op b` as text, for messages (`_7 / _0`, `min(a,b)`).
+    pub fn apply_text(self, a: &str, b: &str) -> String {
+        match self.infix() {
+            Some((sym, _)) => format!("{a} {sym} {b}"),
+            None => format!("{}({a},{b})", self.name()),
+        }
+    }
+
     fn name(self) -> &'static str {
         match self {
             BinOp::Min => "min",

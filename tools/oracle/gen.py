@@ -7,7 +7,7 @@ compiles a host program that print()s every result, runs it, and writes
 tests/oracle/cute-extra.tsv with one `EXPRESSION<TAB>EXPECTED` line per case.
 
 Expressions that C++ CuTe rejects (static_assert / compile error) or that abort
-at run time are dropped, listed on stderr and recorded in tools/oracle/rejected.txt.
+at run time are dropped, listed on stderr and recorded in tests/oracle/cute-rejected.tsv.
 
 Usage (from the repository root):
     python3 tools/oracle/gen.py                     # regenerate tests/oracle/cute-extra.tsv
@@ -25,6 +25,7 @@ import argparse
 import os
 import random
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -33,9 +34,9 @@ from dataclasses import dataclass, field
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 CASES = os.path.join(HERE, "cases.txt")
-REJECTED = os.path.join(HERE, "rejected.txt")
+REJECTED = os.path.join(ROOT, "tests", "oracle", "cute-rejected.tsv")
 OUTPUT = os.path.join(ROOT, "tests", "oracle", "cute-extra.tsv")
-EXISTING = "/work/shared/oracle/algebra.tsv"
+EXISTING = os.path.join(ROOT, "tests", "oracle", "algebra.tsv")
 
 RANDOM_BEGIN = "# BEGIN RANDOM"
 RANDOM_END = "# END RANDOM"
@@ -270,7 +271,8 @@ class Runner:
     workdir: str
     verbose: bool = False
     compiles: int = 0
-    rejected: dict = field(default_factory=dict)  # expr -> reason
+    rejected: dict = field(default_factory=dict)  # expr -> (kind, first diagnostic)
+    bisect_only: bool = False
 
     def log(self, msg: str):
         if self.verbose:
@@ -314,7 +316,7 @@ class Runner:
         if len(cases) == 1:
             self.reject(cases[0][0], "compile", diag.get(0) or first_error(err))
             return {}
-        blame = set(diag)
+        blame = set() if self.bisect_only else set(diag)
         if blame and len(blame) < len(cases):
             # the diagnostics name the offending cases: drop them, retry the rest
             for k in sorted(blame):
@@ -339,16 +341,19 @@ class Runner:
             done = set()
             for m in re.finditer(r"\n@@BEGIN (\d+)\n(.*?)\n@@END \1\n", stdout, re.S):
                 k = int(m.group(1))
-                out[cases[k][0]] = m.group(2)
                 done.add(k)
-            if rc == 0 and len(done) == len(cases) - start:
+                if "\n" in m.group(2) or "\t" in m.group(2):
+                    self.reject(cases[k][0], "output", "printed more than one line")
+                else:
+                    out[cases[k][0]] = m.group(2)
+            if len(done) == len(cases) - start:
+                if rc != 0:
+                    print(f"warning: case program exited with {rc} after the last case", file=sys.stderr)
                 break
             # a case aborted (assert, signal, timeout): drop it, go on after it
-            begun = [int(x) for x in re.findall(r"\n@@BEGIN (\d+)\n", stdout)]
-            bad = max(begun) if begun else start
-            if bad in done:
-                bad = max(done) + 1
-            self.reject(cases[bad][0], "runtime", f"aborted (exit status {rc})")
+            bad = min(k for k in range(start, len(cases)) if k not in done)
+            how = f"killed by {signal.Signals(-rc).name}" if isinstance(rc, int) and rc < 0 else f"exit status {rc}"
+            self.reject(cases[bad][0], "runtime", f"aborted ({how})")
             start = bad + 1
         return out
 
@@ -412,7 +417,7 @@ def generate(args) -> int:
         return 2
 
     with tempfile.TemporaryDirectory(prefix="cute-oracle-") as wd:
-        r = Runner(wd, verbose=args.verbose)
+        r = Runner(wd, verbose=args.verbose, bisect_only=args.bisect_only)
         results: dict[str, str] = {}
         for b in range(0, len(todo), args.batch):
             batch = todo[b : b + args.batch]
@@ -674,9 +679,11 @@ def main() -> int:
     ap.add_argument("--rejected", default=REJECTED)
     ap.add_argument("--existing", default=EXISTING, help="skip expressions already in this TSV")
     ap.add_argument("--batch", type=int, default=60, help="cases per g++ run")
+    ap.add_argument("--bisect-only", action="store_true",
+                    help="find failing cases by bisection only, not from the compiler's line numbers")
     ap.add_argument("--random", action="store_true", help="rewrite the random section of cases.txt")
     ap.add_argument("--seed", type=int, default=2024)
-    ap.add_argument("--count", type=int, default=220)
+    ap.add_argument("--count", type=int, default=150)
     ap.add_argument("--translate", metavar="EXPR", help="print the C++ for EXPR and exit")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()

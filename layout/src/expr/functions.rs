@@ -10,9 +10,42 @@ use crate::tile_to_shape::ModeOrder;
 use crate::tiler::Tiler;
 use crate::*;
 
-/// Calls the function `name<targs>(args)`.
+/// The functions written with integer template arguments (`get<1,0>`, `upcast<2>`).
+const TAKES_TEMPLATE_ARGS: &[&str] = &[
+    "size", "cosize", "rank", "depth", "shape", "stride", "get", "layout", "select", "take", "upcast",
+    "downcast",
+];
+
+/// Calls the function `name<targs>(args)`; arithmetic errors inside are reported under its name.
 pub fn call(name: &str, targs: &[TArg], args: &[Value]) -> Result<Value> {
+    dispatch(name, targs, args).map_err(|e| match static_name(name) {
+        Some(n) => e.in_op(n),
+        None => e,
+    })
+}
+
+/// The table's own spelling of a known function name (error messages hold `&'static str`).
+fn static_name(name: &str) -> Option<&'static str> {
+    KNOWN.iter().find(|k| **k == name).copied()
+}
+
+/// Every function of the table.
+const KNOWN: &[&str] = &[
+    "size", "cosize", "rank", "depth", "shape", "stride", "get", "layout", "select", "take",
+    "flatten", "make_layout", "make_shape", "make_stride", "make_coord", "make_tile", "make_tuple",
+    "make_step", "make_ordered_layout", "make_layout_like", "make_fragment_like", "coalesce",
+    "filter", "filter_zeros", "composition", "complement", "right_inverse", "left_inverse",
+    "logical_divide", "zipped_divide", "tiled_divide", "flat_divide", "logical_product",
+    "zipped_product", "tiled_product", "flat_product", "blocked_product", "raked_product",
+    "tile_to_shape", "max_common_vector", "max_common_layout", "upcast", "downcast", "crd2idx",
+    "idx2crd", "ceil_div", "product", "product_each",
+];
+
+fn dispatch(name: &str, targs: &[TArg], args: &[Value]) -> Result<Value> {
     let ix = indices(name, targs)?;
+    if !ix.is_empty() && !TAKES_TEMPLATE_ARGS.contains(&name) {
+        return Err(Error::Eval(format!("{name} takes no template arguments")));
+    }
     match name {
         "size" | "cosize" | "rank" | "depth" | "shape" | "stride" => query(name, &ix, args),
         "get" | "layout" => one(name, args).and_then(|x| get(name, x, &ix)),
@@ -45,10 +78,7 @@ pub fn call(name: &str, targs: &[TArg], args: &[Value]) -> Result<Value> {
         "max_common_vector" | "max_common_layout" => max_common(name, args),
         "upcast" | "downcast" => cast(name, &ix, args),
         "crd2idx" => crd2idx_call(args),
-        "idx2crd" => {
-            let [i, sh] = two(name, args)?;
-            Ok(idx2crd(&i.to_int_tuple(name)?, &sh.to_int_tuple(name)?)?.into())
-        }
+        "idx2crd" => idx2crd_call(args),
         "ceil_div" => {
             let [a, b] = two(name, args)?;
             Ok(int_tuple::ceil_div(&a.to_int_tuple(name)?, &b.to_int_tuple(name)?)?.into())
@@ -267,6 +297,21 @@ fn cast(name: &str, ix: &[i64], args: &[Value]) -> Result<Value> {
     let l = layout1(name, args)?;
     let out = if name == "upcast" { upcast(&l, *n)? } else { downcast(&l, *n)? };
     Ok(out.into())
+}
+
+/// `idx2crd(i, shape)` (colexicographic) or `idx2crd(i, shape, stride)`.
+fn idx2crd_call(args: &[Value]) -> Result<Value> {
+    const NAME: &str = "idx2crd";
+    match args {
+        [i, sh] => Ok(idx2crd(&i.to_int_tuple(NAME)?, &sh.to_int_tuple(NAME)?)?.into()),
+        [i, sh, st] => Ok(crate::stride::idx2crd_strided(
+            &i.to_int_tuple(NAME)?,
+            &sh.to_int_tuple(NAME)?,
+            &st.to_int_tuple(NAME)?,
+        )?
+        .into()),
+        _ => Err(arity(NAME, args, "2 or 3")),
+    }
 }
 
 /// `crd2idx(coord, L)`, `crd2idx(coord, shape)` (colexicographic) or `crd2idx(coord, shape, stride)`.
