@@ -11,3 +11,8 @@ pub use cute_codegen as codegen;
 pub use cute_layout as layout;
 pub use cute_macros as macros;
 pub use cute_runtime as runtime;
+
+/// The README's Rust examples are doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+mod readme {}

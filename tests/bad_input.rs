@@ -13,7 +13,10 @@ fn fails_with(expr: &str, needles: &[&str]) {
         Err(e) => {
             let msg = e.to_string();
             for n in needles {
-                assert!(msg.contains(n), "{expr}: error '{msg}' does not mention '{n}'");
+                assert!(
+                    msg.contains(n),
+                    "{expr}: error '{msg}' does not mention '{n}'"
+                );
             }
         }
     }
@@ -24,10 +27,16 @@ fn what_cpp_cute_rejects_is_an_error_here() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/cute-rejected.tsv");
     let text = std::fs::read_to_string(path).unwrap();
     let mut n = 0;
-    for line in text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
         let (expr, rest) = line.split_once('\t').unwrap();
         let name = expr.split(['(', '<']).next().unwrap();
-        assert!(eval_str(expr).is_err(), "{expr} is rejected by C++ CuTe ({rest}) but evaluated");
+        assert!(
+            eval_str(expr).is_err(),
+            "{expr} is rejected by C++ CuTe ({rest}) but evaluated"
+        );
         fails_with(expr, &[name]);
         n += 1;
     }
@@ -36,7 +45,10 @@ fn what_cpp_cute_rejects_is_an_error_here() {
 
 #[test]
 fn malformed_expressions() {
-    fails_with("composition((_6,_2):(_8,_2)", &["parse error at column 28", "expected ',' or ')'"]);
+    fails_with(
+        "composition((_6,_2):(_8,_2)",
+        &["parse error at column 28", "expected ',' or ')'"],
+    );
     fails_with("(_4,_3):(_1,_4", &["parse error", "end of the input"]);
     fails_with("_4::_2", &["parse error at column 3"]);
     fails_with("99999999999999999999", &["does not fit in 64 bits"]);
@@ -44,7 +56,10 @@ fn malformed_expressions() {
     fails_with("()", &["empty tuple"]);
     fails_with("size(_4:_1) extra", &["unexpected 'extra'"]);
     fails_with("foo(_1)", &["unknown function 'foo'"]);
-    fails_with("make_layout<2>((_4,_2))", &["make_layout takes no template arguments"]);
+    fails_with(
+        "make_layout<2>((_4,_2))",
+        &["make_layout takes no template arguments"],
+    );
     fails_with("((_4,_8):(_1,_4)).tidfrg_S(_1)", &["tidfrg_S"]);
 }
 
@@ -53,33 +68,81 @@ fn rank_mismatches() {
     fails_with("(_4,_3):(_1)", &["make_layout", "not congruent"]);
     fails_with("get<3>((_4,_3):(_1,_4))", &["get", "mode 3 out of range"]);
     fails_with("get<-1>((_2,_2):(_1,_2))", &["negative mode index"]);
-    fails_with("logical_divide((_4,_3):(_1,_4), (_2,_2,_2))", &["logical_divide", "too many modes"]);
-    fails_with("crd2idx((1,2,3), (_2,_2):(_1,_2))", &["crd2idx", "mismatched ranks"]);
+    fails_with(
+        "logical_divide((_4,_3):(_1,_4), (_2,_2,_2))",
+        &["logical_divide", "too many modes"],
+    );
+    fails_with(
+        "crd2idx((1,2,3), (_2,_2):(_1,_2))",
+        &["crd2idx", "mismatched ranks"],
+    );
     fails_with("((_4,_8):(_1,_4))(_,_,_)", &["slice", "mismatched ranks"]);
-    fails_with("tile_to_shape((_8,_8,_2):(_8,_1,_64), (_32,_64))", &["tile_to_shape", "rank"]);
+    fails_with(
+        "tile_to_shape((_8,_8,_2):(_8,_1,_64), (_32,_64))",
+        &["tile_to_shape", "rank"],
+    );
 }
 
 #[test]
 fn impossible_algebra() {
-    fails_with("logical_product(_4:_2, _3:_1)", &["logical_product", "Shape Divisibility Condition"]);
-    fails_with("composition((_4,_4):(_1,_8), _2:_6)", &["composition", "Stride Divisibility Condition"]);
-    fails_with("composition((_4,_4):(_1,_8), _3:_2)", &["composition", "Shape Divisibility Condition"]);
-    fails_with("complement((_2,_2):(_1,_1), _8)", &["complement", "not injective"]);
-    fails_with("complement((4,2):(1,8), 64)", &["complement", "dynamic-stride complement only for rank-1"]);
-    fails_with("left_inverse((_4,_8):(M,_1))", &["left_inverse", "static strides"]);
+    fails_with(
+        "logical_product(_4:_2, _3:_1)",
+        &["logical_product", "Shape Divisibility Condition"],
+    );
+    fails_with(
+        "composition((_4,_4):(_1,_8), _2:_6)",
+        &["composition", "Stride Divisibility Condition"],
+    );
+    fails_with(
+        "composition((_4,_4):(_1,_8), _3:_2)",
+        &["composition", "Shape Divisibility Condition"],
+    );
+    fails_with(
+        "complement((_2,_2):(_1,_1), _8)",
+        &["complement", "not injective"],
+    );
+    fails_with(
+        "complement((4,2):(1,8), 64)",
+        &["complement", "dynamic-stride complement only for rank-1"],
+    );
+    fails_with(
+        "left_inverse((_4,_8):(M,_1))",
+        &["left_inverse", "static strides"],
+    );
     fails_with("upcast<3>((_4,_3):(_2,_4))", &["upcast", "divide"]);
     fails_with("downcast<2>(_4:_2)", &["downcast", "stride-1"]);
-    fails_with("tile_to_shape((_8,_8):(_8,_1), (_12,_64))", &["tile_to_shape", "does not divide"]);
-    fails_with("composition((_4,_4):(_1,_8), _4:0)", &["composition", "dynamic stride 0"]);
+    fails_with(
+        "tile_to_shape((_8,_8):(_8,_1), (_12,_64))",
+        &["tile_to_shape", "does not divide"],
+    );
+    fails_with(
+        "composition((_4,_4):(_1,_8), _4:0)",
+        &["composition", "dynamic stride 0"],
+    );
 }
 
 #[test]
 fn overflow_and_division_by_zero() {
-    fails_with("make_layout((_4611686018427387904,_4))", &["make_layout", "integer overflow"]);
-    fails_with("size((_4611686018427387904,_4611686018427387904))", &["size", "integer overflow"]);
-    fails_with("logical_divide(_8:_1, _0:_1)", &["logical_divide", "division by zero"]);
+    fails_with(
+        "make_layout((_4611686018427387904,_4))",
+        &["make_layout", "integer overflow"],
+    );
+    fails_with(
+        "size((_4611686018427387904,_4611686018427387904))",
+        &["size", "integer overflow"],
+    );
+    fails_with(
+        "logical_divide(_8:_1, _0:_1)",
+        &["logical_divide", "division by zero"],
+    );
     fails_with("idx2crd(_3, (_0,_2))", &["idx2crd", "division by zero"]);
     fails_with("ceil_div(_3, _0)", &["ceil_div", "division by zero"]);
-    fails_with("((_4,_8):(_1,_4))(4611686018427387904,4611686018427387904)", &["crd2idx", "overflow"]);
-    fails_with("cosize(_9223372036854775807:_-9223372036854775808)", &["cosize", "overflow"]);
+    fails_with(
+        "((_4,_8):(_1,_4))(4611686018427387904,4611686018427387904)",
+        &["crd2idx", "overflow"],
+    );
+    fails_with(
+        "cosize(_9223372036854775807:_-9223372036854775808)",
+        &["cosize", "overflow"],
+    );
 }

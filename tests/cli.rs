@@ -12,7 +12,12 @@ fn cute(args: &[&str], stdin: &str) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("cute runs");
-    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
     child.wait_with_output().unwrap()
 }
 
@@ -23,7 +28,11 @@ fn stdout(o: &Output) -> String {
 #[test]
 fn eval_arguments_prints_one_line_each() {
     let o = cute(
-        &["eval", "complement((_2,_2):(_1,_6), _24)", "make_layout((4,3), LayoutRight)"],
+        &[
+            "eval",
+            "complement((_2,_2):(_1,_6), _24)",
+            "make_layout((4,3), LayoutRight)",
+        ],
         "",
     );
     assert_eq!(stdout(&o), "(_3,_2):(_2,_12)\n(4,3):(3,_1)\n");
@@ -46,7 +55,10 @@ fn eval_stdin_skips_blanks_and_comments_and_keeps_going_after_errors() {
 
 #[test]
 fn output_can_be_pasted_back_as_input() {
-    let first = stdout(&cute(&["eval", "logical_divide((4096,1024):(_1,4096), (_128,_32))"], ""));
+    let first = stdout(&cute(
+        &["eval", "logical_divide((4096,1024):(_1,4096), (_128,_32))"],
+        "",
+    ));
     let again = stdout(&cute(&["eval", first.trim()], ""));
     assert_eq!(first, again);
 }
@@ -67,7 +79,12 @@ fn invalid_utf8_on_stdin_is_an_error_line() {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(b"rank(_8:_1)\n\xff\xfe\n").unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"rank(_8:_1)\n\xff\xfe\n")
+        .unwrap();
     let o = child.wait_with_output().unwrap();
     assert_eq!(stdout(&o), "_1\nerror: standard input is not valid UTF-8\n");
     assert_eq!(o.status.code(), Some(1));

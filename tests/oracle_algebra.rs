@@ -7,12 +7,16 @@ use cute::layout::expr::eval_str;
 
 /// Reads `EXPR<TAB>EXPECTED` lines.
 fn cases(file: &str) -> Vec<(String, String)> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle").join(file);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/oracle")
+        .join(file);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     text.lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .map(|l| {
-            let (e, x) = l.split_once('\t').unwrap_or_else(|| panic!("bad oracle line: {l}"));
+            let (e, x) = l
+                .split_once('\t')
+                .unwrap_or_else(|| panic!("bad oracle line: {l}"));
             (e.to_string(), x.to_string())
         })
         .collect()

@@ -64,19 +64,28 @@ fn complement_filtered(
         res_s.push(non_injective_check(l, min_d.div(&res_d[i])?)?);
         res_d.push(min_d.mul(&min_s)?);
     }
-    res_s.push(non_injective_check(l, stride[0].div(&res_d[res_d.len() - 1])?)?);
+    res_s.push(non_injective_check(
+        l,
+        stride[0].div(&res_d[res_d.len() - 1])?,
+    )?);
     let new_d = stride[0].mul(&shape[0])?;
     let rest_s = coalesce_shape(&ceil_div(cotarget, &IntTuple::Int(new_d.clone()))?)?;
     let rest_d = compact_major(Major::Left, &rest_s, &new_d)?;
-    let shape = IntTuple::Tuple(vec![tuple_of(res_s), rest_s]);
-    let stride = IntTuple::Tuple(vec![tuple_of(res_d), rest_d]);
+    let shape = IntTuple::Tuple(vec![IntTuple::from_ints(res_s), rest_s]);
+    let stride = IntTuple::Tuple(vec![IntTuple::from_ints(res_d), rest_d]);
     coalesce(&Layout::raw(shape, stride))
 }
 
 /// The index of the smallest (static) stride, the first one on ties.
 fn argmin_static(stride: &[Int]) -> usize {
     let key = |d: &Int| d.as_static().unwrap_or(i64::MAX);
-    (0..stride.len()).fold(0, |m, i| if key(&stride[i]) < key(&stride[m]) { i } else { m })
+    (0..stride.len()).fold(0, |m, i| {
+        if key(&stride[i]) < key(&stride[m]) {
+            i
+        } else {
+            m
+        }
+    })
 }
 
 fn non_injective_check(l: &Layout, new_s: Int) -> Result<Int> {
@@ -87,8 +96,4 @@ fn non_injective_check(l: &Layout, new_s: Int) -> Result<Int> {
         ));
     }
     Ok(new_s)
-}
-
-fn tuple_of(v: Vec<Int>) -> IntTuple {
-    IntTuple::Tuple(v.into_iter().map(IntTuple::Int).collect())
 }

@@ -73,7 +73,10 @@ fn compose_impl(
             Ok(Layout::from_modes(modes))
         }
         (IntTuple::Int(n), IntTuple::Int(d)) => compose_mode(a, ls, ld, n, d),
-        _ => Err(algebra("composition", format!("{rs}:{rd} is not congruent"))),
+        _ => Err(algebra(
+            "composition",
+            format!("{rs}:{rd} is not congruent"),
+        )),
     }
 }
 

@@ -92,7 +92,9 @@ fn lift(c: &Coord, t: &IntTuple, keep_under: bool, out: &mut Vec<IntTuple>) -> R
             if cv.len() != tv.len() {
                 return Err(mismatch(c, t));
             }
-            cv.iter().zip(tv).try_for_each(|(x, y)| lift(x, y, keep_under, out))
+            cv.iter()
+                .zip(tv)
+                .try_for_each(|(x, y)| lift(x, y, keep_under, out))
         }
         Coord::Under if keep_under => {
             out.push(t.clone());
@@ -118,16 +120,7 @@ impl fmt::Display for Coord {
         match self {
             Coord::Int(i) => write!(f, "{i}"),
             Coord::Under => f.write_str("_"),
-            Coord::Tuple(v) => {
-                f.write_str("(")?;
-                for (k, c) in v.iter().enumerate() {
-                    if k > 0 {
-                        f.write_str(",")?;
-                    }
-                    write!(f, "{c}")?;
-                }
-                f.write_str(")")
-            }
+            Coord::Tuple(v) => crate::print::write_tuple(f, v),
         }
     }
 }
@@ -163,7 +156,10 @@ impl crate::Layout {
     pub fn eval(&self, i: i64) -> Result<i64> {
         let off = self.crd2idx(&IntTuple::Int(crate::int::d(i)))?;
         off.value().ok_or_else(|| {
-            algebra("evaluate", format!("{self} has symbolic modes; its offsets are not numbers"))
+            algebra(
+                "evaluate",
+                format!("{self} has symbolic modes; its offsets are not numbers"),
+            )
         })
     }
 }

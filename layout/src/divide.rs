@@ -29,7 +29,9 @@ pub fn logical_divide(l: &Layout, t: &Tiler) -> Result<Layout> {
         Tiler::Tuple(ts) => transform_layout("logical_divide", l, ts, Rest::Keep, logical_divide),
         Tiler::Under => Ok(l.clone()),
         _ => {
-            let tile = t.as_layout()?.ok_or_else(|| algebra("logical_divide", "bad tiler"))?;
+            let tile = t
+                .as_layout()?
+                .ok_or_else(|| algebra("logical_divide", "bad tiler"))?;
             let target = coalesce(l)?.shape().clone();
             let rest = complement(&tile, &target)?;
             composition(l, &Layout::from_modes(vec![tile, rest]))
@@ -81,29 +83,36 @@ pub fn flat_divide(l: &Layout, t: &Tiler) -> Result<Layout> {
 pub(crate) fn unpack(zipped: &Layout, both: bool) -> Result<Layout> {
     let r0 = zipped.mode(0)?.rank();
     let r1 = zipped.mode(1)?.rank();
-    let c0 = if both { Coord::repeat_under(r0) } else { Coord::Under };
+    let c0 = if both {
+        Coord::repeat_under(r0)
+    } else {
+        Coord::Under
+    };
     zipped.slice(&Coord::Tuple(vec![c0, Coord::repeat_under(r1)]))
 }
 
 /// `tile_unzip(L, T)`: zips the rank-2 modes at the terminals of T into `((tiles),(rests))`.
 pub(crate) fn tile_unzip(op: &'static str, l: &Layout, t: &Tiler) -> Result<Layout> {
-    Layout::new(
-        zip2_by(op, l.shape(), t)?,
-        zip2_by(op, l.stride(), t)?,
-    )
+    Layout::new(zip2_by(op, l.shape(), t)?, zip2_by(op, l.stride(), t)?)
 }
 
 /// `zip2_by(t, guide)`: `((A,a),(B,b),x)` by guide `(_,_)` becomes `((A,B),(a,b,x))`.
 fn zip2_by(op: &'static str, t: &IntTuple, guide: &Tiler) -> Result<IntTuple> {
     let Tiler::Tuple(g) = guide else {
         if t.rank() != 2 || !t.is_tuple() {
-            return Err(algebra(op, format!("{t} is not a rank-2 (tile, rest) pair")));
+            return Err(algebra(
+                op,
+                format!("{t} is not a rank-2 (tile, rest) pair"),
+            ));
         }
         return Ok(t.clone());
     };
     let modes = t.modes();
     if g.len() > modes.len() || !t.is_tuple() {
-        return Err(algebra(op, format!("tiler {guide} has more modes than {t}")));
+        return Err(algebra(
+            op,
+            format!("tiler {guide} has more modes than {t}"),
+        ));
     }
     let (mut first, mut second) = (Vec::new(), Vec::new());
     for (m, gi) in modes.iter().zip(g) {

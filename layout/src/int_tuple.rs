@@ -35,6 +35,11 @@ impl IntTuple {
         IntTuple::Int(s(v))
     }
 
+    /// A flat tuple of integers (always a tuple, even of rank 1).
+    pub fn from_ints(v: Vec<Int>) -> IntTuple {
+        IntTuple::Tuple(v.into_iter().map(IntTuple::Int).collect())
+    }
+
     /// `is_tuple`.
     pub fn is_tuple(&self) -> bool {
         matches!(self, IntTuple::Tuple(_))
@@ -157,14 +162,12 @@ impl IntTuple {
     ) -> Result<IntTuple> {
         match (self, other) {
             (IntTuple::Int(a), IntTuple::Int(b)) => Ok(IntTuple::Int(f(a, b)?)),
-            (IntTuple::Tuple(a), IntTuple::Tuple(b)) if a.len() == b.len() => {
-                Ok(IntTuple::Tuple(
-                    a.iter()
-                        .zip(b)
-                        .map(|(x, y)| x.zip_leaves(y, f))
-                        .collect::<Result<_>>()?,
-                ))
-            }
+            (IntTuple::Tuple(a), IntTuple::Tuple(b)) if a.len() == b.len() => Ok(IntTuple::Tuple(
+                a.iter()
+                    .zip(b)
+                    .map(|(x, y)| x.zip_leaves(y, f))
+                    .collect::<Result<_>>()?,
+            )),
             _ => Err(algebra(
                 "congruence",
                 format!("{self} and {other} do not have the same profile"),
@@ -220,7 +223,10 @@ pub fn ceil_div(a: &IntTuple, b: &IntTuple) -> Result<IntTuple> {
     match (a, b) {
         (IntTuple::Tuple(av), IntTuple::Tuple(bv)) => {
             if bv.len() > av.len() {
-                return Err(algebra("ceil_div", format!("rank of {b} exceeds rank of {a}")));
+                return Err(algebra(
+                    "ceil_div",
+                    format!("rank of {b} exceeds rank of {a}"),
+                ));
             }
             let one = IntTuple::st(1);
             let v = av
@@ -310,16 +316,7 @@ impl fmt::Display for IntTuple {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             IntTuple::Int(i) => write!(f, "{i}"),
-            IntTuple::Tuple(v) => {
-                f.write_str("(")?;
-                for (k, t) in v.iter().enumerate() {
-                    if k > 0 {
-                        f.write_str(",")?;
-                    }
-                    write!(f, "{t}")?;
-                }
-                f.write_str(")")
-            }
+            IntTuple::Tuple(v) => crate::print::write_tuple(f, v),
         }
     }
 }
@@ -348,7 +345,10 @@ mod tests {
     #[test]
     fn ceil_div_folds_a_tuple_by_an_int() {
         let a = tup![d(4), d(5), d(6)];
-        assert_eq!(ceil_div(&a, &IntTuple::Int(d(40))).unwrap().to_string(), "(1,1,3)");
+        assert_eq!(
+            ceil_div(&a, &IntTuple::Int(d(40))).unwrap().to_string(),
+            "(1,1,3)"
+        );
     }
 
     #[test]

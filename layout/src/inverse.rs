@@ -45,7 +45,9 @@ fn sorted_by_stride(p: &Prepared, mut idx: Vec<usize>) -> Vec<usize> {
 /// ```
 pub fn right_inverse(l: &Layout) -> Result<Layout> {
     let p = prepare(l)?;
-    let statics = (0..p.stride.len()).filter(|&i| p.stride[i].is_static()).collect();
+    let statics = (0..p.stride.len())
+        .filter(|&i| p.stride[i].is_static())
+        .collect();
     let (mut rs, mut rd, mut curr) = (vec![s(1)], vec![s(0)], s(1));
     for i in sorted_by_stride(&p, statics) {
         if p.stride[i].static_eq(&curr) {
@@ -54,7 +56,10 @@ pub fn right_inverse(l: &Layout) -> Result<Layout> {
             curr = p.shape[i].mul(&p.stride[i])?;
         }
     }
-    coalesce(&Layout::raw(tuple_of(rs), tuple_of(rd)))
+    coalesce(&Layout::raw(
+        IntTuple::from_ints(rs),
+        IntTuple::from_ints(rd),
+    ))
 }
 
 /// `left_inverse(L)`: a layout R with `R(L(i)) == i` on L's image (requires static strides).
@@ -90,9 +95,8 @@ pub fn left_inverse(l: &Layout) -> Result<Layout> {
     }
     let last = order.last().map_or(s(1), |&i| p.shape[i].clone());
     rs.push(last);
-    coalesce(&Layout::raw(tuple_of(rs), tuple_of(rd)))
-}
-
-fn tuple_of(v: Vec<Int>) -> IntTuple {
-    IntTuple::Tuple(v.into_iter().map(IntTuple::Int).collect())
+    coalesce(&Layout::raw(
+        IntTuple::from_ints(rs),
+        IntTuple::from_ints(rd),
+    ))
 }

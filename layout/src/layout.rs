@@ -113,7 +113,10 @@ impl Layout {
             (Some(a), Some(b)) => Ok(Layout::raw(a.clone(), b.clone())),
             _ => Err(algebra(
                 "get",
-                format!("mode {i} out of range for rank-{} layout {self}", self.rank()),
+                format!(
+                    "mode {i} out of range for rank-{} layout {self}",
+                    self.rank()
+                ),
             )),
         }
     }
@@ -140,7 +143,10 @@ impl Layout {
         if b >= e || e > self.rank() {
             return Err(algebra(
                 "take",
-                format!("range [{b},{e}) is empty or out of bounds for rank {}", self.rank()),
+                format!(
+                    "range [{b},{e}) is empty or out of bounds for rank {}",
+                    self.rank()
+                ),
             ));
         }
         self.select(&(b..e).collect::<Vec<_>>())
@@ -167,7 +173,10 @@ impl Layout {
     /// assert_eq!(expr::eval_str("make_layout((4,3))").unwrap(), "(4,3):(_1,4)");
     /// ```
     pub fn compact(shape: &IntTuple, major: Major) -> Result<Layout> {
-        Ok(Layout::raw(shape.clone(), compact_major(major, shape, &s(1))?))
+        Ok(Layout::raw(
+            shape.clone(),
+            compact_major(major, shape, &s(1))?,
+        ))
     }
 
     /// `make_layout(shape)`, column-major.

@@ -31,6 +31,7 @@ pub mod int_tuple;
 mod inverse;
 mod layout;
 mod max_common;
+mod print;
 mod product;
 pub mod stride;
 pub mod symbolic;

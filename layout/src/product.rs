@@ -26,7 +26,9 @@ pub fn logical_product(a: &Layout, t: &Tiler) -> Result<Layout> {
         Tiler::Tuple(ts) => transform_layout("logical_product", a, ts, Rest::Keep, logical_product),
         Tiler::Under => Ok(a.clone()),
         _ => {
-            let b = t.as_layout()?.ok_or_else(|| algebra("logical_product", "bad tiler"))?;
+            let b = t
+                .as_layout()?
+                .ok_or_else(|| algebra("logical_product", "bad tiler"))?;
             let cotarget = a.size()?.mul(&b.cosize()?)?;
             let rest = complement(a, &IntTuple::Int(cotarget))
                 .and_then(|c| composition(&c, &b))

@@ -274,5 +274,8 @@ fn idx2crd_int(i: &Int, sv: &[IntTuple]) -> Result<IntTuple> {
 }
 
 fn rank_mismatch(a: &IntTuple, b: &IntTuple) -> crate::error::Error {
-    algebra("crd2idx", format!("coordinate {a} does not match shape {b} (mismatched ranks)"))
+    algebra(
+        "crd2idx",
+        format!("coordinate {a} does not match shape {b} (mismatched ranks)"),
+    )
 }

@@ -63,9 +63,10 @@ impl Dyn {
         if let (Dyn::Lit(x), Dyn::Lit(y)) = (a, b) {
             return eval_bin(op, *x, *y).map(Dyn::Lit);
         }
-        Some(simplify(op, a, b).unwrap_or_else(|| {
-            Dyn::Sym(Arc::new(SymExpr::Bin(op, a.clone(), b.clone())))
-        }))
+        Some(
+            simplify(op, a, b)
+                .unwrap_or_else(|| Dyn::Sym(Arc::new(SymExpr::Bin(op, a.clone(), b.clone())))),
+        )
     }
 
     /// `abs(self)`.

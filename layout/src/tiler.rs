@@ -54,16 +54,7 @@ impl fmt::Display for Tiler {
             Tiler::Layout(l) => write!(f, "{l}"),
             Tiler::Int(i) => write!(f, "{i}"),
             Tiler::Under => f.write_str("_"),
-            Tiler::Tuple(v) => {
-                f.write_str("(")?;
-                for (k, t) in v.iter().enumerate() {
-                    if k > 0 {
-                        f.write_str(",")?;
-                    }
-                    write!(f, "{t}")?;
-                }
-                f.write_str(")")
-            }
+            Tiler::Tuple(v) => crate::print::write_tuple(f, v),
         }
     }
 }

@@ -43,7 +43,8 @@ fn eval_command(exprs: &[String]) -> ExitCode {
     if exprs.is_empty() {
         for line in io::stdin().lock().lines() {
             let Ok(line) = line else {
-                ok &= writeln!(out, "error: standard input is not valid UTF-8").is_ok() && false;
+                let _ = writeln!(out, "error: standard input is not valid UTF-8");
+                ok = false;
                 break;
             };
             let line = line.trim();

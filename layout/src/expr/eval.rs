@@ -19,9 +19,13 @@ pub fn eval_expr(e: &Expr) -> Result<Value> {
         Expr::Layout(sh, st) => {
             let shape = eval_expr(sh)?.to_int_tuple("layout shape")?;
             let stride = eval_expr(st)?.to_int_tuple("layout stride")?;
-            Ok(Value::Layout(Layout::new(shape, stride).map_err(|e| e.in_op("make_layout"))?))
+            Ok(Value::Layout(
+                Layout::new(shape, stride).map_err(|e| e.in_op("make_layout"))?,
+            ))
         }
-        Expr::Call { name, targs, args, .. } => call(name, targs, &eval_all(args)?),
+        Expr::Call {
+            name, targs, args, ..
+        } => call(name, targs, &eval_all(args)?),
         Expr::Type { name, .. } => Err(Error::Eval(format!(
             "{name}<...>: not available yet (swizzles and atoms come with the next issues)"
         ))),

@@ -12,8 +12,8 @@ use crate::*;
 
 /// The functions written with integer template arguments (`get<1,0>`, `upcast<2>`).
 const TAKES_TEMPLATE_ARGS: &[&str] = &[
-    "size", "cosize", "rank", "depth", "shape", "stride", "get", "layout", "select", "take", "upcast",
-    "downcast",
+    "size", "cosize", "rank", "depth", "shape", "stride", "get", "layout", "select", "take",
+    "upcast", "downcast",
 ];
 
 /// Calls the function `name<targs>(args)`; arithmetic errors inside are reported under its name.
@@ -26,19 +26,59 @@ pub fn call(name: &str, targs: &[TArg], args: &[Value]) -> Result<Value> {
 
 /// The table's own spelling of a known function name (error messages hold `&'static str`).
 fn static_name(name: &str) -> Option<&'static str> {
-    KNOWN.iter().find(|k| **k == name).copied()
+    FUNCTIONS.iter().find(|k| **k == name).copied()
 }
 
-/// Every function of the table.
-const KNOWN: &[&str] = &[
-    "size", "cosize", "rank", "depth", "shape", "stride", "get", "layout", "select", "take",
-    "flatten", "make_layout", "make_shape", "make_stride", "make_coord", "make_tile", "make_tuple",
-    "make_step", "make_ordered_layout", "make_layout_like", "make_fragment_like", "coalesce",
-    "filter", "filter_zeros", "composition", "complement", "right_inverse", "left_inverse",
-    "logical_divide", "zipped_divide", "tiled_divide", "flat_divide", "logical_product",
-    "zipped_product", "tiled_product", "flat_product", "blocked_product", "raked_product",
-    "tile_to_shape", "max_common_vector", "max_common_layout", "upcast", "downcast", "crd2idx",
-    "idx2crd", "ceil_div", "product", "product_each",
+/// Every function of the expression language.
+pub const FUNCTIONS: &[&str] = &[
+    "size",
+    "cosize",
+    "rank",
+    "depth",
+    "shape",
+    "stride",
+    "get",
+    "layout",
+    "select",
+    "take",
+    "flatten",
+    "make_layout",
+    "make_shape",
+    "make_stride",
+    "make_coord",
+    "make_tile",
+    "make_tuple",
+    "make_step",
+    "make_ordered_layout",
+    "make_layout_like",
+    "make_fragment_like",
+    "coalesce",
+    "filter",
+    "filter_zeros",
+    "composition",
+    "complement",
+    "right_inverse",
+    "left_inverse",
+    "logical_divide",
+    "zipped_divide",
+    "tiled_divide",
+    "flat_divide",
+    "logical_product",
+    "zipped_product",
+    "tiled_product",
+    "flat_product",
+    "blocked_product",
+    "raked_product",
+    "tile_to_shape",
+    "max_common_vector",
+    "max_common_layout",
+    "upcast",
+    "downcast",
+    "crd2idx",
+    "idx2crd",
+    "ceil_div",
+    "product",
+    "product_each",
 ];
 
 fn dispatch(name: &str, targs: &[TArg], args: &[Value]) -> Result<Value> {
@@ -103,7 +143,10 @@ fn indices(name: &str, targs: &[TArg]) -> Result<Vec<i64>> {
 }
 
 fn arity(name: &str, args: &[Value], n: &str) -> Error {
-    Error::Eval(format!("{name}: expected {n} argument(s), got {}", args.len()))
+    Error::Eval(format!(
+        "{name}: expected {n} argument(s), got {}",
+        args.len()
+    ))
 }
 
 fn one<'a>(name: &str, args: &'a [Value]) -> Result<&'a Value> {
@@ -139,10 +182,15 @@ fn get(name: &str, x: &Value, ix: &[i64]) -> Result<Value> {
         Value::Layout(l) => Ok(l.get(&p)?.into()),
         Value::Tuple(_) | Value::Int(_) => p.iter().try_fold(x.clone(), |v, &i| match v {
             Value::Tuple(items) => items.get(i).cloned().ok_or_else(|| {
-                Error::Eval(format!("{name}<{i}>: mode {i} out of range for {}", Value::Tuple(items.clone())))
+                Error::Eval(format!(
+                    "{name}<{i}>: mode {i} out of range for {}",
+                    Value::Tuple(items.clone())
+                ))
             }),
             other if i == 0 => Ok(other),
-            other => Err(Error::Eval(format!("{name}<{i}>: mode {i} out of range for {other}"))),
+            other => Err(Error::Eval(format!(
+                "{name}<{i}>: mode {i} out of range for {other}"
+            ))),
         }),
         other => Err(expected(name, "a layout or a tuple", other)),
     }
@@ -177,7 +225,10 @@ fn select(x: &Value, ix: &[i64]) -> Result<Value> {
     match x {
         Value::Layout(l) => Ok(l.select(&p)?.into()),
         other => {
-            let items = p.iter().map(|&i| get("select", other, &[i as i64])).collect::<Result<_>>()?;
+            let items = p
+                .iter()
+                .map(|&i| get("select", other, &[i as i64]))
+                .collect::<Result<_>>()?;
             Ok(Value::Tuple(items))
         }
     }
@@ -185,7 +236,9 @@ fn select(x: &Value, ix: &[i64]) -> Result<Value> {
 
 fn take(x: &Value, ix: &[i64]) -> Result<Value> {
     let [b, e] = ix else {
-        return Err(Error::Eval("take<B,E>: expected two template arguments".into()));
+        return Err(Error::Eval(
+            "take<B,E>: expected two template arguments".into(),
+        ));
     };
     let (b, e) = (usize_index("take", *b)?, usize_index("take", *e)?);
     Ok(x.to_layout("take")?.take(b, e)?.into())
@@ -202,7 +255,10 @@ fn flatten(x: &Value) -> Result<Value> {
 fn make_layout(args: &[Value]) -> Result<Value> {
     const NAME: &str = "make_layout";
     if !args.is_empty() && args.iter().all(|a| matches!(a, Value::Layout(_))) {
-        let modes = args.iter().map(|a| a.to_layout(NAME)).collect::<Result<_>>()?;
+        let modes = args
+            .iter()
+            .map(|a| a.to_layout(NAME))
+            .collect::<Result<_>>()?;
         return Ok(Layout::from_modes(modes).into());
     }
     match args {
@@ -265,7 +321,11 @@ fn tiler_op(name: &str, args: &[Value]) -> Result<Value> {
 fn rank_product(name: &str, args: &[Value]) -> Result<Value> {
     let [a, b] = two(name, args)?;
     let (a, b) = (a.to_layout(name)?, b.to_layout(name)?);
-    let out = if name == "blocked_product" { blocked_product(&a, &b)? } else { raked_product(&a, &b)? };
+    let out = if name == "blocked_product" {
+        blocked_product(&a, &b)?
+    } else {
+        raked_product(&a, &b)?
+    };
     Ok(out.into())
 }
 
@@ -292,10 +352,16 @@ fn max_common(name: &str, args: &[Value]) -> Result<Value> {
 
 fn cast(name: &str, ix: &[i64], args: &[Value]) -> Result<Value> {
     let [n] = ix else {
-        return Err(Error::Eval(format!("{name}<N>: expected one template argument")));
+        return Err(Error::Eval(format!(
+            "{name}<N>: expected one template argument"
+        )));
     };
     let l = layout1(name, args)?;
-    let out = if name == "upcast" { upcast(&l, *n)? } else { downcast(&l, *n)? };
+    let out = if name == "upcast" {
+        upcast(&l, *n)?
+    } else {
+        downcast(&l, *n)?
+    };
     Ok(out.into())
 }
 
@@ -319,9 +385,11 @@ fn crd2idx_call(args: &[Value]) -> Result<Value> {
     const NAME: &str = "crd2idx";
     match args {
         [c, Value::Layout(l)] => Ok(l.crd2idx(&c.to_int_tuple(NAME)?)?.into()),
-        [c, sh] => {
-            Ok(crate::stride::crd2idx_colex(&c.to_int_tuple(NAME)?, &sh.to_int_tuple(NAME)?)?.into())
-        }
+        [c, sh] => Ok(crate::stride::crd2idx_colex(
+            &c.to_int_tuple(NAME)?,
+            &sh.to_int_tuple(NAME)?,
+        )?
+        .into()),
         [c, sh, st] => Ok(Value::from(crate::stride::crd2idx(
             &c.to_int_tuple(NAME)?,
             &sh.to_int_tuple(NAME)?,

@@ -71,7 +71,8 @@ fn lex_word(chars: &[char], i: usize) -> Result<(Tok, usize)> {
         let (v, next) = lex_number(chars, i)?;
         return Ok((Tok::Dynamic(v), next));
     }
-    if c == '_' && (at(i + 1).is_ascii_digit() || (at(i + 1) == '-' && at(i + 2).is_ascii_digit())) {
+    if c == '_' && (at(i + 1).is_ascii_digit() || (at(i + 1) == '-' && at(i + 2).is_ascii_digit()))
+    {
         let (v, next) = lex_number(chars, i + 1)?;
         return Ok((Tok::Static(v), next));
     }
@@ -101,7 +102,9 @@ fn lex_ident(chars: &[char], mut i: usize) -> (Tok, usize) {
         }
         let qualified = chars.get(i) == Some(&':')
             && chars.get(i + 1) == Some(&':')
-            && chars.get(i + 2).is_some_and(|c| c.is_ascii_alphabetic() || *c == '_');
+            && chars
+                .get(i + 2)
+                .is_some_and(|c| c.is_ascii_alphabetic() || *c == '_');
         if !qualified {
             return (Tok::Ident(name), i);
         }
@@ -122,7 +125,13 @@ fn lex_number(chars: &[char], start: usize) -> Result<(i64, usize)> {
         let digit = i64::from(chars[i] as u8 - b'0');
         v = v
             .checked_mul(10)
-            .and_then(|v| if neg { v.checked_sub(digit) } else { v.checked_add(digit) })
+            .and_then(|v| {
+                if neg {
+                    v.checked_sub(digit)
+                } else {
+                    v.checked_add(digit)
+                }
+            })
             .ok_or(Error::Parse {
                 col: start + 1,
                 msg: "integer literal does not fit in 64 bits".into(),

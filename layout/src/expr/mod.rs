@@ -20,6 +20,7 @@ mod value;
 
 pub use ast::{Expr, TArg};
 pub use eval::eval_expr;
+pub use functions::FUNCTIONS;
 pub use parser::{parse, MAX_DEPTH};
 pub use value::Value;
 

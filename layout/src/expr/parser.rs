@@ -26,7 +26,10 @@ pub fn parse(src: &str) -> Result<Expr> {
     };
     let e = p.expr()?;
     if let Some(t) = p.peek() {
-        return Err(p.error_at(t.col, format!("unexpected {} after the expression", describe(&t.kind))));
+        return Err(p.error_at(
+            t.col,
+            format!("unexpected {} after the expression", describe(&t.kind)),
+        ));
     }
     Ok(e)
 }
@@ -73,14 +76,20 @@ impl Parser {
                 self.pos += 1;
                 Ok(t.clone())
             }
-            None => Err(self.error_at(self.end_col, format!("expected {what}, found the end of the input"))),
+            None => Err(self.error_at(
+                self.end_col,
+                format!("expected {what}, found the end of the input"),
+            )),
         }
     }
 
     fn expect(&mut self, k: Tok, what: &str) -> Result<()> {
         let t = self.next(what)?;
         if t.kind != k {
-            return Err(self.error_at(t.col, format!("expected {what}, found {}", describe(&t.kind))));
+            return Err(self.error_at(
+                t.col,
+                format!("expected {what}, found {}", describe(&t.kind)),
+            ));
         }
         Ok(())
     }
@@ -88,7 +97,10 @@ impl Parser {
     fn enter(&mut self, col: usize) -> Result<()> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
-            return Err(self.error_at(col, format!("expression nested deeper than {MAX_DEPTH} levels")));
+            return Err(self.error_at(
+                col,
+                format!("expression nested deeper than {MAX_DEPTH} levels"),
+            ));
         }
         Ok(())
     }
@@ -113,16 +125,27 @@ impl Parser {
             if self.peek_is(&Tok::LParen) {
                 self.pos += 1;
                 let args = self.args()?;
-                e = Expr::Apply { target: Box::new(e), args };
+                e = Expr::Apply {
+                    target: Box::new(e),
+                    args,
+                };
             } else if self.peek_is(&Tok::Dot) {
                 self.pos += 1;
                 let t = self.next("a method name")?;
                 let Tok::Ident(name) = t.kind else {
-                    return Err(self.error_at(t.col, format!("expected a method name, found {}", describe(&t.kind))));
+                    return Err(self.error_at(
+                        t.col,
+                        format!("expected a method name, found {}", describe(&t.kind)),
+                    ));
                 };
                 self.expect(Tok::LParen, "'(' after the method name")?;
                 let args = self.args()?;
-                e = Expr::Method { target: Box::new(e), name, args, col: t.col };
+                e = Expr::Method {
+                    target: Box::new(e),
+                    name,
+                    args,
+                    col: t.col,
+                };
             } else {
                 return Ok(e);
             }
@@ -142,7 +165,12 @@ impl Parser {
             match t.kind {
                 Tok::Comma => continue,
                 Tok::RParen => return Ok(out),
-                k => return Err(self.error_at(t.col, format!("expected ',' or ')', found {}", describe(&k)))),
+                k => {
+                    return Err(self.error_at(
+                        t.col,
+                        format!("expected ',' or ')', found {}", describe(&k)),
+                    ))
+                }
             }
         }
     }
@@ -161,7 +189,10 @@ impl Parser {
                 Ok(Expr::Tuple(items))
             }
             Tok::Ident(name) => self.named(name, t.col),
-            k => Err(self.error_at(t.col, format!("expected an expression, found {}", describe(&k)))),
+            k => Err(self.error_at(
+                t.col,
+                format!("expected an expression, found {}", describe(&k)),
+            )),
         }
     }
 
@@ -176,7 +207,12 @@ impl Parser {
         if self.peek_is(&Tok::LParen) {
             self.pos += 1;
             let args = self.args()?;
-            return Ok(Expr::Call { name, targs, args, col });
+            return Ok(Expr::Call {
+                name,
+                targs,
+                args,
+                col,
+            });
         }
         if targs.is_empty() {
             Ok(Expr::Name(name))
@@ -202,7 +238,12 @@ impl Parser {
                     };
                     TArg::Type(n, inner)
                 }
-                k => return Err(self.error_at(t.col, format!("expected a template argument, found {}", describe(&k)))),
+                k => {
+                    return Err(self.error_at(
+                        t.col,
+                        format!("expected a template argument, found {}", describe(&k)),
+                    ))
+                }
             };
             self.depth -= 1;
             out.push(arg);
@@ -210,7 +251,12 @@ impl Parser {
             match t.kind {
                 Tok::Comma => continue,
                 Tok::Gt => return Ok(out),
-                k => return Err(self.error_at(t.col, format!("expected ',' or '>', found {}", describe(&k)))),
+                k => {
+                    return Err(self.error_at(
+                        t.col,
+                        format!("expected ',' or '>', found {}", describe(&k)),
+                    ))
+                }
             }
         }
     }

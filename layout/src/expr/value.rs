@@ -63,7 +63,9 @@ impl Value {
         match self {
             Value::Int(i) => Ok(IntTuple::Int(i.clone())),
             Value::Tuple(v) => Ok(IntTuple::Tuple(
-                v.iter().map(|x| x.to_int_tuple(ctx)).collect::<Result<_>>()?,
+                v.iter()
+                    .map(|x| x.to_int_tuple(ctx))
+                    .collect::<Result<_>>()?,
             )),
             other => Err(expected(ctx, "an integer or a tuple of integers", other)),
         }
@@ -116,16 +118,7 @@ impl fmt::Display for Value {
             Value::Under => f.write_str("_"),
             Value::Major(Major::Left) => f.write_str("LayoutLeft"),
             Value::Major(Major::Right) => f.write_str("LayoutRight"),
-            Value::Tuple(v) => {
-                f.write_str("(")?;
-                for (k, x) in v.iter().enumerate() {
-                    if k > 0 {
-                        f.write_str(",")?;
-                    }
-                    write!(f, "{x}")?;
-                }
-                f.write_str(")")
-            }
+            Value::Tuple(v) => crate::print::write_tuple(f, v),
         }
     }
 }
