@@ -49,8 +49,7 @@ fn check(file: &str, later: &[&str]) {
 
 #[test]
 fn algebra_tsv_matches_cpp_cute() {
-    // Swizzle compositions belong to the swizzle issue.
-    check("algebra.tsv", &["Swizzle<"]);
+    check("algebra.tsv", &[]);
 }
 
 #[test]

@@ -1,12 +1,13 @@
 //! Evaluation of the syntax tree.
 
-use super::ast::Expr;
+use super::ast::{Expr, TArg};
 use super::functions::call;
 use super::value::{expected, Value};
 use crate::error::{Error, Result};
 use crate::int::{d, s, Int};
 use crate::layout::Layout;
 use crate::stride::Major;
+use crate::swizzle::Swizzle;
 
 /// Evaluates an expression.
 pub fn eval_expr(e: &Expr) -> Result<Value> {
@@ -19,16 +20,17 @@ pub fn eval_expr(e: &Expr) -> Result<Value> {
         Expr::Layout(sh, st) => {
             let shape = eval_expr(sh)?.to_int_tuple("layout shape")?;
             let stride = eval_expr(st)?.to_int_tuple("layout stride")?;
-            Ok(Value::Layout(
-                Layout::new(shape, stride).map_err(|e| e.in_op("make_layout"))?,
-            ))
+            Ok(Layout::new(shape, stride)
+                .map_err(|e| e.in_op("make_layout"))?
+                .into())
         }
         Expr::Call {
             name, targs, args, ..
+        } if name == "Swizzle" => apply(&template_value(name, targs)?, &eval_all(args)?),
+        Expr::Call {
+            name, targs, args, ..
         } => call(name, targs, &eval_all(args)?),
-        Expr::Type { name, .. } => Err(Error::Eval(format!(
-            "{name}<...>: not available yet (swizzles and atoms come with the next issues)"
-        ))),
+        Expr::Type { name, targs } => template_value(name, targs),
         Expr::Apply { target, args } => {
             apply(&eval_expr(target)?, &eval_all(args)?).map_err(|e| e.in_op("crd2idx"))
         }
@@ -42,7 +44,7 @@ pub fn eval_expr(e: &Expr) -> Result<Value> {
 /// while `(_4)` stays the rank-1 tuple CuTe prints.
 fn tuple(items: &[Expr]) -> Result<Value> {
     let mut values = eval_all(items)?;
-    if values.len() == 1 && matches!(values[0], Value::Layout(_)) {
+    if values.len() == 1 && matches!(values[0], Value::Layout(_) | Value::Swizzle(_)) {
         return Ok(values.remove(0));
     }
     Ok(Value::Tuple(values))
@@ -61,8 +63,32 @@ fn name(n: &str) -> Value {
     }
 }
 
+/// A template type used as a value: `Swizzle<B,M,S>`.
+fn template_value(name: &str, targs: &[TArg]) -> Result<Value> {
+    match (name, targs) {
+        ("Swizzle", [TArg::Int(b), TArg::Int(m), TArg::Int(s)]) => {
+            Ok(Value::Swizzle(Swizzle::new(*b, *m, *s)?))
+        }
+        ("Swizzle", _) => Err(Error::Eval(
+            "Swizzle<B,M,S>: expected three integers".into(),
+        )),
+        _ => Err(Error::Eval(format!(
+            "{name}<...>: not available yet (copy and MMA atoms come with TiledCopy / TiledMMA)"
+        ))),
+    }
+}
+
 /// `L(c)` or `L(c0, c1, ...)`: an offset, or a slice when the coordinate has `_`.
 fn apply(target: &Value, args: &[Value]) -> Result<Value> {
+    if let Value::Swizzle(sw) = target {
+        let [x] = args else {
+            return Err(Error::Eval(format!("{sw}(x): expected one offset")));
+        };
+        let Value::Int(x) = x else {
+            return Err(expected("applying a swizzle", "an integer offset", x));
+        };
+        return Ok(Value::Int(sw.apply_int(x)?));
+    }
     let Value::Layout(l) = target else {
         return Err(expected("evaluating with (...)", "a layout", target));
     };

@@ -30,55 +30,14 @@ fn static_name(name: &str) -> Option<&'static str> {
 }
 
 /// Every function of the expression language.
+#[rustfmt::skip]
 pub const FUNCTIONS: &[&str] = &[
-    "size",
-    "cosize",
-    "rank",
-    "depth",
-    "shape",
-    "stride",
-    "get",
-    "layout",
-    "select",
-    "take",
-    "flatten",
-    "make_layout",
-    "make_shape",
-    "make_stride",
-    "make_coord",
-    "make_tile",
-    "make_tuple",
-    "make_step",
-    "make_ordered_layout",
-    "make_layout_like",
-    "make_fragment_like",
-    "coalesce",
-    "filter",
-    "filter_zeros",
-    "composition",
-    "complement",
-    "right_inverse",
-    "left_inverse",
-    "logical_divide",
-    "zipped_divide",
-    "tiled_divide",
-    "flat_divide",
-    "logical_product",
-    "zipped_product",
-    "tiled_product",
-    "flat_product",
-    "blocked_product",
-    "raked_product",
-    "tile_to_shape",
-    "max_common_vector",
-    "max_common_layout",
-    "upcast",
-    "downcast",
-    "crd2idx",
-    "idx2crd",
-    "ceil_div",
-    "product",
-    "product_each",
+    "size", "cosize", "rank", "depth", "shape", "stride", "get", "layout",
+    "select", "take", "flatten", "make_layout", "make_shape", "make_stride", "make_coord", "make_tile",
+    "make_tuple", "make_step", "make_ordered_layout", "make_layout_like", "make_fragment_like", "coalesce", "filter", "filter_zeros",
+    "composition", "complement", "right_inverse", "left_inverse", "logical_divide", "zipped_divide", "tiled_divide", "flat_divide",
+    "logical_product", "zipped_product", "tiled_product", "flat_product", "blocked_product", "raked_product", "tile_to_shape", "max_common_vector",
+    "max_common_layout", "upcast", "downcast", "crd2idx", "idx2crd", "ceil_div", "product", "product_each",
 ];
 
 fn dispatch(name: &str, targs: &[TArg], args: &[Value]) -> Result<Value> {
@@ -104,10 +63,7 @@ fn dispatch(name: &str, targs: &[TArg], args: &[Value]) -> Result<Value> {
         "make_fragment_like" => make_fragment_like(one(name, args)?),
         "coalesce" | "filter" => by_profile(name, args),
         "filter_zeros" => Ok(filter_zeros(&layout1(name, args)?)?.into()),
-        "composition" => {
-            let [a, b] = two(name, args)?;
-            Ok(composition_tiler(&a.to_layout(name)?, &b.to_tiler(name)?)?.into())
-        }
+        "composition" => composition_call(args),
         "complement" => complement_call(args),
         "right_inverse" => Ok(right_inverse(&layout1(name, args)?)?.into()),
         "left_inverse" => Ok(left_inverse(&layout1(name, args)?)?.into()),
@@ -179,7 +135,7 @@ fn path(name: &str, ix: &[i64]) -> Result<Vec<usize>> {
 fn get(name: &str, x: &Value, ix: &[i64]) -> Result<Value> {
     let p = path(name, ix)?;
     match x {
-        Value::Layout(l) => Ok(l.get(&p)?.into()),
+        Value::Layout(l) => Ok(l.map(|b| b.get(&p))?.into()),
         Value::Tuple(_) | Value::Int(_) => p.iter().try_fold(x.clone(), |v, &i| match v {
             Value::Tuple(items) => items.get(i).cloned().ok_or_else(|| {
                 Error::Eval(format!(
@@ -200,7 +156,13 @@ fn get(name: &str, x: &Value, ix: &[i64]) -> Result<Value> {
 /// `size`, `rank`, `depth`).
 fn query(name: &str, ix: &[i64], args: &[Value]) -> Result<Value> {
     let x = get(name, one(name, args)?, ix)?;
-    if let Value::Layout(l) = &x {
+    if let Value::Layout(any) = &x {
+        if name == "stride" && matches!(any, AnyLayout::Composed(_)) {
+            return Err(Error::Eval(
+                "stride: a composed layout has no stride (deleted in CuTe)".into(),
+            ));
+        }
+        let l = any.shape_layout();
         return Ok(match name {
             "size" => l.size()?.into(),
             "cosize" => l.cosize()?.into(),
@@ -223,7 +185,7 @@ fn query(name: &str, ix: &[i64], args: &[Value]) -> Result<Value> {
 fn select(x: &Value, ix: &[i64]) -> Result<Value> {
     let p = path("select", ix)?;
     match x {
-        Value::Layout(l) => Ok(l.select(&p)?.into()),
+        Value::Layout(l) => Ok(l.map(|b| b.select(&p))?.into()),
         other => {
             let items = p
                 .iter()
@@ -241,12 +203,12 @@ fn take(x: &Value, ix: &[i64]) -> Result<Value> {
         ));
     };
     let (b, e) = (usize_index("take", *b)?, usize_index("take", *e)?);
-    Ok(x.to_layout("take")?.take(b, e)?.into())
+    Ok(x.to_any_layout("take")?.map(|l| l.take(b, e))?.into())
 }
 
 fn flatten(x: &Value) -> Result<Value> {
     match x {
-        Value::Layout(l) => Ok(l.flatten().into()),
+        Value::Layout(l) => Ok(l.map(|b| Ok(b.flatten()))?.into()),
         other => Ok(other.to_int_tuple("flatten")?.flatten().into()),
     }
 }
@@ -254,7 +216,11 @@ fn flatten(x: &Value) -> Result<Value> {
 /// `make_layout(shape)`, `make_layout(shape, LayoutLeft|LayoutRight|stride)`, `make_layout(L0, L1, ...)`.
 fn make_layout(args: &[Value]) -> Result<Value> {
     const NAME: &str = "make_layout";
-    if !args.is_empty() && args.iter().all(|a| matches!(a, Value::Layout(_))) {
+    if !args.is_empty()
+        && args
+            .iter()
+            .all(|a| matches!(a, Value::Layout(AnyLayout::Plain(_))))
+    {
         let modes = args
             .iter()
             .map(|a| a.to_layout(NAME))
@@ -271,7 +237,7 @@ fn make_layout(args: &[Value]) -> Result<Value> {
 
 fn make_fragment_like(x: &Value) -> Result<Value> {
     match x {
-        Value::Layout(l) => Ok(l.fragment_like()?.into()),
+        Value::Layout(AnyLayout::Plain(l)) => Ok(l.fragment_like()?.into()),
         other => Ok(Layout::col_major(&other.to_int_tuple("make_fragment_like")?)?.into()),
     }
 }
@@ -279,24 +245,50 @@ fn make_fragment_like(x: &Value) -> Result<Value> {
 /// `coalesce(L[, profile])`, `filter(L[, profile])`.
 fn by_profile(name: &str, args: &[Value]) -> Result<Value> {
     let (l, profile) = match args {
-        [l] => (l.to_layout(name)?, None),
-        [l, p] => (l.to_layout(name)?, Some(p.to_int_tuple(name)?)),
+        [l] => (l.to_any_layout(name)?, None),
+        [l, p] => (l.to_any_layout(name)?, Some(p.to_int_tuple(name)?)),
         _ => return Err(arity(name, args, "1 or 2")),
     };
-    let out = match (name, profile) {
-        ("coalesce", None) => coalesce(&l)?,
-        ("coalesce", Some(p)) => coalesce_profile(&l, &p)?,
-        (_, None) => filter(&l)?,
-        (_, Some(p)) => filter_profile(&l, &p)?,
-    };
+    let out = l.map(|l| match (name, &profile) {
+        ("coalesce", None) => coalesce(l),
+        ("coalesce", Some(p)) => coalesce_profile(l, p),
+        (_, None) => filter(l),
+        (_, Some(p)) => filter_profile(l, p),
+    })?;
     Ok(out.into())
 }
 
+/// `composition(Swizzle, L)`, `composition(L, tiler)`, `composition(A o O o B, tiler)`.
+fn composition_call(args: &[Value]) -> Result<Value> {
+    const NAME: &str = "composition";
+    let [a, b] = two(NAME, args)?;
+    match (a, b) {
+        (Value::Swizzle(sw), Value::Layout(AnyLayout::Plain(l))) => {
+            Ok(compose_swizzle(*sw, l).into())
+        }
+        (Value::Swizzle(_), other) => Err(expected(NAME, "a plain layout after a swizzle", other)),
+        (Value::Layout(_), Value::Swizzle(_) | Value::Layout(AnyLayout::Composed(_))) => {
+            Err(Error::Eval(
+                "composition: a layout composed with a swizzle on the right is not supported yet"
+                    .into(),
+            ))
+        }
+        _ => {
+            let t = b.to_tiler(NAME)?;
+            Ok(a.to_any_layout(NAME)?
+                .map(|l| composition_tiler(l, &t))?
+                .into())
+        }
+    }
+}
+
+/// `complement(L[, cotarget])`; of a composed layout, the complement of B.
 fn complement_call(args: &[Value]) -> Result<Value> {
     const NAME: &str = "complement";
+    let inner = |v: &Value| v.to_any_layout(NAME).map(|l| l.shape_layout().clone());
     match args {
-        [l] => Ok(complement_default(&l.to_layout(NAME)?)?.into()),
-        [l, c] => Ok(complement(&l.to_layout(NAME)?, &c.to_int_tuple(NAME)?)?.into()),
+        [l] => Ok(complement_default(&inner(l)?)?.into()),
+        [l, c] => Ok(complement(&inner(l)?, &c.to_int_tuple(NAME)?)?.into()),
         _ => Err(arity(NAME, args, "1 or 2")),
     }
 }
@@ -304,7 +296,7 @@ fn complement_call(args: &[Value]) -> Result<Value> {
 /// The divides and products that take a layout and a tiler.
 fn tiler_op(name: &str, args: &[Value]) -> Result<Value> {
     let [a, t] = two(name, args)?;
-    let (a, t) = (a.to_layout(name)?, t.to_tiler(name)?);
+    let (a, t) = (a.to_any_layout(name)?, t.to_tiler(name)?);
     let f: fn(&Layout, &Tiler) -> Result<Layout> = match name {
         "logical_divide" => logical_divide,
         "zipped_divide" => zipped_divide,
@@ -315,18 +307,18 @@ fn tiler_op(name: &str, args: &[Value]) -> Result<Value> {
         "tiled_product" => tiled_product,
         _ => flat_product,
     };
-    Ok(f(&a, &t)?.into())
+    Ok(a.map(|l| f(l, &t))?.into())
 }
 
 fn rank_product(name: &str, args: &[Value]) -> Result<Value> {
     let [a, b] = two(name, args)?;
-    let (a, b) = (a.to_layout(name)?, b.to_layout(name)?);
-    let out = if name == "blocked_product" {
-        blocked_product(&a, &b)?
+    let (a, b) = (a.to_any_layout(name)?, b.to_layout(name)?);
+    let f = if name == "blocked_product" {
+        blocked_product
     } else {
-        raked_product(&a, &b)?
+        raked_product
     };
-    Ok(out.into())
+    Ok(a.map(|l| f(l, &b))?.into())
 }
 
 fn tile_to_shape_call(args: &[Value]) -> Result<Value> {
@@ -337,7 +329,11 @@ fn tile_to_shape_call(args: &[Value]) -> Result<Value> {
         [b, sh, o] => (b, sh, ModeOrder::Order(o.to_int_tuple(NAME)?)),
         _ => return Err(arity(NAME, args, "2 or 3")),
     };
-    Ok(crate::tile_to_shape(&block.to_layout(NAME)?, &shape.to_int_tuple(NAME)?, &order)?.into())
+    let shape = shape.to_int_tuple(NAME)?;
+    Ok(block
+        .to_any_layout(NAME)?
+        .map(|l| crate::tile_to_shape(l, &shape, &order))?
+        .into())
 }
 
 fn max_common(name: &str, args: &[Value]) -> Result<Value> {
@@ -356,13 +352,26 @@ fn cast(name: &str, ix: &[i64], args: &[Value]) -> Result<Value> {
             "{name}<N>: expected one template argument"
         )));
     };
-    let l = layout1(name, args)?;
-    let out = if name == "upcast" {
-        upcast(&l, *n)?
-    } else {
-        downcast(&l, *n)?
-    };
-    Ok(out.into())
+    let up = name == "upcast";
+    match one(name, args)? {
+        Value::Swizzle(sw) => Ok(Value::Swizzle(if up {
+            sw.upcast(*n)?
+        } else {
+            sw.downcast(*n)?
+        })),
+        Value::Layout(AnyLayout::Composed(c)) => {
+            Ok(if up { c.upcast(*n)? } else { c.downcast(*n)? }.into())
+        }
+        other => {
+            let l = other.to_layout(name)?;
+            Ok(if up {
+                upcast(&l, *n)?
+            } else {
+                downcast(&l, *n)?
+            }
+            .into())
+        }
+    }
 }
 
 /// `idx2crd(i, shape)` (colexicographic) or `idx2crd(i, shape, stride)`.

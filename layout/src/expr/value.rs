@@ -2,12 +2,14 @@
 
 use std::fmt;
 
+use crate::composed::AnyLayout;
 use crate::coord::Coord;
 use crate::error::{Error, Result};
 use crate::int::Int;
 use crate::int_tuple::IntTuple;
 use crate::layout::Layout;
 use crate::stride::Major;
+use crate::swizzle::Swizzle;
 use crate::tiler::Tiler;
 
 /// A value: what an expression evaluates to.
@@ -17,8 +19,10 @@ pub enum Value {
     Int(Int),
     /// A tuple (of integers: a shape, stride or coordinate; of layouts: a tile).
     Tuple(Vec<Value>),
-    /// A layout.
-    Layout(Layout),
+    /// A layout, plain or composed (`Sw<3,4,3> o _0 o (_8,_64):(_64,_1)`).
+    Layout(AnyLayout),
+    /// A swizzle functor.
+    Swizzle(Swizzle),
     /// `_`.
     Under,
     /// `LayoutLeft` / `LayoutRight`.
@@ -36,6 +40,12 @@ impl From<IntTuple> for Value {
 
 impl From<Layout> for Value {
     fn from(l: Layout) -> Self {
+        Value::Layout(AnyLayout::Plain(l))
+    }
+}
+
+impl From<AnyLayout> for Value {
+    fn from(l: AnyLayout) -> Self {
         Value::Layout(l)
     }
 }
@@ -52,7 +62,9 @@ impl Value {
         match self {
             Value::Int(_) => "an integer",
             Value::Tuple(_) => "a tuple",
-            Value::Layout(_) => "a layout",
+            Value::Layout(AnyLayout::Plain(_)) => "a layout",
+            Value::Layout(AnyLayout::Composed(_)) => "a composed layout",
+            Value::Swizzle(_) => "a swizzle",
             Value::Under => "'_'",
             Value::Major(_) => "a layout major",
         }
@@ -71,8 +83,16 @@ impl Value {
         }
     }
 
-    /// As a layout.
+    /// As a plain layout.
     pub fn to_layout(&self, ctx: &str) -> Result<Layout> {
+        match self {
+            Value::Layout(AnyLayout::Plain(l)) => Ok(l.clone()),
+            other => Err(expected(ctx, "a plain layout", other)),
+        }
+    }
+
+    /// As a plain or composed layout.
+    pub fn to_any_layout(&self, ctx: &str) -> Result<AnyLayout> {
         match self {
             Value::Layout(l) => Ok(l.clone()),
             other => Err(expected(ctx, "a layout", other)),
@@ -94,7 +114,7 @@ impl Value {
     /// As a tiler (layouts, integers, `_`, or tuples of them).
     pub fn to_tiler(&self, ctx: &str) -> Result<Tiler> {
         match self {
-            Value::Layout(l) => Ok(Tiler::Layout(l.clone())),
+            Value::Layout(AnyLayout::Plain(l)) => Ok(Tiler::Layout(l.clone())),
             Value::Int(i) => Ok(Tiler::Int(i.clone())),
             Value::Under => Ok(Tiler::Under),
             Value::Tuple(v) => Ok(Tiler::Tuple(
@@ -115,6 +135,7 @@ impl fmt::Display for Value {
         match self {
             Value::Int(i) => write!(f, "{i}"),
             Value::Layout(l) => write!(f, "{l}"),
+            Value::Swizzle(sw) => write!(f, "{sw}"),
             Value::Under => f.write_str("_"),
             Value::Major(Major::Left) => f.write_str("LayoutLeft"),
             Value::Major(Major::Right) => f.write_str("LayoutRight"),
