@@ -17,6 +17,8 @@ use crate::swizzle::Swizzle;
 pub struct ComposedLayout {
     outer: Swizzle,
     offset: Int,
+    /// The dynamic bits of O when it is a CuTe `MixedBits` (0 for a plain integer offset).
+    mixed: i64,
     inner: Layout,
 }
 
@@ -52,8 +54,30 @@ impl ComposedLayout {
         AnyLayout::Composed(ComposedLayout {
             outer,
             offset,
+            mixed: 0,
             inner,
         })
+    }
+
+    /// `composition(A, O, B)` where O is a CuTe `MixedBits`: a known value whose bits under
+    /// `mask` are dynamic (prints `M_S|(d&F)=v`).
+    pub(crate) fn with_mixed_offset(
+        outer: Swizzle,
+        value: i64,
+        mask: i64,
+        inner: Layout,
+    ) -> AnyLayout {
+        AnyLayout::Composed(ComposedLayout {
+            outer,
+            offset: crate::int::d(value),
+            mixed: mask,
+            inner,
+        })
+    }
+
+    /// The dynamic-bit mask of a `MixedBits` offset (0 when O is a plain integer).
+    pub(crate) fn mixed_mask(&self) -> i64 {
+        self.mixed
     }
 
     /// A (the swizzle).
@@ -87,18 +111,27 @@ impl ComposedLayout {
         self.outer.apply_int(&self.offset.add(&inner)?)
     }
 
-    /// `slice(c, A o O o B)`: `A o (O + B(c with _ -> 0)) o slice(c, B)`.
+    /// `slice(c, Sw o O o B)`: the sliced layout, which decays to a plain layout when the
+    /// remaining modes touch only one side of the swizzle (as C++ CuTe). The offset of the
+    /// sliced-away coordinates is dropped here, as `L(c)` drops it; see [`Self::slice_and_offset`].
     ///
-    /// C++ CuTe additionally tries to decay a swizzled slice taken at integer coordinates into a
-    /// plain layout (printing `MixedBits` offsets); here the slice keeps the swizzle, with the same
-    /// values.
+    /// ```
+    /// # use cute_layout::*;
+    /// let sw = "composition(Swizzle<2,0,3>, (_8,_8):(_8,_1))";
+    /// assert_eq!(expr::eval_str(&format!("({sw})(_,_1)")).unwrap(), "((_2,_2,_2)):((_7,_18,_32))");
+    /// assert_eq!(expr::eval_str(&format!("({sw})(_1,_)")).unwrap(), "((_2,_4)):((_-1,_2))");
+    /// ```
     pub fn slice(&self, c: &Coord) -> Result<AnyLayout> {
-        let offset = self.offset.add(&self.inner.crd2idx(&c.zeroed())?)?;
-        Ok(ComposedLayout::new(
-            self.outer,
-            offset,
-            self.inner.slice(c)?,
-        ))
+        Ok(self.slice_and_offset(c)?.0)
+    }
+
+    /// `slice_and_offset(c, Sw o O o B)`: the sliced layout and the offset a tensor adds to its
+    /// pointer.
+    ///
+    /// Where C++ keeps a `MixedBits` offset (a non-reducible slice at a dynamic coordinate) this
+    /// keeps a dynamic integer with the same value.
+    pub fn slice_and_offset(&self, c: &Coord) -> Result<(AnyLayout, Int)> {
+        crate::swizzle_slice::slice_and_offset(self, c)
     }
 
     /// `upcast<N>`: the swizzle, the offset and the inner layout all re-expressed for N-wide elements.
@@ -171,6 +204,15 @@ impl AnyLayout {
         })
     }
 
+    /// `slice_and_offset(c, L)`: the sub-layout under the `_` of `c`, and the offset of the
+    /// integer coordinates (which a tensor adds to its pointer).
+    pub fn slice_and_offset(&self, c: &Coord) -> Result<(AnyLayout, Int)> {
+        match self {
+            AnyLayout::Plain(l) => Ok((AnyLayout::Plain(l.slice(c)?), l.crd2idx(&c.zeroed())?)),
+            AnyLayout::Composed(cl) => cl.slice_and_offset(c),
+        }
+    }
+
     /// Slicing with `_`.
     pub fn slice(&self, c: &Coord) -> Result<AnyLayout> {
         match self {
@@ -188,7 +230,15 @@ impl From<Layout> for AnyLayout {
 
 impl fmt::Display for ComposedLayout {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} o {} o {}", self.outer, self.offset, self.inner)
+        write!(f, "{} o ", self.outer)?;
+        match self.offset.value() {
+            Some(v) if self.mixed != 0 => {
+                let m = self.mixed;
+                write!(f, "M_{}|({}&{m})={v}", v & !m, v & m)?;
+            }
+            _ => write!(f, "{}", self.offset)?,
+        }
+        write!(f, " o {}", self.inner)
     }
 }
 

@@ -32,10 +32,14 @@ pub mod int_tuple;
 mod inverse;
 mod layout;
 mod max_common;
+mod mixed_bits;
 mod print;
+mod print_layout;
 mod product;
 pub mod stride;
+pub mod svg;
 mod swizzle;
+mod swizzle_slice;
 pub mod symbolic;
 mod tile_to_shape;
 mod tiler;
@@ -53,6 +57,7 @@ pub use int_tuple::IntTuple;
 pub use inverse::{left_inverse, right_inverse};
 pub use layout::Layout;
 pub use max_common::{max_common_layout, max_common_vector};
+pub use print_layout::{print_layout, MAX_CELLS};
 pub use product::{
     blocked_product, flat_product, logical_product, raked_product, tiled_product, zipped_product,
 };

@@ -1,0 +1,171 @@
+//! Pictures of layouts as SVG: a grid of cells whose label and colour are functions of the
+//! coordinate. `draw_layout` shows offsets (or shared-memory banks); the TiledCopy / TiledMMA
+//! pictures reuse [`grid_svg`] with thread/value labels.
+
+use std::fmt::Write;
+
+use crate::composed::AnyLayout;
+use crate::error::{algebra, Result};
+use crate::print_layout::{cell, grid_size};
+
+/// One cell of a picture.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cell {
+    /// The main text (`17`, `T5`).
+    pub label: String,
+    /// A second, smaller line (`b17`, `V2`), if any.
+    pub sublabel: Option<String>,
+    /// The fill colour, as an SVG colour (`#a0c4ff`, `hsl(...)`).
+    pub fill: String,
+}
+
+const CELL_W: i64 = 44;
+const CELL_H: i64 = 30;
+const MARGIN: i64 = 36;
+const TITLE_H: i64 = 28;
+
+/// An SVG grid of `rows x cols` cells with row and column indices and a title.
+pub fn grid_svg(
+    title: &str,
+    rows: i64,
+    cols: i64,
+    mut cell_at: impl FnMut(i64, i64) -> Result<Cell>,
+) -> Result<String> {
+    let width = MARGIN + cols * CELL_W + 8;
+    let height = TITLE_H + MARGIN + rows * CELL_H + 8;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="monospace">"#
+    );
+    let _ = writeln!(
+        s,
+        r#"<rect width="{width}" height="{height}" fill="white"/>"#
+    );
+    let _ = writeln!(
+        s,
+        r#"<text x="4" y="18" font-size="13">{}</text>"#,
+        escape(title)
+    );
+    let (x0, y0) = (MARGIN, TITLE_H + MARGIN);
+    for n in 0..cols {
+        let _ = writeln!(
+            s,
+            r#"<text x="{}" y="{}" font-size="11" text-anchor="middle" fill="gray">{n}</text>"#,
+            x0 + n * CELL_W + CELL_W / 2,
+            y0 - 8
+        );
+    }
+    for m in 0..rows {
+        let _ = writeln!(
+            s,
+            r#"<text x="{}" y="{}" font-size="11" text-anchor="end" fill="gray">{m}</text>"#,
+            x0 - 6,
+            y0 + m * CELL_H + CELL_H / 2 + 4
+        );
+        for n in 0..cols {
+            write_cell(&mut s, x0 + n * CELL_W, y0 + m * CELL_H, &cell_at(m, n)?);
+        }
+    }
+    s.push_str("</svg>\n");
+    Ok(s)
+}
+
+fn write_cell(s: &mut String, x: i64, y: i64, c: &Cell) {
+    let _ = writeln!(
+        s,
+        r#"<rect x="{x}" y="{y}" width="{CELL_W}" height="{CELL_H}" fill="{}" stroke="black" stroke-width="1"/>"#,
+        c.fill
+    );
+    let cx = x + CELL_W / 2;
+    match &c.sublabel {
+        None => {
+            let _ = writeln!(
+                s,
+                r#"<text x="{cx}" y="{}" font-size="12" text-anchor="middle">{}</text>"#,
+                y + CELL_H / 2 + 4,
+                escape(&c.label)
+            );
+        }
+        Some(sub) => {
+            let _ = writeln!(
+                s,
+                r#"<text x="{cx}" y="{}" font-size="12" text-anchor="middle">{}</text>"#,
+                y + 13,
+                escape(&c.label)
+            );
+            let _ = writeln!(
+                s,
+                r#"<text x="{cx}" y="{}" font-size="9" text-anchor="middle" fill="dimgray">{}</text>"#,
+                y + 25,
+                escape(sub)
+            );
+        }
+    }
+}
+
+/// A palette of `n` distinguishable light colours; colour `i` of it.
+pub fn palette(i: i64, n: i64) -> String {
+    let n = n.max(1);
+    let k = i.rem_euclid(n);
+    // Spread hues with a stride coprime to n so neighbours differ strongly.
+    let step = if n % 7 == 0 { 5 } else { 7 };
+    let hue = (k * step % n) * 360 / n;
+    let light = if k % 2 == 0 { 82 } else { 70 };
+    format!("hsl({hue},70%,{light}%)")
+}
+
+/// What a layout picture shows in each cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shading {
+    /// The offset, cells shaded by `offset % 8` (as CuTe's `print_latex`).
+    Offsets,
+    /// The offset and its 32-bit shared-memory bank for elements of `bits` bits, coloured by bank.
+    Banks { bits: i64 },
+}
+
+/// `cute draw`: the grid of a rank-2 layout's offsets, or of their banks.
+pub fn draw_layout(l: &AnyLayout, shading: Shading) -> Result<String> {
+    let (rows, cols) = grid_size("draw", l)?;
+    if let Shading::Banks { bits } = shading {
+        if !matches!(bits, 8 | 16 | 32 | 64 | 128) {
+            return Err(algebra(
+                "draw",
+                format!("element width {bits} bits is not 8, 16, 32, 64 or 128"),
+            ));
+        }
+    }
+    let title = match shading {
+        Shading::Offsets => format!("{l}"),
+        Shading::Banks { bits } => format!("{l}   (banks of {bits}-bit elements)"),
+    };
+    grid_svg(&title, rows, cols, |m, n| {
+        let off = cell(l, m, n)?;
+        Ok(match shading {
+            Shading::Offsets => Cell {
+                label: off.to_string(),
+                sublabel: None,
+                fill: GRAYS[off.rem_euclid(8) as usize].to_string(),
+            },
+            Shading::Banks { bits } => {
+                let bank = (off * bits / 32).rem_euclid(32);
+                Cell {
+                    label: off.to_string(),
+                    sublabel: Some(format!("b{bank}")),
+                    fill: palette(bank, 32),
+                }
+            }
+        })
+    })
+}
+
+/// CuTe's `TikzColor_BWx8` shades.
+const GRAYS: [&str; 8] = [
+    "#ffffff", "#e6e6e6", "#cccccc", "#b3b3b3", "#999999", "#808080", "#666666", "#4d4d4d",
+];
+
+fn escape(t: &str) -> String {
+    t.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
