@@ -33,7 +33,7 @@ pub struct ComposedLayout {
 /// assert_eq!(expr::eval_str("composition(Swizzle<0,4,3>, _8:_1)").unwrap(), "_8:_1");
 /// ```
 pub fn compose_swizzle(sw: Swizzle, l: &Layout) -> AnyLayout {
-    ComposedLayout::new(sw, s(0), l.clone())
+    ComposedLayout::composition(sw, s(0), l.clone())
 }
 
 /// A plain layout or a composed one: what the algebra returns for either input.
@@ -47,7 +47,7 @@ pub enum AnyLayout {
 
 impl ComposedLayout {
     /// `composition(A, O, B)`; `Swizzle<0,...>` with a static `_0` offset collapses to B.
-    pub fn new(outer: Swizzle, offset: Int, inner: Layout) -> AnyLayout {
+    pub fn composition(outer: Swizzle, offset: Int, inner: Layout) -> AnyLayout {
         if outer.is_identity() && offset.is_constant(0) {
             return AnyLayout::Plain(inner);
         }
@@ -97,7 +97,7 @@ impl ComposedLayout {
 
     /// The same A and O over a new inner layout: how CuTe forwards the algebra to B.
     pub fn with_inner(&self, inner: Layout) -> AnyLayout {
-        ComposedLayout::new(self.outer, self.offset.clone(), inner)
+        ComposedLayout::composition(self.outer, self.offset.clone(), inner)
     }
 
     /// `(A o O o B)(c) = A(O + B(c))` for a coordinate without `_`.
@@ -137,7 +137,7 @@ impl ComposedLayout {
     /// `upcast<N>`: the swizzle, the offset and the inner layout all re-expressed for N-wide elements.
     pub fn upcast(&self, n: i64) -> Result<AnyLayout> {
         let offset = safe_div(&self.offset, n)?;
-        Ok(ComposedLayout::new(
+        Ok(ComposedLayout::composition(
             self.outer.upcast(n)?,
             offset,
             crate::upcast(&self.inner, n)?,
@@ -147,7 +147,7 @@ impl ComposedLayout {
     /// `downcast<N>`.
     pub fn downcast(&self, n: i64) -> Result<AnyLayout> {
         let offset = self.offset.mul(&s(n))?;
-        Ok(ComposedLayout::new(
+        Ok(ComposedLayout::composition(
             self.outer.downcast(n)?,
             offset,
             crate::downcast(&self.inner, n)?,

@@ -84,7 +84,7 @@ impl Bits {
     }
 
     /// Back to a CuTe integer: static when every bit is.
-    pub fn to_int(&self) -> Result<Int> {
+    pub fn to_int(self) -> Result<Int> {
         match (self.value, self.is_static()) {
             (Some(v), true) => Ok(s(v)),
             (Some(v), false) => Ok(d(v)),

@@ -78,7 +78,10 @@ pub(crate) fn slice_and_offset(cl: &ComposedLayout, c: &Coord) -> Result<(AnyLay
     let (sw, inner) = (cl.layout_a(), cl.layout_b());
     let sliced = Layout::new(slice(c, inner.shape())?, slice(c, inner.stride())?)?;
     if !has_int(c) {
-        return Ok((ComposedLayout::new(sw, cl.offset().clone(), sliced), s(0)));
+        return Ok((
+            ComposedLayout::composition(sw, cl.offset().clone(), sliced),
+            s(0),
+        ));
     }
     let p = projections(&sw);
     let diced = Layout::new(dice(c, inner.shape())?, dice(c, inner.stride())?)?;
@@ -99,7 +102,7 @@ pub(crate) fn slice_and_offset(cl: &ComposedLayout, c: &Coord) -> Result<(AnyLay
                 (Some(v), mask) if mask != 0 && mask != -1 => {
                     ComposedLayout::with_mixed_offset(sw, v, mask, sliced)
                 }
-                _ => ComposedLayout::new(sw, offset_only_zy.to_int()?, sliced),
+                _ => ComposedLayout::composition(sw, offset_only_zy.to_int()?, sliced),
             };
             return Ok((layout, offset_anti_zy));
         }
