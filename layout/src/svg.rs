@@ -31,7 +31,9 @@ pub fn grid_svg(
     cols: i64,
     mut cell_at: impl FnMut(i64, i64) -> Result<Cell>,
 ) -> Result<String> {
-    let width = MARGIN + cols * CELL_W + 8;
+    // Monospace at 13px is about 8px a character; the title must fit.
+    let title_w = 8 + 8 * title.chars().count() as i64;
+    let width = (MARGIN + cols * CELL_W + 8).max(title_w);
     let height = TITLE_H + MARGIN + rows * CELL_H + 8;
     let mut s = String::new();
     let _ = writeln!(
