@@ -48,11 +48,23 @@ fn draw_refuses_bad_input() {
     let err = |src: &str, shading| draw_layout(&layout(src), shading).unwrap_err().to_string();
     assert!(err("(_2,_2,_2):(_1,_2,_4)", Shading::Offsets).contains("rank 3"));
     assert!(err("(_4,_4):(_1,_4)", Shading::Banks { bits: 12 }).contains("12 bits"));
-    for args in [&["draw"][..], &["draw", "_1:_0", "_2:_1"], &["draw", "--bits"]] {
-        let out = Command::new(env!("CARGO_BIN_EXE_cute")).args(args).output().unwrap();
+    for args in [
+        &["draw"][..],
+        &["draw", "_1:_0", "_2:_1"],
+        &["draw", "--bits"],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_cute"))
+            .args(args)
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
     }
-    let out = Command::new(env!("CARGO_BIN_EXE_cute")).args(["draw", "(_8,_8"]).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cute"))
+        .args(["draw", "(_8,_8"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8(out.stdout).unwrap().starts_with("error: parse error"));
+    assert!(String::from_utf8(out.stdout)
+        .unwrap()
+        .starts_with("error: parse error"));
 }

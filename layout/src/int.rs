@@ -18,6 +18,11 @@ pub enum Int {
     Static(i64),
     /// A runtime integer: prints its value (`8`) or its expression (`M`).
     Dynamic(Dyn),
+    /// CuTe's `ScaledBasis`: `value@mode`, the stride of a coordinate (identity) layout, which
+    /// maps into mode `mode` of a coordinate (`_1@0`, `_128@1`). Only scaling by integers and
+    /// comparison are defined on it; offsets through basis strides are coordinates
+    /// (see `Tensor`).
+    Basis(Box<Int>, usize),
 }
 
 /// Shorthand for a static integer.
@@ -40,7 +45,20 @@ impl Int {
     pub fn as_static(&self) -> Option<i64> {
         match self {
             Int::Static(v) => Some(*v),
-            Int::Dynamic(_) => None,
+            Int::Dynamic(_) | Int::Basis(..) => None,
+        }
+    }
+
+    /// The unit basis element `_1@mode`.
+    pub fn basis(mode: usize) -> Int {
+        Int::Basis(Box::new(s(1)), mode)
+    }
+
+    /// `(value, mode)` of a basis element.
+    pub fn as_basis(&self) -> Option<(&Int, usize)> {
+        match self {
+            Int::Basis(v, m) => Some((v, *m)),
+            _ => None,
         }
     }
 
@@ -49,12 +67,17 @@ impl Int {
         match self {
             Int::Static(v) => Some(*v),
             Int::Dynamic(d) => d.value(),
+            Int::Basis(..) => None,
         }
     }
 
     /// Whether the value lives in the type (C++ `is_static`).
     pub fn is_static(&self) -> bool {
-        matches!(self, Int::Static(_))
+        match self {
+            Int::Static(_) => true,
+            Int::Dynamic(_) => false,
+            Int::Basis(v, _) => v.is_static(),
+        }
     }
 
     /// C++ `is_constant<N, T>`: static and equal to `n`.
@@ -66,10 +89,14 @@ impl Int {
         match self {
             Int::Static(v) => Dyn::Lit(*v),
             Int::Dynamic(d) => d.clone(),
+            Int::Basis(..) => Dyn::Lit(0),
         }
     }
 
     fn binary(&self, op: BinOp, rhs: &Int) -> Result<Int> {
+        if self.as_basis().is_some() || rhs.as_basis().is_some() {
+            return self.basis_binary(op, rhs);
+        }
         let overflow = || Error::Arithmetic {
             op: ARITHMETIC.to_string(),
             what: match op {
@@ -85,6 +112,31 @@ impl Int {
             _ => Dyn::bin(op, &self.dyn_of(), &rhs.dyn_of())
                 .map(Int::Dynamic)
                 .ok_or_else(overflow),
+        }
+    }
+
+    /// Arithmetic with a basis element: scaling by an integer, and the sum of two elements of
+    /// the same mode; anything else is not an integer operation.
+    fn basis_binary(&self, op: BinOp, rhs: &Int) -> Result<Int> {
+        match (op, self, rhs) {
+            (BinOp::Mul, Int::Basis(v, m), k) if k.as_basis().is_none() => {
+                Ok(Int::Basis(Box::new(v.mul(k)?), *m))
+            }
+            (BinOp::Mul, k, Int::Basis(v, m)) if k.as_basis().is_none() => {
+                Ok(Int::Basis(Box::new(k.mul(v)?), *m))
+            }
+            (BinOp::Add, Int::Basis(a, m), Int::Basis(b, n)) if m == n => {
+                Ok(Int::Basis(Box::new(a.add(b)?), *m))
+            }
+            (BinOp::Add, Int::Basis(..), z) if z.is_constant(0) => Ok(self.clone()),
+            (BinOp::Add, z, Int::Basis(..)) if z.is_constant(0) => Ok(rhs.clone()),
+            _ => Err(crate::error::algebra(
+                "basis arithmetic",
+                format!(
+                    "{} is not defined on the basis stride(s) of a coordinate layout",
+                    op.apply_text(&self.to_string(), &rhs.to_string())
+                ),
+            )),
         }
     }
 
@@ -147,6 +199,10 @@ impl Int {
         match self {
             Int::Static(v) => v.checked_abs().map(Int::Static).ok_or_else(overflow),
             Int::Dynamic(d) => d.abs().map(Int::Dynamic).ok_or_else(overflow),
+            Int::Basis(..) => Err(crate::error::algebra(
+                "basis arithmetic",
+                format!("abs({self}) is not defined on a basis stride"),
+            )),
         }
     }
 
@@ -155,6 +211,7 @@ impl Int {
         match self {
             Int::Static(v) => Int::Static(v.signum()),
             Int::Dynamic(d) => Int::Dynamic(d.signum()),
+            Int::Basis(..) => s(1),
         }
     }
 
@@ -165,7 +222,11 @@ impl Int {
 
     /// C++ `is_constant<true, decltype(a == b)>`: both static and equal.
     pub fn static_eq(&self, rhs: &Int) -> bool {
-        matches!((self, rhs), (Int::Static(a), Int::Static(b)) if a == b)
+        match (self, rhs) {
+            (Int::Static(a), Int::Static(b)) => a == b,
+            (Int::Basis(a, m), Int::Basis(b, n)) => m == n && a.static_eq(b),
+            _ => false,
+        }
     }
 }
 
@@ -174,6 +235,7 @@ impl fmt::Display for Int {
         match self {
             Int::Static(v) => write!(f, "_{v}"),
             Int::Dynamic(d) => write!(f, "{d}"),
+            Int::Basis(v, m) => write!(f, "{v}@{m}"),
         }
     }
 }

@@ -33,6 +33,7 @@ mod inverse;
 mod layout;
 mod max_common;
 mod mixed_bits;
+mod numeric;
 mod print;
 mod print_layout;
 mod product;
@@ -41,6 +42,7 @@ pub mod svg;
 mod swizzle;
 mod swizzle_slice;
 pub mod symbolic;
+mod tensor;
 mod tile_to_shape;
 mod tiler;
 
@@ -57,11 +59,13 @@ pub use int_tuple::IntTuple;
 pub use inverse::{left_inverse, right_inverse};
 pub use layout::Layout;
 pub use max_common::{max_common_layout, max_common_vector};
+pub use numeric::ElemType;
 pub use print_layout::{print_layout, MAX_CELLS};
 pub use product::{
     blocked_product, flat_product, logical_product, raked_product, tiled_product, zipped_product,
 };
 pub use stride::Major;
 pub use swizzle::{Sw, Swizzle};
+pub use tensor::{Element, Engine, MemSpace, Ptr, Tensor};
 pub use tile_to_shape::{tile_to_shape, ModeOrder};
 pub use tiler::Tiler;

@@ -119,6 +119,9 @@ impl Swizzle {
     pub fn apply_int(&self, o: &Int) -> Result<Int> {
         match o {
             Int::Static(v) => Ok(Int::Static(self.apply(*v)?)),
+            Int::Basis(..) => Err(Error::Eval(format!(
+                "{self}: cannot swizzle the basis stride {o}"
+            ))),
             Int::Dynamic(_) => match o.value() {
                 Some(v) => Ok(crate::int::d(self.apply(v)?)),
                 None => Err(Error::Eval(format!(

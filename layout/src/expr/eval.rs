@@ -44,7 +44,11 @@ pub fn eval_expr(e: &Expr) -> Result<Value> {
 /// while `(_4)` stays the rank-1 tuple CuTe prints.
 fn tuple(items: &[Expr]) -> Result<Value> {
     let mut values = eval_all(items)?;
-    if values.len() == 1 && matches!(values[0], Value::Layout(_) | Value::Swizzle(_)) {
+    let grouping = matches!(
+        values.first(),
+        Some(Value::Layout(_) | Value::Swizzle(_) | Value::Tensor(_) | Value::Ptr(_))
+    );
+    if values.len() == 1 && grouping {
         return Ok(values.remove(0));
     }
     Ok(Value::Tuple(values))
@@ -59,6 +63,7 @@ fn name(n: &str) -> Value {
     match n {
         "LayoutLeft" | "GenColMajor" => Value::Major(Major::Left),
         "LayoutRight" | "GenRowMajor" => Value::Major(Major::Right),
+        "X" => Value::Under,
         _ => Value::Int(Int::symbol(n)),
     }
 }
@@ -72,6 +77,14 @@ fn template_value(name: &str, targs: &[TArg]) -> Result<Value> {
         ("Swizzle", _) => Err(Error::Eval(
             "Swizzle<B,M,S>: expected three integers".into(),
         )),
+        ("Step" | "Shape" | "Stride" | "Tile", _) => {
+            let items = targs.iter().map(|t| match t {
+                TArg::Int(v) => Ok(Value::Int(s(*v))),
+                TArg::Type(n, inner) if n == "X" && inner.is_empty() => Ok(Value::Under),
+                TArg::Type(n, _) => Err(Error::Eval(format!("{name}<...>: unexpected '{n}'"))),
+            });
+            Ok(Value::Tuple(items.collect::<Result<_>>()?))
+        }
         _ => Err(Error::Eval(format!(
             "{name}<...>: not available yet (copy and MMA atoms come with TiledCopy / TiledMMA)"
         ))),
@@ -89,18 +102,35 @@ fn apply(target: &Value, args: &[Value]) -> Result<Value> {
         };
         return Ok(Value::Int(sw.apply_int(x)?));
     }
+    if let Value::Tensor(t) = target {
+        let c = coordinate(args, &t.to_string())?;
+        return if c.has_underscore() {
+            Ok(Value::Tensor(t.slice(&c)?))
+        } else {
+            Ok(t.at(&c.zeroed())?.into())
+        };
+    }
     let Value::Layout(l) = target else {
-        return Err(expected("evaluating with (...)", "a layout", target));
+        return Err(expected(
+            "evaluating with (...)",
+            "a layout or a tensor",
+            target,
+        ));
     };
-    let coord = match args {
-        [one] => one.clone(),
-        [] => return Err(Error::Eval(format!("{l}(): a coordinate is required"))),
-        many => Value::Tuple(many.to_vec()),
-    };
-    let c = coord.to_coord("layout coordinate")?;
+    let c = coordinate(args, &l.to_string())?;
     if c.has_underscore() {
         Ok(Value::Layout(l.slice(&c)?))
     } else {
         Ok(Value::Int(l.crd2idx(&c.zeroed())?))
     }
+}
+
+/// The coordinate of `x(c)` or `x(c0, c1, ...)`.
+fn coordinate(args: &[Value], what: &str) -> Result<crate::coord::Coord> {
+    let coord = match args {
+        [one] => one.clone(),
+        [] => return Err(Error::Eval(format!("{what}(): a coordinate is required"))),
+        many => Value::Tuple(many.to_vec()),
+    };
+    coord.to_coord("coordinate")
 }

@@ -37,10 +37,18 @@ pub const FUNCTIONS: &[&str] = &[
     "make_tuple", "make_step", "make_ordered_layout", "make_layout_like", "make_fragment_like", "coalesce", "filter", "filter_zeros",
     "composition", "complement", "right_inverse", "left_inverse", "logical_divide", "zipped_divide", "tiled_divide", "flat_divide",
     "logical_product", "zipped_product", "tiled_product", "flat_product", "blocked_product", "raked_product", "tile_to_shape", "max_common_vector",
-    "max_common_layout", "upcast", "downcast", "crd2idx", "idx2crd", "ceil_div", "product", "product_each",
+    "max_common_layout", "upcast", "downcast", "crd2idx", "idx2crd", "ceil_div", "product", "product_each", "make_gmem_ptr", "make_smem_ptr",
+    "make_rmem_ptr", "make_tensor", "make_identity_tensor", "local_tile", "local_partition",
+    "inner_partition", "outer_partition", "recast",
 ];
 
 fn dispatch(name: &str, targs: &[TArg], args: &[Value]) -> Result<Value> {
+    if let Some(out) = super::tensor_functions::call_tensor(name, targs, args) {
+        return out;
+    }
+    if let Some(out) = on_tensor(name, targs, args) {
+        return out;
+    }
     let ix = indices(name, targs)?;
     if !ix.is_empty() && !TAKES_TEMPLATE_ARGS.contains(&name) {
         return Err(Error::Eval(format!("{name} takes no template arguments")));
@@ -84,6 +92,32 @@ fn dispatch(name: &str, targs: &[TArg], args: &[Value]) -> Result<Value> {
         _ => Err(Error::Eval(format!("unknown function '{name}'"))),
     }
 }
+
+/// A layout function applied to a tensor: queries see its layout, layout operations keep its
+/// engine (`zipped_divide(T, tiler)`, `composition(T, tiler)`, `coalesce(T)`).
+fn on_tensor(name: &str, targs: &[TArg], args: &[Value]) -> Option<Result<Value>> {
+    let Some((Value::Tensor(t), rest)) = args.split_first() else {
+        return None;
+    };
+    let mut with_layout = vec![Value::Layout(t.layout().clone())];
+    with_layout.extend(rest.iter().cloned());
+    if name == "layout" && targs.is_empty() {
+        return Some(Ok(with_layout.remove(0)));
+    }
+    let out = match dispatch(name, targs, &with_layout) {
+        Ok(v) => v,
+        Err(e) => return Some(Err(e)),
+    };
+    Some(Ok(match out {
+        Value::Layout(l) if !QUERIES.contains(&name) => Value::Tensor(t.with_layout(l)),
+        other => other,
+    }))
+}
+
+/// Functions whose result describes a layout rather than replacing it.
+const QUERIES: &[&str] = &[
+    "size", "cosize", "rank", "depth", "shape", "stride", "get", "layout",
+];
 
 /// Integer template arguments (`get<1,0>`, `upcast<2>`); others are refused for functions.
 fn indices(name: &str, targs: &[TArg]) -> Result<Vec<i64>> {

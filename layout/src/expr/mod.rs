@@ -16,6 +16,7 @@ mod eval;
 mod functions;
 mod lexer;
 mod parser;
+mod tensor_functions;
 mod value;
 
 pub use ast::{Expr, TArg};

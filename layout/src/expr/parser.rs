@@ -228,7 +228,7 @@ impl Parser {
             let t = self.next("a template argument")?;
             self.enter(t.col)?;
             let arg = match t.kind {
-                Tok::Dynamic(v) => TArg::Int(v),
+                Tok::Dynamic(v) | Tok::Static(v) => TArg::Int(v),
                 Tok::Ident(n) => {
                     let inner = if self.peek_is(&Tok::Lt) {
                         self.pos += 1;

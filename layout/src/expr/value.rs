@@ -10,6 +10,7 @@ use crate::int_tuple::IntTuple;
 use crate::layout::Layout;
 use crate::stride::Major;
 use crate::swizzle::Swizzle;
+use crate::tensor::{Element, Ptr, Tensor};
 use crate::tiler::Tiler;
 
 /// A value: what an expression evaluates to.
@@ -23,6 +24,10 @@ pub enum Value {
     Layout(AnyLayout),
     /// A swizzle functor.
     Swizzle(Swizzle),
+    /// A typed pointer (`gmem_ptr[32b](A)`).
+    Ptr(Ptr),
+    /// A tensor (`gmem_ptr[32b](A) o (M,K):(_1,M)`).
+    Tensor(Tensor),
     /// `_`.
     Under,
     /// `LayoutLeft` / `LayoutRight`.
@@ -50,6 +55,21 @@ impl From<AnyLayout> for Value {
     }
 }
 
+impl From<Tensor> for Value {
+    fn from(t: Tensor) -> Self {
+        Value::Tensor(t)
+    }
+}
+
+impl From<Element> for Value {
+    fn from(e: Element) -> Self {
+        match e {
+            Element::Offset(p) => Value::Ptr(p),
+            Element::Coord(v) => Value::Tuple(v.into_iter().map(Value::Int).collect()),
+        }
+    }
+}
+
 impl From<Int> for Value {
     fn from(i: Int) -> Self {
         Value::Int(i)
@@ -65,6 +85,8 @@ impl Value {
             Value::Layout(AnyLayout::Plain(_)) => "a layout",
             Value::Layout(AnyLayout::Composed(_)) => "a composed layout",
             Value::Swizzle(_) => "a swizzle",
+            Value::Ptr(_) => "a pointer",
+            Value::Tensor(_) => "a tensor",
             Value::Under => "'_'",
             Value::Major(_) => "a layout major",
         }
@@ -136,6 +158,8 @@ impl fmt::Display for Value {
             Value::Int(i) => write!(f, "{i}"),
             Value::Layout(l) => write!(f, "{l}"),
             Value::Swizzle(sw) => write!(f, "{sw}"),
+            Value::Ptr(p) => write!(f, "{p}"),
+            Value::Tensor(t) => write!(f, "{t}"),
             Value::Under => f.write_str("_"),
             Value::Major(Major::Left) => f.write_str("LayoutLeft"),
             Value::Major(Major::Right) => f.write_str("LayoutRight"),

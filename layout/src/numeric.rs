@@ -1,0 +1,66 @@
+//! Element types, with CuTe's names and widths.
+
+use std::fmt;
+
+/// The element types of the expression language and the code generator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ElemType {
+    F64,
+    F32,
+    Tf32,
+    F16,
+    Bf16,
+    I8,
+    U8,
+    I16,
+    U16,
+    I32,
+    U32,
+    I64,
+    U64,
+    U128,
+}
+
+const ALL: [(ElemType, &str, u32); 14] = [
+    (ElemType::F64, "double", 64),
+    (ElemType::F32, "float", 32),
+    (ElemType::Tf32, "tfloat32_t", 32),
+    (ElemType::F16, "half_t", 16),
+    (ElemType::Bf16, "bfloat16_t", 16),
+    (ElemType::I8, "int8_t", 8),
+    (ElemType::U8, "uint8_t", 8),
+    (ElemType::I16, "int16_t", 16),
+    (ElemType::U16, "uint16_t", 16),
+    (ElemType::I32, "int32_t", 32),
+    (ElemType::U32, "uint32_t", 32),
+    (ElemType::I64, "int64_t", 64),
+    (ElemType::U64, "uint64_t", 64),
+    (ElemType::U128, "uint128_t", 128),
+];
+
+impl ElemType {
+    /// The type CuTe spells `name` (`float`, `half_t`, `uint128_t`, ...).
+    pub fn from_name(name: &str) -> Option<ElemType> {
+        ALL.iter().find(|(_, n, _)| *n == name).map(|(t, _, _)| *t)
+    }
+
+    /// CuTe's spelling.
+    pub fn name(self) -> &'static str {
+        ALL.iter()
+            .find(|(t, _, _)| *t == self)
+            .map_or("?", |(_, n, _)| n)
+    }
+
+    /// `sizeof_bits<T>`.
+    pub fn bits(self) -> u32 {
+        ALL.iter()
+            .find(|(t, _, _)| *t == self)
+            .map_or(0, |(_, _, b)| *b)
+    }
+}
+
+impl fmt::Display for ElemType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}

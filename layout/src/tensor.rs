@@ -1,0 +1,434 @@
+//! Tensors: a pointer (or, for coordinate tensors, an origin coordinate) and a layout.
+//!
+//! Tensors here are views the code generator lowers: the pointer is a named kernel parameter in a
+//! memory space (`gmem_ptr[32b](A)`), offsets and strides may be symbolic (`ldA`). Coordinate
+//! tensors (`make_identity_tensor`) map each element to its coordinate through basis strides
+//! (`_1@0`, `_1@1`) and are what predication of partial tiles is built on.
+
+use std::fmt;
+
+use crate::composed::AnyLayout;
+use crate::coord::Coord;
+use crate::error::{algebra, Result};
+use crate::int::{s, Int};
+use crate::int_tuple::IntTuple;
+use crate::layout::Layout;
+use crate::stride::idx2crd;
+use crate::tiler::Tiler;
+
+/// Where a tensor's data lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemSpace {
+    /// Global memory (`gmem_ptr`).
+    Gmem,
+    /// Shared memory (`smem_ptr`).
+    Smem,
+    /// Registers (`rmem_ptr`).
+    Rmem,
+}
+
+/// A typed pointer: a named base (a kernel parameter or buffer) plus an element offset.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ptr {
+    /// The memory space.
+    pub space: MemSpace,
+    /// The element width in bits.
+    pub bits: u32,
+    /// The base, as the code generator names it (`A`, `sA`).
+    pub name: String,
+    /// The offset from the base, in elements.
+    pub offset: Int,
+}
+
+/// What a tensor's layout offsets: memory, or a coordinate space.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Engine {
+    /// A pointer into memory.
+    Ptr(Ptr),
+    /// The origin of a coordinate tensor (`ArithTuple(_0,_0)`).
+    Coord(Vec<Int>),
+}
+
+/// A tensor: an engine and a layout, `engine o layout`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tensor {
+    engine: Engine,
+    layout: AnyLayout,
+}
+
+/// An element of a tensor: an offset from the pointer, or a coordinate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Element {
+    /// `ptr + offset` (in elements).
+    Offset(Ptr),
+    /// The coordinate a coordinate tensor holds.
+    Coord(Vec<Int>),
+}
+
+impl Tensor {
+    /// `make_tensor(ptr, layout)`.
+    pub fn new(ptr: Ptr, layout: impl Into<AnyLayout>) -> Tensor {
+        Tensor {
+            engine: Engine::Ptr(ptr),
+            layout: layout.into(),
+        }
+    }
+
+    /// `make_identity_tensor(shape)`: the coordinate tensor `ArithTuple(_0,...) o shape:(_1@0,_1@1,...)`.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// assert_eq!(
+    ///     expr::eval_str("make_identity_tensor((_4,_8))").unwrap(),
+    ///     "ArithTuple(_0,_0) o (_4,_8):(_1@0,_1@1)"
+    /// );
+    /// ```
+    pub fn identity(shape: &IntTuple) -> Result<Tensor> {
+        if shape.depth() > 1 {
+            return Err(algebra(
+                "make_identity_tensor",
+                format!("{shape} is nested; coordinate tensors of nested shapes are not supported"),
+            ));
+        }
+        let stride = match shape {
+            IntTuple::Int(_) => IntTuple::Int(Int::basis(0)),
+            IntTuple::Tuple(v) => IntTuple::from_ints((0..v.len()).map(Int::basis).collect()),
+        };
+        let layout = Layout::new(shape.clone(), stride)?;
+        Ok(Tensor {
+            engine: Engine::Coord(vec![s(0); shape.rank()]),
+            layout: layout.into(),
+        })
+    }
+
+    /// The layout.
+    pub fn layout(&self) -> &AnyLayout {
+        &self.layout
+    }
+
+    /// The engine.
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// The same engine with another layout (a layout operation applied to the tensor).
+    pub fn with_layout(&self, layout: AnyLayout) -> Tensor {
+        Tensor {
+            engine: self.engine.clone(),
+            layout,
+        }
+    }
+
+    /// Applies a layout operation to the tensor's layout (composed layouts forward to B).
+    pub fn map_layout(&self, f: impl FnOnce(&Layout) -> Result<Layout>) -> Result<Tensor> {
+        Ok(self.with_layout(self.layout.map(f)?))
+    }
+
+    /// The engine moved by the offset of an integer coordinate of this tensor's layout.
+    fn advanced(&self, c: &IntTuple, offset_of_ptr: Int) -> Result<Engine> {
+        match &self.engine {
+            Engine::Ptr(p) => {
+                let mut p = p.clone();
+                p.offset = p.offset.add(&offset_of_ptr)?;
+                Ok(Engine::Ptr(p))
+            }
+            Engine::Coord(origin) => {
+                let AnyLayout::Plain(l) = &self.layout else {
+                    return Err(algebra("slice", "a coordinate tensor has a plain layout"));
+                };
+                let delta = crd2coord(l, c, origin.len())?;
+                let sum = origin
+                    .iter()
+                    .zip(&delta)
+                    .map(|(a, b)| a.add(b))
+                    .collect::<Result<_>>()?;
+                Ok(Engine::Coord(sum))
+            }
+        }
+    }
+
+    /// `tensor(c)` with `_`: the sub-tensor, its engine advanced by the offset of the integer
+    /// coordinates.
+    pub fn slice(&self, c: &Coord) -> Result<Tensor> {
+        let (layout, off) = match &self.engine {
+            Engine::Ptr(_) => self.layout.slice_and_offset(c)?,
+            Engine::Coord(_) => (self.layout.slice(c)?, s(0)),
+        };
+        Ok(Tensor {
+            engine: self.advanced(&c.zeroed(), off)?,
+            layout,
+        })
+    }
+
+    /// `tensor(c)` without `_`: the element's place.
+    pub fn at(&self, c: &IntTuple) -> Result<Element> {
+        match &self.engine {
+            Engine::Ptr(_) => {
+                let off = self.layout.crd2idx(c)?;
+                match self.advanced(c, off)? {
+                    Engine::Ptr(p) => Ok(Element::Offset(p)),
+                    Engine::Coord(_) => unreachable!("a pointer engine stays a pointer"),
+                }
+            }
+            Engine::Coord(_) => match self.advanced(c, s(0))? {
+                Engine::Coord(v) => Ok(Element::Coord(v)),
+                Engine::Ptr(_) => unreachable!("a coordinate engine stays a coordinate"),
+            },
+        }
+    }
+
+    /// `recast<T>(tensor)`: the same data seen as elements of `bits` bits.
+    pub fn recast(&self, bits: u32) -> Result<Tensor> {
+        let Engine::Ptr(p) = &self.engine else {
+            return Err(algebra("recast", "a coordinate tensor has no element type"));
+        };
+        if bits == 0 || p.bits == 0 {
+            return Err(algebra("recast", "element widths must be positive"));
+        }
+        let (old, new) = (i64::from(p.bits), i64::from(bits));
+        let layout = match &self.layout {
+            _ if old == new => self.layout.clone(),
+            AnyLayout::Plain(l) if new > old && new % old == 0 => {
+                crate::upcast(l, new / old)?.into()
+            }
+            AnyLayout::Plain(l) if old % new == 0 => crate::downcast(l, old / new)?.into(),
+            AnyLayout::Composed(c) if new > old && new % old == 0 => c.upcast(new / old)?,
+            AnyLayout::Composed(c) if old % new == 0 => c.downcast(old / new)?,
+            _ => {
+                return Err(algebra(
+                    "recast",
+                    format!("{old}-bit and {bits}-bit elements do not divide"),
+                ))
+            }
+        };
+        let offset = p.offset.mul(&s(old))?.div(&s(new))?;
+        let ptr = Ptr {
+            bits,
+            offset,
+            ..p.clone()
+        };
+        Ok(Tensor {
+            engine: Engine::Ptr(ptr),
+            layout,
+        })
+    }
+}
+
+/// The coordinate a coordinate layout (basis strides) gives an integer coordinate.
+fn crd2coord(l: &Layout, c: &IntTuple, rank: usize) -> Result<Vec<Int>> {
+    let leaves = idx2crd(c, l.shape())?.leaves();
+    let mut out = vec![s(0); rank];
+    for (ci, di) in leaves.iter().zip(l.stride().leaves()) {
+        let term = ci.mul(&di)?;
+        match term.as_basis() {
+            Some((v, m)) if m < rank => out[m] = out[m].add(v)?,
+            Some(_) => {
+                return Err(algebra(
+                    "slice",
+                    format!("{di} is outside the coordinate space"),
+                ))
+            }
+            None if term.is_constant(0) => {}
+            None => {
+                return Err(algebra(
+                    "slice",
+                    format!("stride {di} of a coordinate layout is not a basis"),
+                ))
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The tensor algebra of CuTe's `tensor_impl.hpp`.
+impl Tensor {
+    /// `zipped_divide(tensor, tiler)`.
+    pub fn zipped_divide(&self, t: &Tiler) -> Result<Tensor> {
+        self.map_layout(|l| crate::zipped_divide(l, t))
+    }
+
+    /// `inner_partition(tensor, tiler, coord)`: tile, then index the rest mode with `coord`,
+    /// keeping the tile.
+    pub fn inner_partition(&self, t: &Tiler, coord: &Coord) -> Result<Tensor> {
+        let tiled = self.zipped_divide(t)?;
+        let (r0, r1) = tile_ranks(&tiled)?;
+        let rest = match coord {
+            Coord::Tuple(v) => Coord::Tuple(pad(v, r1)),
+            c => c.clone(),
+        };
+        tiled.slice(&Coord::Tuple(vec![Coord::repeat_under(r0), rest]))
+    }
+
+    /// `outer_partition(tensor, tiler, coord)`: tile, then index the tile mode with `coord`,
+    /// keeping the rest.
+    pub fn outer_partition(&self, t: &Tiler, coord: &Coord) -> Result<Tensor> {
+        let tiled = self.zipped_divide(t)?;
+        let (r0, r1) = tile_ranks(&tiled)?;
+        let first = match coord {
+            Coord::Tuple(v) => Coord::Tuple(pad(v, r0)),
+            c => c.clone(),
+        };
+        tiled.slice(&Coord::Tuple(vec![first, Coord::repeat_under(r1)]))
+    }
+
+    /// `local_tile(tensor, tiler, coord[, proj])`: the tile at `coord` (`inner_partition`); a
+    /// projection such as `Step<_1,X,_1>` first drops the tiler and coordinate modes marked `X`.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// assert_eq!(
+    ///     expr::eval_str("local_tile(make_tensor(make_gmem_ptr<float>(A), make_layout((M,K))), (_128,_128,_8), (bx,by,_), Step<_1,X,_1>)").unwrap(),
+    ///     "gmem_ptr[32b](A+bx*128) o (_128,_8,(K+7)/8):(_1,M,8*M)"
+    /// );
+    /// ```
+    pub fn local_tile(&self, t: &Tiler, coord: &Coord, proj: Option<&Coord>) -> Result<Tensor> {
+        match proj {
+            None => self.inner_partition(t, coord),
+            Some(p) => self.inner_partition(&dice_tiler(p, t)?, &dice_coord(p, coord)?),
+        }
+    }
+
+    /// `local_partition(tensor, thr_layout, idx[, proj])`: the elements thread `idx` of
+    /// `thr_layout` owns when the threads are tiled over the tensor (`outer_partition` by the
+    /// thread layout's shape at the thread's flat coordinate).
+    pub fn local_partition(&self, thr: &Layout, idx: &Int, proj: Option<&Coord>) -> Result<Tensor> {
+        let shape = thr.shape().product_each()?;
+        let coord = flat_coord(thr, idx)?;
+        let (tiler, coord) = match proj {
+            None => (Tiler::from_shape(&shape), coord),
+            Some(p) => {
+                let t = Tiler::from_shape(&shape);
+                (dice_tiler(p, &t)?, dice_coord(p, &coord)?)
+            }
+        };
+        self.outer_partition(&tiler, &coord)
+    }
+}
+
+/// (rank of the tile mode, rank of the rest mode) of a zipped tensor.
+fn tile_ranks(t: &Tensor) -> Result<(usize, usize)> {
+    let l = t.layout.shape_layout();
+    Ok((l.mode(0)?.rank(), l.mode(1)?.rank()))
+}
+
+/// `append<n>(coord, _)`.
+fn pad(v: &[Coord], n: usize) -> Vec<Coord> {
+    let mut v = v.to_vec();
+    while v.len() < n {
+        v.push(Coord::Under);
+    }
+    v
+}
+
+/// `layout.get_flat_coord(idx)`: the coordinate of `idx` in each top-level mode, colexicographic
+/// within the mode.
+fn flat_coord(l: &Layout, idx: &Int) -> Result<Coord> {
+    let hier = crate::stride::idx2crd_strided(&IntTuple::Int(idx.clone()), l.shape(), l.stride())?;
+    let modes = hier.modes().into_iter().zip(l.shape().modes());
+    let flat = modes
+        .map(|(c, sh)| {
+            crate::stride::crd2idx_colex(&c, &sh)
+                .map(|x| Coord::Int(x.as_int().cloned().unwrap_or(s(0))))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(if l.shape().is_tuple() {
+        Coord::Tuple(flat)
+    } else {
+        flat.into_iter().next().unwrap_or(Coord::Int(s(0)))
+    })
+}
+
+/// `dice(proj, tiler)`: the tiler modes under an integer of the projection.
+fn dice_tiler(p: &Coord, t: &Tiler) -> Result<Tiler> {
+    let (Coord::Tuple(pv), Tiler::Tuple(tv)) = (p, t) else {
+        return Err(algebra(
+            "local_tile",
+            format!("projection {p} and tiler {t} must be tuples"),
+        ));
+    };
+    if pv.len() != tv.len() {
+        return Err(algebra(
+            "local_tile",
+            format!("projection {p} and tiler {t} have different ranks"),
+        ));
+    }
+    let kept: Vec<Tiler> = pv
+        .iter()
+        .zip(tv)
+        .filter(|(pi, _)| !matches!(pi, Coord::Under))
+        .map(|(_, ti)| ti.clone())
+        .collect();
+    Ok(Tiler::Tuple(kept))
+}
+
+/// `dice(proj, coord)`: the coordinate modes under an integer of the projection.
+fn dice_coord(p: &Coord, c: &Coord) -> Result<Coord> {
+    let (Coord::Tuple(pv), Coord::Tuple(cv)) = (p, c) else {
+        return Err(algebra(
+            "local_tile",
+            format!("projection {p} and coordinate {c} must be tuples"),
+        ));
+    };
+    if pv.len() != cv.len() {
+        return Err(algebra(
+            "local_tile",
+            format!("projection {p} and coordinate {c} have different ranks"),
+        ));
+    }
+    let kept = pv
+        .iter()
+        .zip(cv)
+        .filter(|(pi, _)| !matches!(pi, Coord::Under))
+        .map(|(_, ci)| ci.clone())
+        .collect();
+    Ok(Coord::Tuple(kept))
+}
+
+impl fmt::Display for MemSpace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            MemSpace::Gmem => "gmem",
+            MemSpace::Smem => "smem",
+            MemSpace::Rmem => "rmem",
+        })
+    }
+}
+
+impl fmt::Display for Ptr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}_ptr[{}b]({}", self.space, self.bits, self.name)?;
+        match self.offset.value() {
+            Some(0) => {}
+            Some(v) if v < 0 => write!(f, "{v}")?,
+            _ => write!(f, "+{}", self.offset)?,
+        }
+        f.write_str(")")
+    }
+}
+
+impl fmt::Display for Engine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Engine::Ptr(p) => write!(f, "{p}"),
+            Engine::Coord(v) => {
+                f.write_str("ArithTuple")?;
+                crate::print::write_tuple(f, v)
+            }
+        }
+    }
+}
+
+impl fmt::Display for Tensor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} o {}", self.engine, self.layout)
+    }
+}
+
+impl fmt::Display for Element {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Element::Offset(p) => write!(f, "{p}"),
+            Element::Coord(v) => crate::print::write_tuple(f, v),
+        }
+    }
+}
