@@ -75,6 +75,10 @@ fn call_text() -> impl Strategy<Value = String> {
     let names = prop::sample::select(FUNCTIONS.to_vec());
     let arg = prop_oneof![
         layout_text(),
+        layout_text().prop_map(|l| format!("composition(Swizzle<2,3,3>, {l})")),
+        layout_text().prop_map(|l| format!("make_tensor(make_gmem_ptr<float>(A), {l})")),
+        Just("make_identity_tensor((_8,M))".to_string()),
+        Just("Step<_1,X>".to_string()),
         layout_text().prop_map(|l| format!("make_tile({l}, _)")),
         Just("(_4,_8)".to_string()),
         Just("_".to_string()),
