@@ -65,3 +65,10 @@ fn cute_swizzle_tsv_matches_cpp_cute() {
     // slices at static and dynamic coordinates (which decay to plain layouts), forwarded algebra.
     check("cute-swizzle.tsv", &[]);
 }
+
+#[test]
+fn tiled_tsv_matches_cpp_cute() {
+    // TiledCopy (tidfrg_S/D, get_layoutS/D_TV) and TiledMMA (thrfrg_A/B/C, get_layoutA/B/C_TV)
+    // over the SM75/SM80 atoms, copied verbatim from shared/oracle.
+    check("tiled.tsv", &[]);
+}

@@ -163,3 +163,28 @@ impl crate::Layout {
         })
     }
 }
+
+impl crate::Layout {
+    /// `get_hier_coord(idx)`: the coordinate of an index under a compact layout
+    /// (`idx2crd(idx, shape, stride)`).
+    pub fn get_hier_coord(&self, idx: &Int) -> Result<IntTuple> {
+        crate::stride::idx2crd_strided(&IntTuple::Int(idx.clone()), self.shape(), self.stride())
+    }
+
+    /// `get_flat_coord(idx)`: the hierarchical coordinate with each top-level mode flattened to
+    /// its colexicographic index, as `local_partition` and `TiledMMA::get_slice` use it.
+    pub fn get_flat_coord(&self, idx: &Int) -> Result<IntTuple> {
+        let hier = self.get_hier_coord(idx)?;
+        let flat = hier
+            .modes()
+            .into_iter()
+            .zip(self.shape().modes())
+            .map(|(c, sh)| crate::stride::crd2idx_colex(&c, &sh))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(if self.shape().is_tuple() {
+            IntTuple::Tuple(flat)
+        } else {
+            flat.into_iter().next().unwrap_or(IntTuple::st(0))
+        })
+    }
+}

@@ -17,6 +17,7 @@
 //! Nothing here panics on user input: impossible algebra returns an [`Error`] that names the
 //! operation and the condition that failed.
 
+pub mod atom;
 mod by_mode;
 mod cast;
 mod coalesce;
@@ -59,7 +60,7 @@ pub use int_tuple::IntTuple;
 pub use inverse::{left_inverse, right_inverse};
 pub use layout::Layout;
 pub use max_common::{max_common_layout, max_common_vector};
-pub use numeric::ElemType;
+pub use numeric::{bfloat16_t, half_t, tfloat32_t, ElemType, Numeric};
 pub use print_layout::{print_layout, MAX_CELLS};
 pub use product::{
     blocked_product, flat_product, logical_product, raked_product, tiled_product, zipped_product,

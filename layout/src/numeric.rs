@@ -64,3 +64,26 @@ impl fmt::Display for ElemType {
         f.write_str(self.name())
     }
 }
+
+/// A Rust type standing for a CuTe element type, for the typed atom API
+/// (`CopyAtom::of::<SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>, f32>()`).
+pub trait Numeric {
+    /// The element type.
+    const TYPE: ElemType;
+}
+
+macro_rules! elements {
+    ($($t:ty => $e:ident),*) => {$(impl Numeric for $t { const TYPE: ElemType = ElemType::$e; })*};
+}
+elements!(f64 => F64, f32 => F32, i8 => I8, u8 => U8, i16 => I16, u16 => U16, i32 => I32, u32 => U32, i64 => I64, u64 => U64, u128 => U128);
+
+macro_rules! marker_elements {
+    ($($t:ident => $e:ident),*) => {$(
+        #[doc = concat!("CuTe's `", stringify!($t), "` (an element type without a Rust counterpart).")]
+        #[allow(non_camel_case_types)]
+        #[derive(Debug, Clone, Copy, Default)]
+        pub struct $t;
+        impl Numeric for $t { const TYPE: ElemType = ElemType::$e; }
+    )*};
+}
+marker_elements!(half_t => F16, bfloat16_t => Bf16, tfloat32_t => Tf32);

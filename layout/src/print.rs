@@ -13,3 +13,17 @@ pub(crate) fn write_tuple<T: fmt::Display>(f: &mut fmt::Formatter<'_>, items: &[
     }
     f.write_str(")")
 }
+
+/// `(a,b,...)` into a String.
+pub(crate) fn write_tuple_into<T: fmt::Display>(out: &mut String, items: &[T]) -> fmt::Result {
+    use std::fmt::Write;
+    out.push('(');
+    for (k, x) in items.iter().enumerate() {
+        if k > 0 {
+            out.push(',');
+        }
+        write!(out, "{x}")?;
+    }
+    out.push(')');
+    Ok(())
+}

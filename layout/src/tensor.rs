@@ -293,7 +293,7 @@ impl Tensor {
     /// thread layout's shape at the thread's flat coordinate).
     pub fn local_partition(&self, thr: &Layout, idx: &Int, proj: Option<&Coord>) -> Result<Tensor> {
         let shape = thr.shape().product_each()?;
-        let coord = flat_coord(thr, idx)?;
+        let coord = Coord::from(&thr.get_flat_coord(idx)?);
         let (tiler, coord) = match proj {
             None => (Tiler::from_shape(&shape), coord),
             Some(p) => {
@@ -318,24 +318,6 @@ fn pad(v: &[Coord], n: usize) -> Vec<Coord> {
         v.push(Coord::Under);
     }
     v
-}
-
-/// `layout.get_flat_coord(idx)`: the coordinate of `idx` in each top-level mode, colexicographic
-/// within the mode.
-fn flat_coord(l: &Layout, idx: &Int) -> Result<Coord> {
-    let hier = crate::stride::idx2crd_strided(&IntTuple::Int(idx.clone()), l.shape(), l.stride())?;
-    let modes = hier.modes().into_iter().zip(l.shape().modes());
-    let flat = modes
-        .map(|(c, sh)| {
-            crate::stride::crd2idx_colex(&c, &sh)
-                .map(|x| Coord::Int(x.as_int().cloned().unwrap_or(s(0))))
-        })
-        .collect::<Result<Vec<_>>>()?;
-    Ok(if l.shape().is_tuple() {
-        Coord::Tuple(flat)
-    } else {
-        flat.into_iter().next().unwrap_or(Coord::Int(s(0)))
-    })
 }
 
 /// `dice(proj, tiler)`: the tiler modes under an integer of the projection.

@@ -34,9 +34,9 @@ pub fn eval_expr(e: &Expr) -> Result<Value> {
         Expr::Apply { target, args } => {
             apply(&eval_expr(target)?, &eval_all(args)?).map_err(|e| e.in_op("crd2idx"))
         }
-        Expr::Method { name, .. } => Err(Error::Eval(format!(
-            "method .{name}(): no such method on this value"
-        ))),
+        Expr::Method {
+            target, name, args, ..
+        } => super::atom_functions::method(&eval_expr(target)?, name, &eval_all(args)?),
     }
 }
 
@@ -64,12 +64,15 @@ fn name(n: &str) -> Value {
         "LayoutLeft" | "GenColMajor" => Value::Major(Major::Left),
         "LayoutRight" | "GenRowMajor" => Value::Major(Major::Right),
         "X" => Value::Under,
-        _ => Value::Int(Int::symbol(n)),
+        _ => super::atom_functions::atom_name(n).unwrap_or_else(|| Value::Int(Int::symbol(n))),
     }
 }
 
 /// A template type used as a value: `Swizzle<B,M,S>`.
 fn template_value(name: &str, targs: &[TArg]) -> Result<Value> {
+    if let Some(v) = super::atom_functions::atom_type(name, targs) {
+        return v;
+    }
     match (name, targs) {
         ("Swizzle", [TArg::Int(b), TArg::Int(m), TArg::Int(s)]) => {
             Ok(Value::Swizzle(Swizzle::new(*b, *m, *s)?))

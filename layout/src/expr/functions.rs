@@ -13,7 +13,7 @@ use crate::*;
 /// The functions written with integer template arguments (`get<1,0>`, `upcast<2>`).
 const TAKES_TEMPLATE_ARGS: &[&str] = &[
     "size", "cosize", "rank", "depth", "shape", "stride", "get", "layout", "select", "take",
-    "upcast", "downcast",
+    "upcast", "downcast", "tile_size",
 ];
 
 /// Calls the function `name<targs>(args)`; arithmetic errors inside are reported under its name.
@@ -39,11 +39,16 @@ pub const FUNCTIONS: &[&str] = &[
     "logical_product", "zipped_product", "tiled_product", "flat_product", "blocked_product", "raked_product", "tile_to_shape", "max_common_vector",
     "max_common_layout", "upcast", "downcast", "crd2idx", "idx2crd", "ceil_div", "product", "product_each", "make_gmem_ptr", "make_smem_ptr",
     "make_rmem_ptr", "make_tensor", "make_identity_tensor", "local_tile", "local_partition",
-    "inner_partition", "outer_partition", "recast",
+    "inner_partition", "outer_partition", "recast", "make_tiled_copy", "make_tiled_copy_A",
+    "make_tiled_copy_B", "make_tiled_copy_C", "make_tiled_mma", "partition_shape_A", "partition_shape_B",
+    "partition_shape_C", "tile_size",
 ];
 
 fn dispatch(name: &str, targs: &[TArg], args: &[Value]) -> Result<Value> {
     if let Some(out) = super::tensor_functions::call_tensor(name, targs, args) {
+        return out;
+    }
+    if let Some(out) = super::atom_functions::call_atom(name, targs, args) {
         return out;
     }
     if let Some(out) = on_tensor(name, targs, args) {

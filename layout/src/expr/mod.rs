@@ -12,6 +12,7 @@
 //! ```
 
 mod ast;
+mod atom_functions;
 mod eval;
 mod functions;
 mod lexer;

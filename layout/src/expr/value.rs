@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use crate::atom::{CopyAtom, MmaAtom, ThrCopy, ThrMma, TiledCopy, TiledMma};
 use crate::composed::AnyLayout;
 use crate::coord::Coord;
 use crate::error::{Error, Result};
@@ -28,6 +29,18 @@ pub enum Value {
     Ptr(Ptr),
     /// A tensor (`gmem_ptr[32b](A) o (M,K):(_1,M)`).
     Tensor(Tensor),
+    /// `Copy_Atom<Op, T>`.
+    CopyAtom(CopyAtom),
+    /// A TiledCopy.
+    TiledCopy(Box<TiledCopy>),
+    /// One thread's slice of a TiledCopy.
+    ThrCopy(Box<ThrCopy>),
+    /// `MMA_Atom<Op>`.
+    MmaAtom(MmaAtom),
+    /// A TiledMMA.
+    TiledMma(Box<TiledMma>),
+    /// One thread's slice of a TiledMMA.
+    ThrMma(Box<ThrMma>),
     /// `_`.
     Under,
     /// `LayoutLeft` / `LayoutRight`.
@@ -87,6 +100,12 @@ impl Value {
             Value::Swizzle(_) => "a swizzle",
             Value::Ptr(_) => "a pointer",
             Value::Tensor(_) => "a tensor",
+            Value::CopyAtom(_) => "a copy atom",
+            Value::TiledCopy(_) => "a TiledCopy",
+            Value::ThrCopy(_) => "a ThrCopy",
+            Value::MmaAtom(_) => "an MMA atom",
+            Value::TiledMma(_) => "a TiledMMA",
+            Value::ThrMma(_) => "a ThrMMA",
             Value::Under => "'_'",
             Value::Major(_) => "a layout major",
         }
@@ -147,6 +166,26 @@ impl Value {
     }
 }
 
+impl Value {
+    /// C++ CuTe's `print(x)`: multi-line for atoms and tilings (`TiledCopy\n  Tiler_MN: ...`),
+    /// the one-line form otherwise (which is what `cute eval` prints for every value).
+    pub fn print(&self) -> Result<String> {
+        Ok(match self {
+            Value::CopyAtom(a) => a.print()?,
+            Value::TiledCopy(t) => t.print()?,
+            Value::ThrCopy(t) => format!("ThrCopy\n  ThrIdx: {}\n{}", t.thr_idx(), t.tiled().print()?),
+            Value::MmaAtom(a) => a.print(),
+            Value::TiledMma(t) => t.print(),
+            Value::ThrMma(t) => {
+                let mut v = String::new();
+                let _ = crate::print::write_tuple_into(&mut v, t.thr_vmnk());
+                format!("ThrMMA\n  Thr VMNK: {v}\n{}", t.tiled().print())
+            }
+            other => format!("{other}\n"),
+        })
+    }
+}
+
 /// `ctx: expected X, got Y`.
 pub fn expected(ctx: &str, what: &str, got: &Value) -> Error {
     Error::Eval(format!("{ctx}: expected {what}, got {} {got}", got.kind()))
@@ -160,6 +199,12 @@ impl fmt::Display for Value {
             Value::Swizzle(sw) => write!(f, "{sw}"),
             Value::Ptr(p) => write!(f, "{p}"),
             Value::Tensor(t) => write!(f, "{t}"),
+            Value::CopyAtom(a) => write!(f, "{a}"),
+            Value::TiledCopy(t) => write!(f, "{t}"),
+            Value::ThrCopy(t) => write!(f, "{t}"),
+            Value::MmaAtom(a) => write!(f, "{a}"),
+            Value::TiledMma(t) => write!(f, "{t}"),
+            Value::ThrMma(t) => write!(f, "{t}"),
             Value::Under => f.write_str("_"),
             Value::Major(Major::Left) => f.write_str("LayoutLeft"),
             Value::Major(Major::Right) => f.write_str("LayoutRight"),

@@ -1,0 +1,215 @@
+//! Copy operations: `Copy_Traits` (thread ID and source / destination / reference layouts, in
+//! bits) and the instruction each one is.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use super::lit;
+use crate::layout::Layout;
+
+/// A copy operation of the catalog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CopyOp {
+    /// `UniversalCopy<uintN_t>`: a plain (vector) load/store of `bits` bits.
+    UniversalCopy { bits: u32 },
+    /// `AutoVectorizingCopy`: element-wise, vectorized as the layouts allow.
+    AutoVectorizingCopy,
+    /// `SM80_CP_ASYNC_CACHEALWAYS<uintN_t>`: `cp.async.ca` of 4, 8 or 16 bytes.
+    CpAsyncCacheAlways { bits: u32 },
+    /// `SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>`: `cp.async.cg` of 16 bytes.
+    CpAsyncCacheGlobal { bits: u32 },
+    /// `SM75_U32x{1,2,4}_LDSM_N`: `ldmatrix` of 1, 2 or 4 8x8 b16 matrices.
+    LdsmN { matrices: u32 },
+    /// `SM75_U16x{2,4,8}_LDSM_T`: `ldmatrix.trans` of 1, 2 or 4 matrices.
+    LdsmT { matrices: u32 },
+}
+
+impl CopyOp {
+    /// The operation CuTe spells `name`, with its template argument (`uint128_t`), if any.
+    pub fn from_name(name: &str, arg: Option<&str>) -> Option<CopyOp> {
+        let bits = || arg.and_then(uint_bits);
+        Some(match (name, arg) {
+            ("UniversalCopy", Some(_)) => CopyOp::UniversalCopy { bits: bits()? },
+            ("AutoVectorizingCopy", None) => CopyOp::AutoVectorizingCopy,
+            ("SM80_CP_ASYNC_CACHEALWAYS", Some(_)) => match bits()? {
+                b @ (32 | 64 | 128) => CopyOp::CpAsyncCacheAlways { bits: b },
+                _ => return None,
+            },
+            ("SM80_CP_ASYNC_CACHEGLOBAL", Some(_)) => match bits()? {
+                128 => CopyOp::CpAsyncCacheGlobal { bits: 128 },
+                _ => return None,
+            },
+            ("SM75_U32x1_LDSM_N", None) => CopyOp::LdsmN { matrices: 1 },
+            ("SM75_U32x2_LDSM_N", None) => CopyOp::LdsmN { matrices: 2 },
+            ("SM75_U32x4_LDSM_N", None) => CopyOp::LdsmN { matrices: 4 },
+            ("SM75_U16x2_LDSM_T", None) => CopyOp::LdsmT { matrices: 1 },
+            ("SM75_U16x4_LDSM_T", None) => CopyOp::LdsmT { matrices: 2 },
+            ("SM75_U16x8_LDSM_T", None) => CopyOp::LdsmT { matrices: 4 },
+            _ => return None,
+        })
+    }
+
+    /// `Copy_Traits::ThrID`: logical thread id -> thread index.
+    pub fn thr_id(&self) -> Layout {
+        match self {
+            CopyOp::LdsmN { .. } | CopyOp::LdsmT { .. } => lit("_32:_1"),
+            _ => lit("_1:_0"),
+        }
+    }
+
+    /// `Copy_Traits::SrcLayout`: (thread, value) -> bit.
+    pub fn src_layout(&self) -> Layout {
+        match *self {
+            CopyOp::UniversalCopy { bits }
+            | CopyOp::CpAsyncCacheAlways { bits }
+            | CopyOp::CpAsyncCacheGlobal { bits } => lit(&format!("(_1,_{bits}):(_0,_1)")),
+            CopyOp::AutoVectorizingCopy => lit("(_1,_1):(_0,_0)"),
+            CopyOp::LdsmN { matrices } | CopyOp::LdsmT { matrices } => match matrices {
+                1 => lit("((_8,_4),_128):((_128,_0),_1)"),
+                2 => lit("((_16,_2),_128):((_128,_0),_1)"),
+                _ => lit("(_32,_128):(_128,_1)"),
+            },
+        }
+    }
+
+    /// `Copy_Traits::DstLayout`: (thread, value) -> bit.
+    pub fn dst_layout(&self) -> Layout {
+        match *self {
+            CopyOp::LdsmN { matrices: 1 } => lit("(_32,_32):(_32,_1)"),
+            CopyOp::LdsmN { matrices: 2 } => lit("(_32,(_32,_2)):(_32,(_1,_1024))"),
+            CopyOp::LdsmN { .. } => lit("(_32,(_32,_4)):(_32,(_1,_1024))"),
+            CopyOp::LdsmT { matrices: 1 } => lit("((_4,_8),(_16,_2)):((_256,_16),(_1,_128))"),
+            CopyOp::LdsmT { matrices: 2 } => lit("((_4,_8),(_16,_2,_2)):((_256,_16),(_1,_128,_1024))"),
+            CopyOp::LdsmT { .. } => lit("((_4,_8),(_16,_2,_4)):((_256,_16),(_1,_128,_1024))"),
+            _ => self.src_layout(),
+        }
+    }
+
+    /// `Copy_Traits::RefLayout`: the layout a TiledCopy is written in (the destination for
+    /// `ldmatrix`, the source otherwise).
+    pub fn ref_layout(&self) -> Layout {
+        match self {
+            CopyOp::LdsmN { .. } | CopyOp::LdsmT { .. } => self.dst_layout(),
+            _ => self.src_layout(),
+        }
+    }
+
+    /// Whether the copy is asynchronous (`cp.async`: completes at `cp.async.wait_group`).
+    pub fn is_async(&self) -> bool {
+        matches!(self, CopyOp::CpAsyncCacheAlways { .. } | CopyOp::CpAsyncCacheGlobal { .. })
+    }
+
+    /// The PTX the copy lowers to (`None` for plain loads and stores, which are C++ assignments of
+    /// a `bits`-wide vector type).
+    pub fn ptx(&self) -> Option<String> {
+        match *self {
+            CopyOp::CpAsyncCacheAlways { bits } => {
+                Some(format!("cp.async.ca.shared.global.L2::128B [%0], [%1], {};", bits / 8))
+            }
+            CopyOp::CpAsyncCacheGlobal { bits } => {
+                Some(format!("cp.async.cg.shared.global.L2::128B [%0], [%1], {};", bits / 8))
+            }
+            CopyOp::LdsmN { matrices } => Some(format!(
+                "ldmatrix.sync.aligned.x{matrices}.m8n8.shared.b16 {{{}}}, [%{matrices}];",
+                regs(matrices)
+            )),
+            CopyOp::LdsmT { matrices } => Some(format!(
+                "ldmatrix.sync.aligned.x{matrices}.trans.m8n8.shared.b16 {{{}}}, [%{matrices}];",
+                regs(matrices)
+            )),
+            CopyOp::UniversalCopy { .. } | CopyOp::AutoVectorizingCopy => None,
+        }
+    }
+}
+
+fn regs(n: u32) -> String {
+    (0..n).map(|i| format!("%{i}")).collect::<Vec<_>>().join(", ")
+}
+
+/// The width of `uintN_t` (and `uint128_t`).
+fn uint_bits(t: &str) -> Option<u32> {
+    match t {
+        "uint8_t" => Some(8),
+        "uint16_t" => Some(16),
+        "uint32_t" => Some(32),
+        "uint64_t" => Some(64),
+        "uint128_t" => Some(128),
+        _ => None,
+    }
+}
+
+impl fmt::Display for CopyOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let uint = |b: u32| format!("uint{b}_t");
+        match *self {
+            CopyOp::UniversalCopy { bits } => write!(f, "UniversalCopy<{}>", uint(bits)),
+            CopyOp::AutoVectorizingCopy => f.write_str("AutoVectorizingCopy"),
+            CopyOp::CpAsyncCacheAlways { bits } => write!(f, "SM80_CP_ASYNC_CACHEALWAYS<{}>", uint(bits)),
+            CopyOp::CpAsyncCacheGlobal { bits } => write!(f, "SM80_CP_ASYNC_CACHEGLOBAL<{}>", uint(bits)),
+            CopyOp::LdsmN { matrices } => write!(f, "SM75_U32x{matrices}_LDSM_N"),
+            CopyOp::LdsmT { matrices } => write!(f, "SM75_U16x{}_LDSM_T", matrices * 2),
+        }
+    }
+}
+
+/// A copy operation as a type: `CopyAtom::<SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>, f32>`.
+pub trait CopyOperation {
+    /// The runtime description.
+    const OP: CopyOp;
+}
+
+/// An unsigned integer type of a given width, as copy operations take it.
+pub trait UintType {
+    /// The width in bits.
+    const BITS: u32;
+}
+
+macro_rules! uint_types {
+    ($($t:ident = $b:expr),*) => {$(
+        #[doc = concat!("`", stringify!($t), "`")]
+        #[allow(non_camel_case_types)]
+        #[derive(Debug, Clone, Copy, Default)]
+        pub struct $t;
+        impl UintType for $t { const BITS: u32 = $b; }
+    )*};
+}
+uint_types!(uint8_t = 8, uint16_t = 16, uint32_t = 32, uint64_t = 64, uint128_t = 128);
+
+macro_rules! sized_copy_ops {
+    ($($(#[$m:meta])* $name:ident => $variant:ident;)*) => {$(
+        $(#[$m])*
+        #[allow(non_camel_case_types)]
+        #[derive(Debug, Clone, Copy, Default)]
+        pub struct $name<T: UintType>(PhantomData<T>);
+        impl<T: UintType> CopyOperation for $name<T> {
+            const OP: CopyOp = CopyOp::$variant { bits: T::BITS };
+        }
+    )*};
+}
+sized_copy_ops! {
+    /// `UniversalCopy<T>`.
+    UniversalCopy => UniversalCopy;
+    /// `SM80_CP_ASYNC_CACHEALWAYS<T>` (4, 8 or 16 bytes).
+    SM80_CP_ASYNC_CACHEALWAYS => CpAsyncCacheAlways;
+    /// `SM80_CP_ASYNC_CACHEGLOBAL<T>` (16 bytes).
+    SM80_CP_ASYNC_CACHEGLOBAL => CpAsyncCacheGlobal;
+}
+
+macro_rules! fixed_copy_ops {
+    ($($name:ident => $op:expr;)*) => {$(
+        #[doc = concat!("`", stringify!($name), "`")]
+        #[allow(non_camel_case_types)]
+        #[derive(Debug, Clone, Copy, Default)]
+        pub struct $name;
+        impl CopyOperation for $name { const OP: CopyOp = $op; }
+    )*};
+}
+fixed_copy_ops! {
+    AutoVectorizingCopy => CopyOp::AutoVectorizingCopy;
+    SM75_U32x1_LDSM_N => CopyOp::LdsmN { matrices: 1 };
+    SM75_U32x2_LDSM_N => CopyOp::LdsmN { matrices: 2 };
+    SM75_U32x4_LDSM_N => CopyOp::LdsmN { matrices: 4 };
+    SM75_U16x2_LDSM_T => CopyOp::LdsmT { matrices: 1 };
+    SM75_U16x4_LDSM_T => CopyOp::LdsmT { matrices: 2 };
+    SM75_U16x8_LDSM_T => CopyOp::LdsmT { matrices: 4 };
+}

@@ -1,0 +1,360 @@
+//! `MMA_Atom`, `TiledMMA` and `ThrMMA`: an MMA instruction tiled over threads (and permuted), and
+//! the per-thread partitions of the A, B and C tensors.
+
+use std::fmt;
+
+use super::mma_op::{MmaOp, MmaOperation};
+use crate::composed::AnyLayout;
+use crate::coord::Coord;
+use crate::error::{algebra, Result};
+use crate::int::{s, Int};
+use crate::int_tuple::IntTuple;
+use crate::layout::Layout;
+use crate::tensor::{MemSpace, Ptr, Tensor};
+use crate::tiler::Tiler;
+use crate::*;
+
+/// `MMA_Atom<Op>`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MmaAtom {
+    op: MmaOp,
+}
+
+impl MmaAtom {
+    /// `MMA_Atom<Op>{}`.
+    pub fn new(op: MmaOp) -> MmaAtom {
+        MmaAtom { op }
+    }
+
+    /// The typed form: `MmaAtom::of::<SM80_16x8x8_F32TF32TF32F32_TN>()`.
+    pub fn of<Op: MmaOperation>() -> MmaAtom {
+        MmaAtom { op: Op::OP }
+    }
+
+    /// The operation.
+    pub fn op(&self) -> MmaOp {
+        self.op
+    }
+
+    /// CuTe's multi-line `print(MMA_Atom)`.
+    pub fn print(&self) -> String {
+        format!(
+            "MMA_Atom\n  ThrID:      {}\n  Shape_MNK:  {}\n  LayoutA_TV: {}\n  LayoutB_TV: {}\n  LayoutC_TV: {}\n",
+            self.op.thr_id(),
+            self.op.shape_mnk(),
+            self.op.a_layout(),
+            self.op.b_layout(),
+            self.op.c_layout()
+        )
+    }
+}
+
+impl fmt::Display for MmaAtom {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "MMA_Atom<{}>", self.op)
+    }
+}
+
+/// `TiledMMA`: the atom, the `(V,M,N,K)` thread layout and the M/N/K permutations.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TiledMma {
+    atom: MmaAtom,
+    thr_layout_vmnk: Layout,
+    permutation: [Tiler; 3],
+}
+
+/// `make_tiled_mma(atom, atom_layout_mnk, permutation_mnk)`: atoms tiled by `thr_layout`
+/// (rank <= 3, padded with `_1:_0`), with optional static permutations of M, N, K.
+///
+/// ```
+/// # use cute_layout::*;
+/// assert_eq!(
+///     expr::eval_str("make_tiled_mma(MMA_Atom<UniversalFMA<float,float,float,float>>, (_16,_16):(_1,_16)).thrfrg_C((_128,_128):(_1,_128))").unwrap(),
+///     "((_1,(_16,_16)),(_1,(_8,_8))):((_0,(_1,_128)),(_0,(_16,_2048)))"
+/// );
+/// ```
+pub fn make_tiled_mma(atom: MmaAtom, thr_layout: &Layout, permutation: &[Tiler]) -> Result<TiledMma> {
+    if thr_layout.rank() > 3 || permutation.len() > 3 {
+        return Err(algebra(
+            "make_tiled_mma",
+            format!("TiledMMA requires rank-3 AtomLayoutMNK and PermutationMNK, got {thr_layout} and {} modes", permutation.len()),
+        ));
+    }
+    for p in permutation {
+        if !tiler_is_static(p) {
+            return Err(algebra("make_tiled_mma", format!("TiledMMA requires static permutations of MNK, got {p}")));
+        }
+    }
+    let mnk = thr_layout.append_to(3, &Layout::trivial());
+    let vmnk = tiled_product(&atom.op.thr_id(), &Tiler::Layout(mnk))?;
+    let perm = |i: usize| permutation.get(i).cloned().unwrap_or(Tiler::Under);
+    Ok(TiledMma { atom, thr_layout_vmnk: vmnk, permutation: [perm(0), perm(1), perm(2)] })
+}
+
+fn tiler_is_static(t: &Tiler) -> bool {
+    match t {
+        Tiler::Layout(l) => l.shape().is_static() && l.stride().is_static(),
+        Tiler::Int(i) => i.is_static(),
+        Tiler::Under => true,
+        Tiler::Tuple(v) => v.iter().all(tiler_is_static),
+    }
+}
+
+/// Which operand of the MMA.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Operand {
+    A,
+    B,
+    C,
+}
+
+impl Operand {
+    /// The (row, column) modes of MNK this operand spans.
+    fn modes(self) -> (usize, usize) {
+        match self {
+            Operand::A => (0, 2),
+            Operand::B => (1, 2),
+            Operand::C => (0, 1),
+        }
+    }
+}
+
+impl TiledMma {
+    /// The atom.
+    pub fn atom(&self) -> MmaAtom {
+        self.atom
+    }
+
+    /// `get_thr_layout_vmnk()`: `(V,M,N,K)` -> thread index.
+    pub fn thr_layout_vmnk(&self) -> &Layout {
+        &self.thr_layout_vmnk
+    }
+
+    /// `size(TiledMMA)`: the number of threads.
+    pub fn num_threads(&self) -> Result<Int> {
+        self.thr_layout_vmnk.size()
+    }
+
+    fn vmnk_size(&self, i: usize) -> Result<Int> {
+        self.thr_layout_vmnk.mode(i)?.size()
+    }
+
+    /// `permutation_mnk<I>()`: the given permutation, or the atom size times the thread count.
+    pub fn permutation_mnk(&self, i: usize) -> Result<Tiler> {
+        match &self.permutation[i] {
+            Tiler::Under => {
+                let atom = self.atom.op.shape_mnk().get(i).and_then(|x| x.as_int().cloned()).unwrap_or(s(1));
+                Ok(Tiler::Int(atom.mul(&self.vmnk_size(i + 1)?)?))
+            }
+            p => Ok(p.clone()),
+        }
+    }
+
+    /// `tile_size_mnk<I>()` (= `tile_size<I>(mma)`).
+    pub fn tile_size(&self, i: usize) -> Result<Int> {
+        match self.permutation_mnk(i)? {
+            Tiler::Int(n) => Ok(n),
+            Tiler::Layout(l) => l.size(),
+            other => Err(algebra("tile_size", format!("permutation {other} has no size"))),
+        }
+    }
+
+    fn atom_tv(&self, op: Operand) -> Layout {
+        match op {
+            Operand::A => self.atom.op.a_layout(),
+            Operand::B => self.atom.op.b_layout(),
+            Operand::C => self.atom.op.c_layout(),
+        }
+    }
+
+    /// `thrfrg_C/A/B(L)`: `((ThrV,(ThrM,ThrN)),(FrgV,(RestM,RestN)))` for C, and likewise with K.
+    fn thrfrg(&self, op: Operand, l: &AnyLayout) -> Result<AnyLayout> {
+        if l.shape_layout().rank() < 2 {
+            return Err(algebra("thrfrg", format!("{l} has rank below 2")));
+        }
+        let (r, c) = op.modes();
+        let t_tile = Tiler::Tuple(vec![self.permutation_mnk(r)?, self.permutation_mnk(c)?]);
+        let shape = self.atom.op.shape_mnk();
+        let atom_mode = |i: usize| -> Result<Tiler> {
+            let n = shape.get(i).cloned().unwrap_or(IntTuple::st(1));
+            Ok(Tiler::Layout(Layout::col_major(&n)?))
+        };
+        let a_tile = Tiler::Tuple(vec![atom_mode(r)?, atom_mode(c)?]);
+        let thr_mode = |i: usize| -> Result<Tiler> { Ok(Tiler::Layout(Layout::col_major(&IntTuple::Int(self.vmnk_size(i)?))?)) };
+        let thr_tile = Tiler::Tuple(vec![Tiler::Under, Tiler::Tuple(vec![thr_mode(r + 1)?, thr_mode(c + 1)?])]);
+        let atom_tv = Tiler::Tuple(vec![Tiler::Layout(self.atom_tv(op)), Tiler::Under]);
+        l.map(|l| {
+            let t = logical_divide(l, &t_tile)?;
+            let a = zipped_divide(&t, &a_tile)?;
+            let tv = composition_tiler(&a, &atom_tv)?;
+            zipped_divide(&tv, &thr_tile)
+        })
+    }
+
+    /// `thrfrg_C(L)`.
+    pub fn thrfrg_c(&self, l: &AnyLayout) -> Result<AnyLayout> {
+        self.thrfrg(Operand::C, l)
+    }
+
+    /// `thrfrg_A(L)`.
+    pub fn thrfrg_a(&self, l: &AnyLayout) -> Result<AnyLayout> {
+        self.thrfrg(Operand::A, l)
+    }
+
+    /// `thrfrg_B(L)`.
+    pub fn thrfrg_b(&self, l: &AnyLayout) -> Result<AnyLayout> {
+        self.thrfrg(Operand::B, l)
+    }
+
+    /// `right_inverse(make_layout(vmnk, complement(vmnk)))` restricted to the threads: thread
+    /// index -> logical thread id.
+    fn thridx_2_thrid(&self) -> Result<Layout> {
+        let vmnk = &self.thr_layout_vmnk;
+        let full = Layout::from_modes(vec![vmnk.clone(), complement_default(vmnk)?]);
+        let shape = crate::tup![vmnk.size()?, s(1)];
+        composition(&Layout::new(shape, crate::tup![s(1), s(0)])?, &right_inverse(&full)?)
+    }
+
+    /// `get_layoutC_TV/A_TV/B_TV()`: (thread index, value) -> coordinate in the tile; A is
+    /// broadcast over the N threads and B over the M threads (stride-0 thread modes).
+    fn get_layout_tv(&self, op: Operand) -> Result<Layout> {
+        let (r, c) = op.modes();
+        let shape = crate::tup![self.tile_size(r)?, self.tile_size(c)?];
+        let mut tv = self.thrfrg(op, &AnyLayout::Plain(Layout::col_major(&shape)?))?;
+        if op != Operand::C {
+            let (m, n) = (self.vmnk_size(1)?, self.vmnk_size(2)?);
+            let bcast = if op == Operand::A { crate::tup![s(1), s(0)] } else { crate::tup![s(0), s(1)] };
+            let thr = Layout::new(crate::tup![m, n], bcast)?;
+            let tile = Tiler::Tuple(vec![Tiler::Under, Tiler::Tuple(vec![Tiler::Layout(thr), Tiler::Under])]);
+            tv = tv.map(|l| composition_tiler(l, &Tiler::Tuple(vec![tile.clone(), Tiler::Under])))?;
+        }
+        let idx = Tiler::Tuple(vec![Tiler::Layout(self.thridx_2_thrid()?), Tiler::Under]);
+        match tv.map(|l| composition_tiler(l, &idx))? {
+            AnyLayout::Plain(l) => Ok(l),
+            AnyLayout::Composed(c) => Ok(c.layout_b().clone()),
+        }
+    }
+
+    /// `get_layoutC_TV()`.
+    pub fn get_layout_c_tv(&self) -> Result<Layout> {
+        self.get_layout_tv(Operand::C)
+    }
+
+    /// `get_layoutA_TV()`.
+    pub fn get_layout_a_tv(&self) -> Result<Layout> {
+        self.get_layout_tv(Operand::A)
+    }
+
+    /// `get_layoutB_TV()`.
+    pub fn get_layout_b_tv(&self) -> Result<Layout> {
+        self.get_layout_tv(Operand::B)
+    }
+
+    /// `get_slice(thr_idx)`: thread `thr_idx`'s `(v,m,n,k)` coordinate.
+    pub fn get_slice(&self, thr_idx: &Int) -> Result<ThrMma> {
+        let vmnk = self.thr_layout_vmnk.get_flat_coord(thr_idx)?;
+        Ok(ThrMma { tiled: self.clone(), thr_vmnk: vmnk.leaves() })
+    }
+
+    /// `partition_shape_C/A/B(mma, shape)`: the shape of one thread's fragment of a tile.
+    pub fn partition_shape(&self, which: char, shape: &IntTuple) -> Result<IntTuple> {
+        let op = operand(which)?;
+        let tv = self.thrfrg(op, &AnyLayout::Plain(Layout::col_major(shape)?))?;
+        let rest = Coord::repeat_under(shape.rank());
+        let frag = tv.slice(&Coord::Tuple(vec![Coord::Int(s(0)), Coord::Tuple(vec![Coord::Under, rest])]))?;
+        Ok(frag.shape_layout().shape().clone())
+    }
+
+    /// The permutation as CuTe prints it (`(_,_,_)`).
+    pub fn permutation_text(&self) -> String {
+        format!("({},{},{})", self.permutation[0], self.permutation[1], self.permutation[2])
+    }
+
+    /// CuTe's multi-line `print(TiledMMA)`.
+    pub fn print(&self) -> String {
+        format!(
+            "TiledMMA\n  ThrLayoutVMNK:  {}\n  PermutationMNK: {}\n{}",
+            self.thr_layout_vmnk,
+            self.permutation_text(),
+            self.atom.print()
+        )
+    }
+}
+
+fn operand(which: char) -> Result<Operand> {
+    match which {
+        'A' => Ok(Operand::A),
+        'B' => Ok(Operand::B),
+        'C' => Ok(Operand::C),
+        _ => Err(algebra("partition", format!("no operand {which}"))),
+    }
+}
+
+impl fmt::Display for TiledMma {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "TiledMMA{{ThrLayoutVMNK: {}, PermutationMNK: {}, {}}}",
+            self.thr_layout_vmnk,
+            self.permutation_text(),
+            self.atom
+        )
+    }
+}
+
+/// `ThrMMA`: one thread's view of a TiledMMA.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ThrMma {
+    tiled: TiledMma,
+    thr_vmnk: Vec<Int>,
+}
+
+impl ThrMma {
+    /// The thread's `(v,m,n,k)` coordinate.
+    pub fn thr_vmnk(&self) -> &[Int] {
+        &self.thr_vmnk
+    }
+
+    /// The TiledMMA.
+    pub fn tiled(&self) -> &TiledMma {
+        &self.tiled
+    }
+
+    /// `partition_C/A/B(T)`: this thread's `(MMA, MMA_M, MMA_N)` fragment of T.
+    pub fn partition(&self, which: char, t: &Tensor) -> Result<Tensor> {
+        let op = operand(which)?;
+        let tv = self.tiled.thrfrg(op, t.layout())?;
+        let (r, c) = op.modes();
+        let thr = Coord::Tuple(vec![
+            Coord::Int(self.thr_vmnk[0].clone()),
+            Coord::Tuple(vec![Coord::Int(self.thr_vmnk[r + 1].clone()), Coord::Int(self.thr_vmnk[c + 1].clone())]),
+        ]);
+        let rest_rank = tv.shape_layout().mode(1)?.mode(1)?.rank();
+        let frag = Coord::Tuple(vec![Coord::Under, Coord::repeat_under(rest_rank)]);
+        t.with_layout(tv).slice(&Coord::Tuple(vec![thr, frag]))
+    }
+
+    /// `partition_fragment_C/A/B(T)`: a register tensor for this thread's fragment (C compact
+    /// column-major; A and B `make_fragment_like` of the partition).
+    pub fn partition_fragment(&self, which: char, t: &Tensor) -> Result<Tensor> {
+        let part = self.partition(which, t)?;
+        let shape_l = part.layout().shape_layout();
+        let layout = if which == 'C' { Layout::col_major(shape_l.shape())? } else { shape_l.fragment_like()? };
+        let [d, a, b, _] = self.tiled.atom.op.types();
+        let bits = match which {
+            'A' => a.bits(),
+            'B' => b.bits(),
+            _ => d.bits(),
+        };
+        let ptr = Ptr { space: MemSpace::Rmem, bits, name: format!("t{which}r{which}"), offset: s(0) };
+        Ok(Tensor::new(ptr, layout))
+    }
+}
+
+impl fmt::Display for ThrMma {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ThrMMA{{Thr VMNK: ")?;
+        crate::print::write_tuple(f, &self.thr_vmnk)?;
+        write!(f, ", {}}}", self.tiled)
+    }
+}

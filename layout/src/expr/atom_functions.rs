@@ -1,0 +1,258 @@
+//! Copy and MMA atoms, TiledCopy and TiledMMA in the expression language: the atom types
+//! (`Copy_Atom<OP, T>`, `MMA_Atom<OP>`), `make_tiled_copy[_A|_B|_C]`, `make_tiled_mma`, and the
+//! methods (`.tidfrg_S(L)`, `.thrfrg_C(L)`, `.get_layoutC_TV()`, `.get_slice(i).partition_S(T)`).
+
+use super::ast::TArg;
+use super::value::{expected, Value};
+use crate::atom::{make_tiled_copy, make_tiled_mma, CopyAtom, CopyOp, MmaAtom, MmaOp, TiledCopy};
+use crate::error::{Error, Result};
+use crate::int::{s, Int};
+use crate::layout::Layout;
+use crate::numeric::ElemType;
+use crate::symbolic::{Dyn, SymExpr};
+use crate::tiler::Tiler;
+use crate::AnyLayout;
+
+/// A template type that is an atom or an MMA operation; `None` for other names.
+pub fn atom_type(name: &str, targs: &[TArg]) -> Option<Result<Value>> {
+    match name {
+        "Copy_Atom" => Some(copy_atom(targs)),
+        "MMA_Atom" => Some(match targs {
+            [TArg::Type(op, inner)] => mma_op(op, inner).map(|op| Value::MmaAtom(MmaAtom::new(op))),
+            _ => Err(Error::Eval("MMA_Atom<OP>: expected one MMA operation".into())),
+        }),
+        "UniversalFMA" => Some(mma_op(name, targs).map(|op| Value::MmaAtom(MmaAtom::new(op)))),
+        _ => None,
+    }
+}
+
+/// A bare MMA operation name (`SM80_16x8x8_F32TF32TF32F32_TN`) used as an atom.
+pub fn atom_name(name: &str) -> Option<Value> {
+    MmaOp::from_name(name).map(|op| Value::MmaAtom(MmaAtom::new(op)))
+}
+
+fn type_name(t: &TArg) -> Option<(&str, &[TArg])> {
+    match t {
+        TArg::Type(n, inner) => Some((n.as_str(), inner.as_slice())),
+        TArg::Int(_) => None,
+    }
+}
+
+/// `Copy_Atom<OP, T>`.
+fn copy_atom(targs: &[TArg]) -> Result<Value> {
+    let usage = || Error::Eval("Copy_Atom<OP, T>: expected a copy operation and an element type".into());
+    let [op, val] = targs else { return Err(usage()) };
+    let ((op_name, op_args), (val_name, _)) = (type_name(op).ok_or_else(usage)?, type_name(val).ok_or_else(usage)?);
+    let arg = match op_args {
+        [] => None,
+        [t] => type_name(t).map(|(n, _)| n),
+        _ => return Err(Error::Eval(format!("{op_name}<...>: expected one type argument"))),
+    };
+    let op = CopyOp::from_name(op_name, arg).ok_or_else(|| {
+        Error::Eval(format!(
+            "Copy_Atom: unknown copy operation {op_name}{} (known: UniversalCopy<uintN_t>, AutoVectorizingCopy, \
+             SM80_CP_ASYNC_CACHEALWAYS<uint32_t|uint64_t|uint128_t>, SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>, \
+             SM75_U32x{{1,2,4}}_LDSM_N, SM75_U16x{{2,4,8}}_LDSM_T)",
+            arg.map_or(String::new(), |a| format!("<{a}>"))
+        ))
+    })?;
+    let val = ElemType::from_name(val_name)
+        .ok_or_else(|| Error::Eval(format!("Copy_Atom: unknown element type '{val_name}'")))?;
+    Ok(Value::CopyAtom(CopyAtom::new(op, val)?))
+}
+
+/// An MMA operation: `UniversalFMA<D[,A,B,C]>` or a catalog name.
+fn mma_op(name: &str, targs: &[TArg]) -> Result<MmaOp> {
+    if name == "UniversalFMA" {
+        let types = targs
+            .iter()
+            .map(|t| type_name(t).and_then(|(n, _)| ElemType::from_name(n)))
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| Error::Eval("UniversalFMA<D,A,B,C>: expected element types".into()))?;
+        return match types.as_slice() {
+            [d] => Ok(MmaOp::universal_fma(*d, *d, *d, *d)),
+            [d, a, b, c] => Ok(MmaOp::universal_fma(*d, *a, *b, *c)),
+            _ => Err(Error::Eval("UniversalFMA<D,A,B,C>: expected one or four element types".into())),
+        };
+    }
+    MmaOp::from_name(name).ok_or_else(|| Error::Eval(format!("MMA_Atom: unknown MMA operation {name}")))
+}
+
+/// The atom functions; `None` when `name` is not one of them.
+pub fn call_atom(name: &str, targs: &[TArg], args: &[Value]) -> Option<Result<Value>> {
+    Some(match name {
+        "make_tiled_copy" => tiled_copy(args),
+        "make_tiled_copy_A" | "make_tiled_copy_B" | "make_tiled_copy_C" => tiled_copy_for(name, args),
+        "make_tiled_mma" => tiled_mma(args),
+        "partition_shape_A" | "partition_shape_B" | "partition_shape_C" => partition_shape(name, args),
+        "tile_size" => tile_size(targs, args),
+        "size" if matches!(args, [Value::TiledCopy(_) | Value::TiledMma(_)]) => match &args[0] {
+            Value::TiledCopy(t) => t.num_threads().map(Value::Int),
+            Value::TiledMma(t) => t.num_threads().map(Value::Int),
+            _ => unreachable!("matched above"),
+        },
+        _ => return None,
+    })
+}
+
+fn mma_arg(name: &str, v: &Value) -> Result<MmaAtom> {
+    match v {
+        Value::MmaAtom(a) => Ok(*a),
+        Value::Int(Int::Dynamic(Dyn::Sym(e))) => match e.as_ref() {
+            SymExpr::Var(n) => MmaOp::from_name(n)
+                .map(MmaAtom::new)
+                .ok_or_else(|| Error::Eval(format!("{name}: unknown MMA operation {n}"))),
+            _ => Err(expected(name, "an MMA atom", v)),
+        },
+        other => Err(expected(name, "an MMA atom", other)),
+    }
+}
+
+fn copy_arg(name: &str, v: &Value) -> Result<CopyAtom> {
+    match v {
+        Value::CopyAtom(a) => Ok(a.clone()),
+        other => Err(expected(name, "a copy atom (Copy_Atom<OP, T>)", other)),
+    }
+}
+
+/// `make_tiled_copy(atom, thr_layout[, val_layout])`.
+fn tiled_copy(args: &[Value]) -> Result<Value> {
+    const NAME: &str = "make_tiled_copy";
+    let (atom, thr, val) = match args {
+        [a, t] => (a, t.to_layout(NAME)?, Layout::trivial()),
+        [a, t, v] => (a, t.to_layout(NAME)?, v.to_layout(NAME)?),
+        _ => return Err(Error::Eval(format!("{NAME}: expected (atom, thr_layout[, val_layout])"))),
+    };
+    Ok(Value::TiledCopy(Box::new(make_tiled_copy(&copy_arg(NAME, atom)?, &thr, &val)?)))
+}
+
+/// `make_tiled_copy_A/B/C(atom, tiled_mma)`: the MMA's operand TV layout and tile.
+fn tiled_copy_for(name: &str, args: &[Value]) -> Result<Value> {
+    let [atom, mma] = args else {
+        return Err(Error::Eval(format!("{name}: expected (copy_atom, tiled_mma)")));
+    };
+    let Value::TiledMma(mma) = mma else {
+        return Err(expected(name, "a TiledMMA", mma));
+    };
+    let (tv, (r, c)) = match name.as_bytes()[name.len() - 1] {
+        b'A' => (mma.get_layout_a_tv()?, (0, 2)),
+        b'B' => (mma.get_layout_b_tv()?, (1, 2)),
+        _ => (mma.get_layout_c_tv()?, (0, 1)),
+    };
+    let tiler = crate::tup![mma.tile_size(r)?, mma.tile_size(c)?];
+    Ok(Value::TiledCopy(Box::new(TiledCopy::new(copy_arg(name, atom)?, tv, tiler)?)))
+}
+
+/// `make_tiled_mma(atom, thr_layout[, permutation_mnk])`.
+fn tiled_mma(args: &[Value]) -> Result<Value> {
+    const NAME: &str = "make_tiled_mma";
+    let (atom, thr, perm) = match args {
+        [a] => (a, Layout::col_major(&crate::tup![s(1), s(1), s(1)])?, vec![]),
+        [a, t] => (a, t.to_layout(NAME)?, vec![]),
+        [a, t, p] => {
+            let perm = match p.to_tiler(NAME)? {
+                Tiler::Tuple(v) => v,
+                other => vec![other],
+            };
+            (a, t.to_layout(NAME)?, perm)
+        }
+        _ => return Err(Error::Eval(format!("{NAME}: expected (atom[, thr_layout[, permutation]])"))),
+    };
+    Ok(Value::TiledMma(Box::new(make_tiled_mma(mma_arg(NAME, atom)?, &thr, &perm)?)))
+}
+
+fn partition_shape(name: &str, args: &[Value]) -> Result<Value> {
+    let [Value::TiledMma(mma), shape] = args else {
+        return Err(Error::Eval(format!("{name}: expected (tiled_mma, shape)")));
+    };
+    let which = name.chars().last().unwrap_or('C');
+    Ok(mma.partition_shape(which, &shape.to_int_tuple(name)?)?.into())
+}
+
+fn tile_size(targs: &[TArg], args: &[Value]) -> Result<Value> {
+    let i = match targs {
+        [TArg::Int(i)] if (0..3).contains(i) => *i as usize,
+        _ => return Err(Error::Eval("tile_size<I>: expected I in 0..3".into())),
+    };
+    match args {
+        [Value::TiledMma(m)] => Ok(m.tile_size(i)?.into()),
+        [Value::TiledCopy(c)] => match c.tiler().get(i) {
+            Some(t) => Ok(t.product()?.into()),
+            None => Err(Error::Eval(format!("tile_size<{i}>: the TiledCopy's tiler {} has no mode {i}", c.tiler()))),
+        },
+        _ => Err(Error::Eval("tile_size<I>: expected a TiledCopy or a TiledMMA".into())),
+    }
+}
+
+/// `x.name(args)`.
+pub fn method(target: &Value, name: &str, args: &[Value]) -> Result<Value> {
+    let layout_arg = |args: &[Value]| -> Result<AnyLayout> {
+        match args {
+            [v] => v.to_any_layout(name),
+            _ => Err(Error::Eval(format!(".{name}(L): expected one layout"))),
+        }
+    };
+    let tensor_arg = |args: &[Value]| -> Result<crate::Tensor> {
+        match args {
+            [Value::Tensor(t)] => Ok(t.clone()),
+            [other] => Err(expected(name, "a tensor", other)),
+            _ => Err(Error::Eval(format!(".{name}(T): expected one tensor"))),
+        }
+    };
+    let index_arg = |args: &[Value]| -> Result<Int> {
+        match args {
+            [Value::Int(i)] => Ok(i.clone()),
+            _ => Err(Error::Eval(format!(".{name}(i): expected a thread index"))),
+        }
+    };
+    let none = |args: &[Value]| -> Result<()> {
+        if args.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::Eval(format!(".{name}(): takes no arguments")))
+        }
+    };
+    match (target, name) {
+        (Value::TiledCopy(t), "tidfrg_S") => Ok(t.tidfrg_s(&layout_arg(args)?)?.into()),
+        (Value::TiledCopy(t), "tidfrg_D") => Ok(t.tidfrg_d(&layout_arg(args)?)?.into()),
+        (Value::TiledCopy(t), "get_layoutS_TV") => none(args).and_then(|_| Ok(t.get_layout_s_tv()?.into())),
+        (Value::TiledCopy(t), "get_layoutD_TV") => none(args).and_then(|_| Ok(t.get_layout_d_tv()?.into())),
+        (Value::TiledCopy(t), "get_layoutS_MN") => {
+            none(args)?;
+            let (mk, thr) = t.get_layout_s_mn()?;
+            Ok(Value::Tuple(vec![mk.into(), thr.into()]))
+        }
+        (Value::TiledCopy(t), "retile") => match layout_arg(args)? {
+            AnyLayout::Plain(l) => Ok(t.retile(&l)?.into()),
+            other => Err(Error::Eval(format!("retile: {other} is not a register fragment layout"))),
+        },
+        (Value::TiledCopy(t), "get_slice" | "get_thread_slice") => {
+            Ok(Value::ThrCopy(Box::new(t.get_slice(index_arg(args)?))))
+        }
+        (Value::ThrCopy(t), "partition_S") => Ok(t.partition_s(&tensor_arg(args)?)?.into()),
+        (Value::ThrCopy(t), "partition_D") => Ok(t.partition_d(&tensor_arg(args)?)?.into()),
+        (Value::ThrCopy(t), "retile_S" | "retile_D") => Ok(t.retile(&tensor_arg(args)?)?.into()),
+        (Value::TiledMma(m), "thrfrg_A") => Ok(m.thrfrg_a(&layout_arg(args)?)?.into()),
+        (Value::TiledMma(m), "thrfrg_B") => Ok(m.thrfrg_b(&layout_arg(args)?)?.into()),
+        (Value::TiledMma(m), "thrfrg_C") => Ok(m.thrfrg_c(&layout_arg(args)?)?.into()),
+        (Value::TiledMma(m), "get_layoutA_TV") => none(args).and_then(|_| Ok(m.get_layout_a_tv()?.into())),
+        (Value::TiledMma(m), "get_layoutB_TV") => none(args).and_then(|_| Ok(m.get_layout_b_tv()?.into())),
+        (Value::TiledMma(m), "get_layoutC_TV") => none(args).and_then(|_| Ok(m.get_layout_c_tv()?.into())),
+        (Value::TiledMma(m), "get_thr_layout_vmnk") => none(args).map(|_| m.thr_layout_vmnk().clone().into()),
+        (Value::TiledMma(m), "get_slice" | "get_thread_slice") => {
+            Ok(Value::ThrMma(Box::new(m.get_slice(&index_arg(args)?)?)))
+        }
+        (Value::ThrMma(t), p) if p.starts_with("partition_fragment_") => {
+            Ok(t.partition_fragment(operand_of(p)?, &tensor_arg(args)?)?.into())
+        }
+        (Value::ThrMma(t), p) if p.starts_with("partition_") => Ok(t.partition(operand_of(p)?, &tensor_arg(args)?)?.into()),
+        _ => Err(Error::Eval(format!("{}: no method .{name}()", target.kind()))),
+    }
+}
+
+fn operand_of(method: &str) -> Result<char> {
+    match method.chars().last() {
+        Some(c @ ('A' | 'B' | 'C')) => Ok(c),
+        _ => Err(Error::Eval(format!("no method .{method}()"))),
+    }
+}
