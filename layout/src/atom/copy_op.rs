@@ -79,7 +79,9 @@ impl CopyOp {
             CopyOp::LdsmN { matrices: 2 } => lit("(_32,(_32,_2)):(_32,(_1,_1024))"),
             CopyOp::LdsmN { .. } => lit("(_32,(_32,_4)):(_32,(_1,_1024))"),
             CopyOp::LdsmT { matrices: 1 } => lit("((_4,_8),(_16,_2)):((_256,_16),(_1,_128))"),
-            CopyOp::LdsmT { matrices: 2 } => lit("((_4,_8),(_16,_2,_2)):((_256,_16),(_1,_128,_1024))"),
+            CopyOp::LdsmT { matrices: 2 } => {
+                lit("((_4,_8),(_16,_2,_2)):((_256,_16),(_1,_128,_1024))")
+            }
             CopyOp::LdsmT { .. } => lit("((_4,_8),(_16,_2,_4)):((_256,_16),(_1,_128,_1024))"),
             _ => self.src_layout(),
         }
@@ -96,19 +98,24 @@ impl CopyOp {
 
     /// Whether the copy is asynchronous (`cp.async`: completes at `cp.async.wait_group`).
     pub fn is_async(&self) -> bool {
-        matches!(self, CopyOp::CpAsyncCacheAlways { .. } | CopyOp::CpAsyncCacheGlobal { .. })
+        matches!(
+            self,
+            CopyOp::CpAsyncCacheAlways { .. } | CopyOp::CpAsyncCacheGlobal { .. }
+        )
     }
 
     /// The PTX the copy lowers to (`None` for plain loads and stores, which are C++ assignments of
     /// a `bits`-wide vector type).
     pub fn ptx(&self) -> Option<String> {
         match *self {
-            CopyOp::CpAsyncCacheAlways { bits } => {
-                Some(format!("cp.async.ca.shared.global.L2::128B [%0], [%1], {};", bits / 8))
-            }
-            CopyOp::CpAsyncCacheGlobal { bits } => {
-                Some(format!("cp.async.cg.shared.global.L2::128B [%0], [%1], {};", bits / 8))
-            }
+            CopyOp::CpAsyncCacheAlways { bits } => Some(format!(
+                "cp.async.ca.shared.global.L2::128B [%0], [%1], {};",
+                bits / 8
+            )),
+            CopyOp::CpAsyncCacheGlobal { bits } => Some(format!(
+                "cp.async.cg.shared.global.L2::128B [%0], [%1], {};",
+                bits / 8
+            )),
             CopyOp::LdsmN { matrices } => Some(format!(
                 "ldmatrix.sync.aligned.x{matrices}.m8n8.shared.b16 {{{}}}, [%{matrices}];",
                 regs(matrices)
@@ -123,7 +130,10 @@ impl CopyOp {
 }
 
 fn regs(n: u32) -> String {
-    (0..n).map(|i| format!("%{i}")).collect::<Vec<_>>().join(", ")
+    (0..n)
+        .map(|i| format!("%{i}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The width of `uintN_t` (and `uint128_t`).
@@ -144,8 +154,12 @@ impl fmt::Display for CopyOp {
         match *self {
             CopyOp::UniversalCopy { bits } => write!(f, "UniversalCopy<{}>", uint(bits)),
             CopyOp::AutoVectorizingCopy => f.write_str("AutoVectorizingCopy"),
-            CopyOp::CpAsyncCacheAlways { bits } => write!(f, "SM80_CP_ASYNC_CACHEALWAYS<{}>", uint(bits)),
-            CopyOp::CpAsyncCacheGlobal { bits } => write!(f, "SM80_CP_ASYNC_CACHEGLOBAL<{}>", uint(bits)),
+            CopyOp::CpAsyncCacheAlways { bits } => {
+                write!(f, "SM80_CP_ASYNC_CACHEALWAYS<{}>", uint(bits))
+            }
+            CopyOp::CpAsyncCacheGlobal { bits } => {
+                write!(f, "SM80_CP_ASYNC_CACHEGLOBAL<{}>", uint(bits))
+            }
             CopyOp::LdsmN { matrices } => write!(f, "SM75_U32x{matrices}_LDSM_N"),
             CopyOp::LdsmT { matrices } => write!(f, "SM75_U16x{}_LDSM_T", matrices * 2),
         }
@@ -173,7 +187,13 @@ macro_rules! uint_types {
         impl UintType for $t { const BITS: u32 = $b; }
     )*};
 }
-uint_types!(uint8_t = 8, uint16_t = 16, uint32_t = 32, uint64_t = 64, uint128_t = 128);
+uint_types!(
+    uint8_t = 8,
+    uint16_t = 16,
+    uint32_t = 32,
+    uint64_t = 64,
+    uint128_t = 128
+);
 
 macro_rules! sized_copy_ops {
     ($($(#[$m:meta])* $name:ident => $variant:ident;)*) => {$(

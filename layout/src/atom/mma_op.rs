@@ -13,7 +13,12 @@ use crate::numeric::{ElemType, Numeric};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum MmaOp {
     /// `UniversalFMA<D,A,B,C>`: one thread, one scalar `d = a * b + c`.
-    UniversalFma { d: ElemType, a: ElemType, b: ElemType, c: ElemType },
+    UniversalFma {
+        d: ElemType,
+        a: ElemType,
+        b: ElemType,
+        c: ElemType,
+    },
     /// An SM80 warp-level `mma.sync` (`SM80_16x8x8_F32TF32TF32F32_TN`, ...).
     Sm80(Sm80Mma),
 }
@@ -42,20 +47,65 @@ pub enum Sm80Mma {
     M8N8K4_F64,
 }
 
-use ElemType::{Bf16, F16, F32, F64, Tf32};
+use ElemType::{Bf16, Tf32, F16, F32, F64};
 use Sm80Mma::*;
 
 /// (CuTe name, op, (M,N,K), (D,A,B,C) types).
 const SM80: [(&str, Sm80Mma, (i64, i64, i64), [ElemType; 4]); 9] = [
-    ("SM80_16x8x4_F32TF32TF32F32_TN", M16N8K4_F32TF32, (16, 8, 4), [F32, Tf32, Tf32, F32]),
-    ("SM80_16x8x8_F32TF32TF32F32_TN", M16N8K8_F32TF32, (16, 8, 8), [F32, Tf32, Tf32, F32]),
-    ("SM80_16x8x8_F16F16F16F16_TN", M16N8K8_F16F16, (16, 8, 8), [F16, F16, F16, F16]),
-    ("SM80_16x8x8_F32F16F16F32_TN", M16N8K8_F32F16, (16, 8, 8), [F32, F16, F16, F32]),
-    ("SM80_16x8x8_F32BF16BF16F32_TN", M16N8K8_F32BF16, (16, 8, 8), [F32, Bf16, Bf16, F32]),
-    ("SM80_16x8x16_F16F16F16F16_TN", M16N8K16_F16F16, (16, 8, 16), [F16, F16, F16, F16]),
-    ("SM80_16x8x16_F32F16F16F32_TN", M16N8K16_F32F16, (16, 8, 16), [F32, F16, F16, F32]),
-    ("SM80_16x8x16_F32BF16BF16F32_TN", M16N8K16_F32BF16, (16, 8, 16), [F32, Bf16, Bf16, F32]),
-    ("SM80_8x8x4_F64F64F64F64_TN", M8N8K4_F64, (8, 8, 4), [F64, F64, F64, F64]),
+    (
+        "SM80_16x8x4_F32TF32TF32F32_TN",
+        M16N8K4_F32TF32,
+        (16, 8, 4),
+        [F32, Tf32, Tf32, F32],
+    ),
+    (
+        "SM80_16x8x8_F32TF32TF32F32_TN",
+        M16N8K8_F32TF32,
+        (16, 8, 8),
+        [F32, Tf32, Tf32, F32],
+    ),
+    (
+        "SM80_16x8x8_F16F16F16F16_TN",
+        M16N8K8_F16F16,
+        (16, 8, 8),
+        [F16, F16, F16, F16],
+    ),
+    (
+        "SM80_16x8x8_F32F16F16F32_TN",
+        M16N8K8_F32F16,
+        (16, 8, 8),
+        [F32, F16, F16, F32],
+    ),
+    (
+        "SM80_16x8x8_F32BF16BF16F32_TN",
+        M16N8K8_F32BF16,
+        (16, 8, 8),
+        [F32, Bf16, Bf16, F32],
+    ),
+    (
+        "SM80_16x8x16_F16F16F16F16_TN",
+        M16N8K16_F16F16,
+        (16, 8, 16),
+        [F16, F16, F16, F16],
+    ),
+    (
+        "SM80_16x8x16_F32F16F16F32_TN",
+        M16N8K16_F32F16,
+        (16, 8, 16),
+        [F32, F16, F16, F32],
+    ),
+    (
+        "SM80_16x8x16_F32BF16BF16F32_TN",
+        M16N8K16_F32BF16,
+        (16, 8, 16),
+        [F32, Bf16, Bf16, F32],
+    ),
+    (
+        "SM80_8x8x4_F64F64F64F64_TN",
+        M8N8K4_F64,
+        (8, 8, 4),
+        [F64, F64, F64, F64],
+    ),
 ];
 
 fn sm80_entry(op: Sm80Mma) -> (&'static str, (i64, i64, i64), [ElemType; 4]) {
@@ -144,13 +194,25 @@ impl MmaOp {
         let MmaOp::Sm80(op) = self else { return None };
         let (_, (m, n, k), [d, a, b, c]) = sm80_entry(*op);
         let count = |l: Layout, t: ElemType| {
-            let vals = l.mode(1).ok().and_then(|v| v.size().ok()).and_then(|s| s.value()).unwrap_or(1);
+            let vals = l
+                .mode(1)
+                .ok()
+                .and_then(|v| v.size().ok())
+                .and_then(|s| s.value())
+                .unwrap_or(1);
             (vals * i64::from(t.bits()) + 31) / 32
         };
-        let (nd, na, nb) = (count(self.c_layout(), d), count(self.a_layout(), a), count(self.b_layout(), b));
+        let (nd, na, nb) = (
+            count(self.c_layout(), d),
+            count(self.a_layout(), a),
+            count(self.b_layout(), b),
+        );
         let mut next = 0;
         let mut group = |n: i64| {
-            let g = (next..next + n).map(|i| format!("%{i}")).collect::<Vec<_>>().join(",");
+            let g = (next..next + n)
+                .map(|i| format!("%{i}"))
+                .collect::<Vec<_>>()
+                .join(",");
             next += n;
             format!("{{{g}}}")
         };
@@ -194,7 +256,12 @@ pub struct UniversalFMA<D: Numeric, A: Numeric = D, B: Numeric = D, C: Numeric =
     PhantomData<(D, A, B, C)>,
 );
 impl<D: Numeric, A: Numeric, B: Numeric, C: Numeric> MmaOperation for UniversalFMA<D, A, B, C> {
-    const OP: MmaOp = MmaOp::UniversalFma { d: D::TYPE, a: A::TYPE, b: B::TYPE, c: C::TYPE };
+    const OP: MmaOp = MmaOp::UniversalFma {
+        d: D::TYPE,
+        a: A::TYPE,
+        b: B::TYPE,
+        c: C::TYPE,
+    };
 }
 
 macro_rules! sm80_types {

@@ -28,7 +28,11 @@ impl CopyAtom {
     pub fn new(op: CopyOp, val: ElemType) -> Result<CopyAtom> {
         let atom = CopyAtom { op, val };
         let threads = op.thr_id().size()?;
-        for (which, l) in [("Src", atom.val_layout_src()?), ("Dst", atom.val_layout_dst()?), ("Ref", atom.val_layout_ref()?)] {
+        for (which, l) in [
+            ("Src", atom.val_layout_src()?),
+            ("Dst", atom.val_layout_dst()?),
+            ("Ref", atom.val_layout_ref()?),
+        ] {
             if l.mode(0)?.size()? != threads {
                 return Err(algebra(
                     "Copy_Atom",
@@ -123,11 +127,19 @@ impl TiledCopy {
     /// `make_tiled_copy_impl(atom, layout_tv, tiler)`: fails when the tiling has fewer threads or
     /// values than the atom needs, or does not divide them.
     pub fn new(atom: CopyAtom, layout_tv: Layout, tiler: IntTuple) -> Result<TiledCopy> {
-        let tc = TiledCopy { atom, layout_tv, tiler };
+        let tc = TiledCopy {
+            atom,
+            layout_tv,
+            tiler,
+        };
         let ref_l = tc.atom.val_layout_ref()?;
         for (what, tiled, per_atom) in [
             ("thrs", tc.num_threads()?, ref_l.mode(0)?.size()?),
-            ("vals", tc.layout_tv.mode(1)?.size()?, ref_l.mode(1)?.size()?),
+            (
+                "vals",
+                tc.layout_tv.mode(1)?.size()?,
+                ref_l.mode(1)?.size()?,
+            ),
         ] {
             if let (Some(t), Some(a)) = (tiled.value(), per_atom.value()) {
                 if a == 0 || t % a != 0 {
@@ -167,7 +179,11 @@ impl TiledCopy {
 
     /// `right_inverse(AtomLayoutRef).compose(AtomLayoutSrc or Dst)`.
     fn ref2trg(&self, dst: bool) -> Result<Layout> {
-        let trg = if dst { self.atom.val_layout_dst()? } else { self.atom.val_layout_src()? };
+        let trg = if dst {
+            self.atom.val_layout_dst()?
+        } else {
+            self.atom.val_layout_src()?
+        };
         composition(&right_inverse(&self.atom.val_layout_ref()?)?, &trg)
     }
 
@@ -197,14 +213,28 @@ impl TiledCopy {
     /// `tile2thrfrg`: re-expresses a `(tile, rest)` layout as `(thread, value, rest)`.
     fn tile2thrfrg(&self, tensor: &AnyLayout, ref2trg: &Layout) -> Result<AnyLayout> {
         let ref_l = self.atom.val_layout_ref()?;
-        let atom_shape = IntTuple::Tuple(vec![IntTuple::Int(ref_l.mode(0)?.size()?), IntTuple::Int(ref_l.mode(1)?.size()?)]);
+        let atom_shape = IntTuple::Tuple(vec![
+            IntTuple::Int(ref_l.mode(0)?.size()?),
+            IntTuple::Int(ref_l.mode(1)?.size()?),
+        ]);
         let atom_tv = zipped_divide(&self.layout_tv, &Tiler::from_shape(&atom_shape))?;
-        let trg_tv = composition_tiler(&atom_tv, &Tiler::Tuple(vec![Tiler::Layout(ref2trg.clone()), Tiler::Under]))?;
+        let trg_tv = composition_tiler(
+            &atom_tv,
+            &Tiler::Tuple(vec![Tiler::Layout(ref2trg.clone()), Tiler::Under]),
+        )?;
         let zipped = Layout::new(zip(trg_tv.shape())?, zip(trg_tv.stride())?)?;
         let profile = crate::tup![s(1), crate::tup![s(1), s(1)]];
         let thrval2mn = coalesce_profile(&zipped, &profile)?;
-        let tv = tensor.map(|t| composition_tiler(t, &Tiler::Tuple(vec![Tiler::Layout(thrval2mn.clone()), Tiler::Under])))?;
-        tv.slice(&Coord::Tuple(vec![Coord::Tuple(vec![Coord::Under, Coord::Under]), Coord::Under]))
+        let tv = tensor.map(|t| {
+            composition_tiler(
+                t,
+                &Tiler::Tuple(vec![Tiler::Layout(thrval2mn.clone()), Tiler::Under]),
+            )
+        })?;
+        tv.slice(&Coord::Tuple(vec![
+            Coord::Tuple(vec![Coord::Under, Coord::Under]),
+            Coord::Under,
+        ]))
     }
 
     /// `get_layoutS_TV()`: (thread, value) -> coordinate in the tile, as the source sees it.
@@ -221,7 +251,11 @@ impl TiledCopy {
         let shape = IntTuple::Tuple(vec![self.tiler.clone(), IntTuple::st(1)]);
         let ref_layout = AnyLayout::Plain(Layout::col_major(&shape)?);
         let tv = self.tile2thrfrg(&ref_layout, &self.ref2trg(dst)?)?;
-        match tv.slice(&Coord::Tuple(vec![Coord::Under, Coord::Under, Coord::Int(s(0))]))? {
+        match tv.slice(&Coord::Tuple(vec![
+            Coord::Under,
+            Coord::Under,
+            Coord::Int(s(0)),
+        ]))? {
             AnyLayout::Plain(l) => Ok(l),
             AnyLayout::Composed(c) => Ok(c.layout_b().clone()),
         }
@@ -242,24 +276,47 @@ impl TiledCopy {
         let r = l.rank();
         let v = l.mode(0)?.size()?;
         let (Some(vn), Some(nthr)) = (v.as_static(), self.num_threads()?.as_static()) else {
-            return Err(algebra("retile", format!("{l}: the value mode and the thread count must be static")));
+            return Err(algebra(
+                "retile",
+                format!("{l}: the value mode and the thread count must be static"),
+            ));
         };
-        let inv = composition(&right_inverse(&self.layout_tv)?, &Layout::col_major(&self.tiler)?)?;
+        let inv = composition(
+            &right_inverse(&self.layout_tv)?,
+            &Layout::col_major(&self.tiler)?,
+        )?;
         let frg_mn = upcast(&inv, nthr * vn)?;
         let atom_vals = self.atom.val_layout_ref()?.mode(1)?.size()?;
-        let prod = logical_product(&Layout::col_major(&IntTuple::Int(v.clone()))?, &Tiler::Layout(right_inverse(&frg_mn)?))?;
-        let frg_v = zipped_divide(&prod, &Tiler::Layout(Layout::col_major(&IntTuple::Int(atom_vals))?))?;
+        let prod = logical_product(
+            &Layout::col_major(&IntTuple::Int(v.clone()))?,
+            &Tiler::Layout(right_inverse(&frg_mn)?),
+        )?;
+        let frg_v = zipped_divide(
+            &prod,
+            &Tiler::Layout(Layout::col_major(&IntTuple::Int(atom_vals))?),
+        )?;
         let mut shape = vec![IntTuple::Int(v)];
         shape.extend(frg_mn.shape().product_each()?.modes());
         let t = zipped_divide(l, &Tiler::from_shape(&IntTuple::Tuple(shape)))?;
         let vt = composition_tiler(&t, &Tiler::Tuple(vec![Tiler::Layout(frg_v), Tiler::Under]))?;
-        let rest = if r == 1 { Coord::Int(s(0)) } else { Coord::Tuple(std::iter::once(Coord::Int(s(0))).chain(std::iter::repeat_n(Coord::Under, r - 1)).collect()) };
+        let rest = if r == 1 {
+            Coord::Int(s(0))
+        } else {
+            Coord::Tuple(
+                std::iter::once(Coord::Int(s(0)))
+                    .chain(std::iter::repeat_n(Coord::Under, r - 1))
+                    .collect(),
+            )
+        };
         vt.slice(&Coord::Tuple(vec![Coord::Under, rest]))
     }
 
     /// `get_slice(thr_idx)`: the partitioner of one thread.
     pub fn get_slice(&self, thr_idx: Int) -> ThrCopy {
-        ThrCopy { tiled: self.clone(), thr_idx }
+        ThrCopy {
+            tiled: self.clone(),
+            thr_idx,
+        }
     }
 
     /// CuTe's multi-line `print(TiledCopy)`.
@@ -275,7 +332,11 @@ impl TiledCopy {
 
 impl fmt::Display for TiledCopy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "TiledCopy{{Tiler_MN: {}, TiledLayout_TV: {}, {}}}", self.tiler, self.layout_tv, self.atom)
+        write!(
+            f,
+            "TiledCopy{{Tiler_MN: {}, TiledLayout_TV: {}, {}}}",
+            self.tiler, self.layout_tv, self.atom
+        )
     }
 }
 
@@ -309,9 +370,17 @@ impl ThrCopy {
 
     fn partition(&self, t: &Tensor, dst: bool) -> Result<Tensor> {
         let r = t.layout().shape_layout().rank();
-        let tv = if dst { self.tiled.tidfrg_d(t.layout())? } else { self.tiled.tidfrg_s(t.layout())? };
+        let tv = if dst {
+            self.tiled.tidfrg_d(t.layout())?
+        } else {
+            self.tiled.tidfrg_s(t.layout())?
+        };
         let thr_tensor = t.with_layout(tv);
-        thr_tensor.slice(&Coord::Tuple(vec![Coord::Int(self.thr_idx.clone()), Coord::Under, Coord::repeat_under(r)]))
+        thr_tensor.slice(&Coord::Tuple(vec![
+            Coord::Int(self.thr_idx.clone()),
+            Coord::Under,
+            Coord::repeat_under(r),
+        ]))
     }
 
     /// `retile_S(T)` / `retile_D(T)`: T's data under the copy's value layout.

@@ -73,7 +73,11 @@ pub struct TiledMma {
 ///     "((_1,(_16,_16)),(_1,(_8,_8))):((_0,(_1,_128)),(_0,(_16,_2048)))"
 /// );
 /// ```
-pub fn make_tiled_mma(atom: MmaAtom, thr_layout: &Layout, permutation: &[Tiler]) -> Result<TiledMma> {
+pub fn make_tiled_mma(
+    atom: MmaAtom,
+    thr_layout: &Layout,
+    permutation: &[Tiler],
+) -> Result<TiledMma> {
     if thr_layout.rank() > 3 || permutation.len() > 3 {
         return Err(algebra(
             "make_tiled_mma",
@@ -82,13 +86,20 @@ pub fn make_tiled_mma(atom: MmaAtom, thr_layout: &Layout, permutation: &[Tiler])
     }
     for p in permutation {
         if !tiler_is_static(p) {
-            return Err(algebra("make_tiled_mma", format!("TiledMMA requires static permutations of MNK, got {p}")));
+            return Err(algebra(
+                "make_tiled_mma",
+                format!("TiledMMA requires static permutations of MNK, got {p}"),
+            ));
         }
     }
     let mnk = thr_layout.append_to(3, &Layout::trivial());
     let vmnk = tiled_product(&atom.op.thr_id(), &Tiler::Layout(mnk))?;
     let perm = |i: usize| permutation.get(i).cloned().unwrap_or(Tiler::Under);
-    Ok(TiledMma { atom, thr_layout_vmnk: vmnk, permutation: [perm(0), perm(1), perm(2)] })
+    Ok(TiledMma {
+        atom,
+        thr_layout_vmnk: vmnk,
+        permutation: [perm(0), perm(1), perm(2)],
+    })
 }
 
 fn tiler_is_static(t: &Tiler) -> bool {
@@ -143,7 +154,13 @@ impl TiledMma {
     pub fn permutation_mnk(&self, i: usize) -> Result<Tiler> {
         match &self.permutation[i] {
             Tiler::Under => {
-                let atom = self.atom.op.shape_mnk().get(i).and_then(|x| x.as_int().cloned()).unwrap_or(s(1));
+                let atom = self
+                    .atom
+                    .op
+                    .shape_mnk()
+                    .get(i)
+                    .and_then(|x| x.as_int().cloned())
+                    .unwrap_or(s(1));
                 Ok(Tiler::Int(atom.mul(&self.vmnk_size(i + 1)?)?))
             }
             p => Ok(p.clone()),
@@ -155,7 +172,10 @@ impl TiledMma {
         match self.permutation_mnk(i)? {
             Tiler::Int(n) => Ok(n),
             Tiler::Layout(l) => l.size(),
-            other => Err(algebra("tile_size", format!("permutation {other} has no size"))),
+            other => Err(algebra(
+                "tile_size",
+                format!("permutation {other} has no size"),
+            )),
         }
     }
 
@@ -180,8 +200,15 @@ impl TiledMma {
             Ok(Tiler::Layout(Layout::col_major(&n)?))
         };
         let a_tile = Tiler::Tuple(vec![atom_mode(r)?, atom_mode(c)?]);
-        let thr_mode = |i: usize| -> Result<Tiler> { Ok(Tiler::Layout(Layout::col_major(&IntTuple::Int(self.vmnk_size(i)?))?)) };
-        let thr_tile = Tiler::Tuple(vec![Tiler::Under, Tiler::Tuple(vec![thr_mode(r + 1)?, thr_mode(c + 1)?])]);
+        let thr_mode = |i: usize| -> Result<Tiler> {
+            Ok(Tiler::Layout(Layout::col_major(&IntTuple::Int(
+                self.vmnk_size(i)?,
+            ))?))
+        };
+        let thr_tile = Tiler::Tuple(vec![
+            Tiler::Under,
+            Tiler::Tuple(vec![thr_mode(r + 1)?, thr_mode(c + 1)?]),
+        ]);
         let atom_tv = Tiler::Tuple(vec![Tiler::Layout(self.atom_tv(op)), Tiler::Under]);
         l.map(|l| {
             let t = logical_divide(l, &t_tile)?;
@@ -212,7 +239,10 @@ impl TiledMma {
         let vmnk = &self.thr_layout_vmnk;
         let full = Layout::from_modes(vec![vmnk.clone(), complement_default(vmnk)?]);
         let shape = crate::tup![vmnk.size()?, s(1)];
-        composition(&Layout::new(shape, crate::tup![s(1), s(0)])?, &right_inverse(&full)?)
+        composition(
+            &Layout::new(shape, crate::tup![s(1), s(0)])?,
+            &right_inverse(&full)?,
+        )
     }
 
     /// `get_layoutC_TV/A_TV/B_TV()`: (thread index, value) -> coordinate in the tile; A is
@@ -223,10 +253,18 @@ impl TiledMma {
         let mut tv = self.thrfrg(op, &AnyLayout::Plain(Layout::col_major(&shape)?))?;
         if op != Operand::C {
             let (m, n) = (self.vmnk_size(1)?, self.vmnk_size(2)?);
-            let bcast = if op == Operand::A { crate::tup![s(1), s(0)] } else { crate::tup![s(0), s(1)] };
+            let bcast = if op == Operand::A {
+                crate::tup![s(1), s(0)]
+            } else {
+                crate::tup![s(0), s(1)]
+            };
             let thr = Layout::new(crate::tup![m, n], bcast)?;
-            let tile = Tiler::Tuple(vec![Tiler::Under, Tiler::Tuple(vec![Tiler::Layout(thr), Tiler::Under])]);
-            tv = tv.map(|l| composition_tiler(l, &Tiler::Tuple(vec![tile.clone(), Tiler::Under])))?;
+            let tile = Tiler::Tuple(vec![
+                Tiler::Under,
+                Tiler::Tuple(vec![Tiler::Layout(thr), Tiler::Under]),
+            ]);
+            tv =
+                tv.map(|l| composition_tiler(l, &Tiler::Tuple(vec![tile.clone(), Tiler::Under])))?;
         }
         let idx = Tiler::Tuple(vec![Tiler::Layout(self.thridx_2_thrid()?), Tiler::Under]);
         match tv.map(|l| composition_tiler(l, &idx))? {
@@ -253,7 +291,10 @@ impl TiledMma {
     /// `get_slice(thr_idx)`: thread `thr_idx`'s `(v,m,n,k)` coordinate.
     pub fn get_slice(&self, thr_idx: &Int) -> Result<ThrMma> {
         let vmnk = self.thr_layout_vmnk.get_flat_coord(thr_idx)?;
-        Ok(ThrMma { tiled: self.clone(), thr_vmnk: vmnk.leaves() })
+        Ok(ThrMma {
+            tiled: self.clone(),
+            thr_vmnk: vmnk.leaves(),
+        })
     }
 
     /// `partition_shape_C/A/B(mma, shape)`: the shape of one thread's fragment of a tile.
@@ -261,13 +302,19 @@ impl TiledMma {
         let op = operand(which)?;
         let tv = self.thrfrg(op, &AnyLayout::Plain(Layout::col_major(shape)?))?;
         let rest = Coord::repeat_under(shape.rank());
-        let frag = tv.slice(&Coord::Tuple(vec![Coord::Int(s(0)), Coord::Tuple(vec![Coord::Under, rest])]))?;
+        let frag = tv.slice(&Coord::Tuple(vec![
+            Coord::Int(s(0)),
+            Coord::Tuple(vec![Coord::Under, rest]),
+        ]))?;
         Ok(frag.shape_layout().shape().clone())
     }
 
     /// The permutation as CuTe prints it (`(_,_,_)`).
     pub fn permutation_text(&self) -> String {
-        format!("({},{},{})", self.permutation[0], self.permutation[1], self.permutation[2])
+        format!(
+            "({},{},{})",
+            self.permutation[0], self.permutation[1], self.permutation[2]
+        )
     }
 
     /// CuTe's multi-line `print(TiledMMA)`.
@@ -327,7 +374,10 @@ impl ThrMma {
         let (r, c) = op.modes();
         let thr = Coord::Tuple(vec![
             Coord::Int(self.thr_vmnk[0].clone()),
-            Coord::Tuple(vec![Coord::Int(self.thr_vmnk[r + 1].clone()), Coord::Int(self.thr_vmnk[c + 1].clone())]),
+            Coord::Tuple(vec![
+                Coord::Int(self.thr_vmnk[r + 1].clone()),
+                Coord::Int(self.thr_vmnk[c + 1].clone()),
+            ]),
         ]);
         let rest_rank = tv.shape_layout().mode(1)?.mode(1)?.rank();
         let frag = Coord::Tuple(vec![Coord::Under, Coord::repeat_under(rest_rank)]);
@@ -339,14 +389,23 @@ impl ThrMma {
     pub fn partition_fragment(&self, which: char, t: &Tensor) -> Result<Tensor> {
         let part = self.partition(which, t)?;
         let shape_l = part.layout().shape_layout();
-        let layout = if which == 'C' { Layout::col_major(shape_l.shape())? } else { shape_l.fragment_like()? };
+        let layout = if which == 'C' {
+            Layout::col_major(shape_l.shape())?
+        } else {
+            shape_l.fragment_like()?
+        };
         let [d, a, b, _] = self.tiled.atom.op.types();
         let bits = match which {
             'A' => a.bits(),
             'B' => b.bits(),
             _ => d.bits(),
         };
-        let ptr = Ptr { space: MemSpace::Rmem, bits, name: format!("t{which}r{which}"), offset: s(0) };
+        let ptr = Ptr {
+            space: MemSpace::Rmem,
+            bits,
+            name: format!("t{which}r{which}"),
+            offset: s(0),
+        };
         Ok(Tensor::new(ptr, layout))
     }
 }

@@ -19,7 +19,9 @@ pub fn atom_type(name: &str, targs: &[TArg]) -> Option<Result<Value>> {
         "Copy_Atom" => Some(copy_atom(targs)),
         "MMA_Atom" => Some(match targs {
             [TArg::Type(op, inner)] => mma_op(op, inner).map(|op| Value::MmaAtom(MmaAtom::new(op))),
-            _ => Err(Error::Eval("MMA_Atom<OP>: expected one MMA operation".into())),
+            _ => Err(Error::Eval(
+                "MMA_Atom<OP>: expected one MMA operation".into(),
+            )),
         }),
         "UniversalFMA" => Some(mma_op(name, targs).map(|op| Value::MmaAtom(MmaAtom::new(op)))),
         _ => None,
@@ -40,13 +42,23 @@ fn type_name(t: &TArg) -> Option<(&str, &[TArg])> {
 
 /// `Copy_Atom<OP, T>`.
 fn copy_atom(targs: &[TArg]) -> Result<Value> {
-    let usage = || Error::Eval("Copy_Atom<OP, T>: expected a copy operation and an element type".into());
-    let [op, val] = targs else { return Err(usage()) };
-    let ((op_name, op_args), (val_name, _)) = (type_name(op).ok_or_else(usage)?, type_name(val).ok_or_else(usage)?);
+    let usage =
+        || Error::Eval("Copy_Atom<OP, T>: expected a copy operation and an element type".into());
+    let [op, val] = targs else {
+        return Err(usage());
+    };
+    let ((op_name, op_args), (val_name, _)) = (
+        type_name(op).ok_or_else(usage)?,
+        type_name(val).ok_or_else(usage)?,
+    );
     let arg = match op_args {
         [] => None,
         [t] => type_name(t).map(|(n, _)| n),
-        _ => return Err(Error::Eval(format!("{op_name}<...>: expected one type argument"))),
+        _ => {
+            return Err(Error::Eval(format!(
+                "{op_name}<...>: expected one type argument"
+            )))
+        }
     };
     let op = CopyOp::from_name(op_name, arg).ok_or_else(|| {
         Error::Eval(format!(
@@ -72,19 +84,26 @@ fn mma_op(name: &str, targs: &[TArg]) -> Result<MmaOp> {
         return match types.as_slice() {
             [d] => Ok(MmaOp::universal_fma(*d, *d, *d, *d)),
             [d, a, b, c] => Ok(MmaOp::universal_fma(*d, *a, *b, *c)),
-            _ => Err(Error::Eval("UniversalFMA<D,A,B,C>: expected one or four element types".into())),
+            _ => Err(Error::Eval(
+                "UniversalFMA<D,A,B,C>: expected one or four element types".into(),
+            )),
         };
     }
-    MmaOp::from_name(name).ok_or_else(|| Error::Eval(format!("MMA_Atom: unknown MMA operation {name}")))
+    MmaOp::from_name(name)
+        .ok_or_else(|| Error::Eval(format!("MMA_Atom: unknown MMA operation {name}")))
 }
 
 /// The atom functions; `None` when `name` is not one of them.
 pub fn call_atom(name: &str, targs: &[TArg], args: &[Value]) -> Option<Result<Value>> {
     Some(match name {
         "make_tiled_copy" => tiled_copy(args),
-        "make_tiled_copy_A" | "make_tiled_copy_B" | "make_tiled_copy_C" => tiled_copy_for(name, args),
+        "make_tiled_copy_A" | "make_tiled_copy_B" | "make_tiled_copy_C" => {
+            tiled_copy_for(name, args)
+        }
         "make_tiled_mma" => tiled_mma(args),
-        "partition_shape_A" | "partition_shape_B" | "partition_shape_C" => partition_shape(name, args),
+        "partition_shape_A" | "partition_shape_B" | "partition_shape_C" => {
+            partition_shape(name, args)
+        }
         "tile_size" => tile_size(targs, args),
         "size" if matches!(args, [Value::TiledCopy(_) | Value::TiledMma(_)]) => match &args[0] {
             Value::TiledCopy(t) => t.num_threads().map(Value::Int),
@@ -121,15 +140,25 @@ fn tiled_copy(args: &[Value]) -> Result<Value> {
     let (atom, thr, val) = match args {
         [a, t] => (a, t.to_layout(NAME)?, Layout::trivial()),
         [a, t, v] => (a, t.to_layout(NAME)?, v.to_layout(NAME)?),
-        _ => return Err(Error::Eval(format!("{NAME}: expected (atom, thr_layout[, val_layout])"))),
+        _ => {
+            return Err(Error::Eval(format!(
+                "{NAME}: expected (atom, thr_layout[, val_layout])"
+            )))
+        }
     };
-    Ok(Value::TiledCopy(Box::new(make_tiled_copy(&copy_arg(NAME, atom)?, &thr, &val)?)))
+    Ok(Value::TiledCopy(Box::new(make_tiled_copy(
+        &copy_arg(NAME, atom)?,
+        &thr,
+        &val,
+    )?)))
 }
 
 /// `make_tiled_copy_A/B/C(atom, tiled_mma)`: the MMA's operand TV layout and tile.
 fn tiled_copy_for(name: &str, args: &[Value]) -> Result<Value> {
     let [atom, mma] = args else {
-        return Err(Error::Eval(format!("{name}: expected (copy_atom, tiled_mma)")));
+        return Err(Error::Eval(format!(
+            "{name}: expected (copy_atom, tiled_mma)"
+        )));
     };
     let Value::TiledMma(mma) = mma else {
         return Err(expected(name, "a TiledMMA", mma));
@@ -140,14 +169,22 @@ fn tiled_copy_for(name: &str, args: &[Value]) -> Result<Value> {
         _ => (mma.get_layout_c_tv()?, (0, 1)),
     };
     let tiler = crate::tup![mma.tile_size(r)?, mma.tile_size(c)?];
-    Ok(Value::TiledCopy(Box::new(TiledCopy::new(copy_arg(name, atom)?, tv, tiler)?)))
+    Ok(Value::TiledCopy(Box::new(TiledCopy::new(
+        copy_arg(name, atom)?,
+        tv,
+        tiler,
+    )?)))
 }
 
 /// `make_tiled_mma(atom, thr_layout[, permutation_mnk])`.
 fn tiled_mma(args: &[Value]) -> Result<Value> {
     const NAME: &str = "make_tiled_mma";
     let (atom, thr, perm) = match args {
-        [a] => (a, Layout::col_major(&crate::tup![s(1), s(1), s(1)])?, vec![]),
+        [a] => (
+            a,
+            Layout::col_major(&crate::tup![s(1), s(1), s(1)])?,
+            vec![],
+        ),
         [a, t] => (a, t.to_layout(NAME)?, vec![]),
         [a, t, p] => {
             let perm = match p.to_tiler(NAME)? {
@@ -156,9 +193,17 @@ fn tiled_mma(args: &[Value]) -> Result<Value> {
             };
             (a, t.to_layout(NAME)?, perm)
         }
-        _ => return Err(Error::Eval(format!("{NAME}: expected (atom[, thr_layout[, permutation]])"))),
+        _ => {
+            return Err(Error::Eval(format!(
+                "{NAME}: expected (atom[, thr_layout[, permutation]])"
+            )))
+        }
     };
-    Ok(Value::TiledMma(Box::new(make_tiled_mma(mma_arg(NAME, atom)?, &thr, &perm)?)))
+    Ok(Value::TiledMma(Box::new(make_tiled_mma(
+        mma_arg(NAME, atom)?,
+        &thr,
+        &perm,
+    )?)))
 }
 
 fn partition_shape(name: &str, args: &[Value]) -> Result<Value> {
@@ -166,7 +211,9 @@ fn partition_shape(name: &str, args: &[Value]) -> Result<Value> {
         return Err(Error::Eval(format!("{name}: expected (tiled_mma, shape)")));
     };
     let which = name.chars().last().unwrap_or('C');
-    Ok(mma.partition_shape(which, &shape.to_int_tuple(name)?)?.into())
+    Ok(mma
+        .partition_shape(which, &shape.to_int_tuple(name)?)?
+        .into())
 }
 
 fn tile_size(targs: &[TArg], args: &[Value]) -> Result<Value> {
@@ -178,9 +225,14 @@ fn tile_size(targs: &[TArg], args: &[Value]) -> Result<Value> {
         [Value::TiledMma(m)] => Ok(m.tile_size(i)?.into()),
         [Value::TiledCopy(c)] => match c.tiler().get(i) {
             Some(t) => Ok(t.product()?.into()),
-            None => Err(Error::Eval(format!("tile_size<{i}>: the TiledCopy's tiler {} has no mode {i}", c.tiler()))),
+            None => Err(Error::Eval(format!(
+                "tile_size<{i}>: the TiledCopy's tiler {} has no mode {i}",
+                c.tiler()
+            ))),
         },
-        _ => Err(Error::Eval("tile_size<I>: expected a TiledCopy or a TiledMMA".into())),
+        _ => Err(Error::Eval(
+            "tile_size<I>: expected a TiledCopy or a TiledMMA".into(),
+        )),
     }
 }
 
@@ -215,8 +267,12 @@ pub fn method(target: &Value, name: &str, args: &[Value]) -> Result<Value> {
     match (target, name) {
         (Value::TiledCopy(t), "tidfrg_S") => Ok(t.tidfrg_s(&layout_arg(args)?)?.into()),
         (Value::TiledCopy(t), "tidfrg_D") => Ok(t.tidfrg_d(&layout_arg(args)?)?.into()),
-        (Value::TiledCopy(t), "get_layoutS_TV") => none(args).and_then(|_| Ok(t.get_layout_s_tv()?.into())),
-        (Value::TiledCopy(t), "get_layoutD_TV") => none(args).and_then(|_| Ok(t.get_layout_d_tv()?.into())),
+        (Value::TiledCopy(t), "get_layoutS_TV") => {
+            none(args).and_then(|_| Ok(t.get_layout_s_tv()?.into()))
+        }
+        (Value::TiledCopy(t), "get_layoutD_TV") => {
+            none(args).and_then(|_| Ok(t.get_layout_d_tv()?.into()))
+        }
         (Value::TiledCopy(t), "get_layoutS_MN") => {
             none(args)?;
             let (mk, thr) = t.get_layout_s_mn()?;
@@ -224,7 +280,9 @@ pub fn method(target: &Value, name: &str, args: &[Value]) -> Result<Value> {
         }
         (Value::TiledCopy(t), "retile") => match layout_arg(args)? {
             AnyLayout::Plain(l) => Ok(t.retile(&l)?.into()),
-            other => Err(Error::Eval(format!("retile: {other} is not a register fragment layout"))),
+            other => Err(Error::Eval(format!(
+                "retile: {other} is not a register fragment layout"
+            ))),
         },
         (Value::TiledCopy(t), "get_slice" | "get_thread_slice") => {
             Ok(Value::ThrCopy(Box::new(t.get_slice(index_arg(args)?))))
@@ -235,18 +293,31 @@ pub fn method(target: &Value, name: &str, args: &[Value]) -> Result<Value> {
         (Value::TiledMma(m), "thrfrg_A") => Ok(m.thrfrg_a(&layout_arg(args)?)?.into()),
         (Value::TiledMma(m), "thrfrg_B") => Ok(m.thrfrg_b(&layout_arg(args)?)?.into()),
         (Value::TiledMma(m), "thrfrg_C") => Ok(m.thrfrg_c(&layout_arg(args)?)?.into()),
-        (Value::TiledMma(m), "get_layoutA_TV") => none(args).and_then(|_| Ok(m.get_layout_a_tv()?.into())),
-        (Value::TiledMma(m), "get_layoutB_TV") => none(args).and_then(|_| Ok(m.get_layout_b_tv()?.into())),
-        (Value::TiledMma(m), "get_layoutC_TV") => none(args).and_then(|_| Ok(m.get_layout_c_tv()?.into())),
-        (Value::TiledMma(m), "get_thr_layout_vmnk") => none(args).map(|_| m.thr_layout_vmnk().clone().into()),
+        (Value::TiledMma(m), "get_layoutA_TV") => {
+            none(args).and_then(|_| Ok(m.get_layout_a_tv()?.into()))
+        }
+        (Value::TiledMma(m), "get_layoutB_TV") => {
+            none(args).and_then(|_| Ok(m.get_layout_b_tv()?.into()))
+        }
+        (Value::TiledMma(m), "get_layoutC_TV") => {
+            none(args).and_then(|_| Ok(m.get_layout_c_tv()?.into()))
+        }
+        (Value::TiledMma(m), "get_thr_layout_vmnk") => {
+            none(args).map(|_| m.thr_layout_vmnk().clone().into())
+        }
         (Value::TiledMma(m), "get_slice" | "get_thread_slice") => {
             Ok(Value::ThrMma(Box::new(m.get_slice(&index_arg(args)?)?)))
         }
-        (Value::ThrMma(t), p) if p.starts_with("partition_fragment_") => {
-            Ok(t.partition_fragment(operand_of(p)?, &tensor_arg(args)?)?.into())
+        (Value::ThrMma(t), p) if p.starts_with("partition_fragment_") => Ok(t
+            .partition_fragment(operand_of(p)?, &tensor_arg(args)?)?
+            .into()),
+        (Value::ThrMma(t), p) if p.starts_with("partition_") => {
+            Ok(t.partition(operand_of(p)?, &tensor_arg(args)?)?.into())
         }
-        (Value::ThrMma(t), p) if p.starts_with("partition_") => Ok(t.partition(operand_of(p)?, &tensor_arg(args)?)?.into()),
-        _ => Err(Error::Eval(format!("{}: no method .{name}()", target.kind()))),
+        _ => Err(Error::Eval(format!(
+            "{}: no method .{name}()",
+            target.kind()
+        ))),
     }
 }
 

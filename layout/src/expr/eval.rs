@@ -40,13 +40,14 @@ pub fn eval_expr(e: &Expr) -> Result<Value> {
     }
 }
 
-/// `(a,b,...)` is a tuple; `(L)` around a single layout only groups (`((_4,_8):(_1,_4))(_,2)`),
-/// while `(_4)` stays the rank-1 tuple CuTe prints.
+/// `(a,b,...)` is a tuple; `(x)` around a single layout, tensor, atom, ... only groups
+/// (`((_4,_8):(_1,_4))(_,2)`), while `(_4)`, `((_2,_3))` and `(_)` stay the rank-1 tuples CuTe
+/// prints.
 fn tuple(items: &[Expr]) -> Result<Value> {
     let mut values = eval_all(items)?;
-    let grouping = matches!(
+    let grouping = !matches!(
         values.first(),
-        Some(Value::Layout(_) | Value::Swizzle(_) | Value::Tensor(_) | Value::Ptr(_))
+        Some(Value::Int(_) | Value::Tuple(_) | Value::Under)
     );
     if values.len() == 1 && grouping {
         return Ok(values.remove(0));

@@ -12,8 +12,19 @@ use crate::*;
 
 /// The functions written with integer template arguments (`get<1,0>`, `upcast<2>`).
 const TAKES_TEMPLATE_ARGS: &[&str] = &[
-    "size", "cosize", "rank", "depth", "shape", "stride", "get", "layout", "select", "take",
-    "upcast", "downcast", "tile_size",
+    "size",
+    "cosize",
+    "rank",
+    "depth",
+    "shape",
+    "stride",
+    "get",
+    "layout",
+    "select",
+    "take",
+    "upcast",
+    "downcast",
+    "tile_size",
 ];
 
 /// Calls the function `name<targs>(args)`; arithmetic errors inside are reported under its name.

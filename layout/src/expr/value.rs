@@ -173,7 +173,9 @@ impl Value {
         Ok(match self {
             Value::CopyAtom(a) => a.print()?,
             Value::TiledCopy(t) => t.print()?,
-            Value::ThrCopy(t) => format!("ThrCopy\n  ThrIdx: {}\n{}", t.thr_idx(), t.tiled().print()?),
+            Value::ThrCopy(t) => {
+                format!("ThrCopy\n  ThrIdx: {}\n{}", t.thr_idx(), t.tiled().print()?)
+            }
             Value::MmaAtom(a) => a.print(),
             Value::TiledMma(t) => t.print(),
             Value::ThrMma(t) => {
