@@ -68,3 +68,21 @@ fn draw_refuses_bad_input() {
         .unwrap()
         .starts_with("error: parse error"));
 }
+
+#[test]
+fn thread_ownership_of_a_tiled_copy_and_a_tiled_mma() {
+    use cute::layout::atom::draw::{draw_tiled_copy, draw_tiled_mma};
+    let Value::TiledCopy(tc) = eval("make_tiled_copy(Copy_Atom<UniversalCopy<uint64_t>, float>, (_4,_8):(_8,_1), (_1,_2):(_0,_1))").unwrap() else {
+        panic!()
+    };
+    insta::assert_snapshot!("tiled_copy_u64_4x8", draw_tiled_copy(&tc).unwrap());
+    let Value::TiledMma(mma) =
+        eval("make_tiled_mma(MMA_Atom<SM80_16x8x8_F32TF32TF32F32_TN>)").unwrap()
+    else {
+        panic!()
+    };
+    let svg = draw_tiled_mma(&mma).unwrap();
+    // The PTX ISA's figure for m16n8k8 tf32: C row 0 is T0 V0, T0 V1, T1 V0, ...; A row 8 starts T0 V1.
+    assert!(svg.contains(">T31<"));
+    insta::assert_snapshot!("tiled_mma_sm80_16x8x8_tf32", svg);
+}

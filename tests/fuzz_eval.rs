@@ -79,6 +79,12 @@ fn call_text() -> impl Strategy<Value = String> {
         layout_text().prop_map(|l| format!("make_tensor(make_gmem_ptr<float>(A), {l})")),
         Just("make_identity_tensor((_8,M))".to_string()),
         Just("Step<_1,X>".to_string()),
+        Just("Copy_Atom<SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>, float>".to_string()),
+        Just("MMA_Atom<SM80_16x8x8_F32TF32TF32F32_TN>".to_string()),
+        layout_text().prop_map(|l| format!("make_tiled_mma(MMA_Atom<UniversalFMA<float>>, {l})")),
+        layout_text().prop_map(|l| format!(
+            "make_tiled_copy(Copy_Atom<UniversalCopy<uint32_t>, float>, {l})"
+        )),
         layout_text().prop_map(|l| format!("make_tile({l}, _)")),
         Just("(_4,_8)".to_string()),
         Just("_".to_string()),
@@ -147,5 +153,26 @@ fn absurd_nesting_is_an_error_not_a_stack_overflow() {
         assert!(e.contains("nested deeper than"), "{e}");
         let src = format!("{}_1", "size(".repeat(depth));
         assert!(eval(&src).is_err());
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: fuzz_cases() / 4, ..ProptestConfig::default() })]
+
+    /// Methods of random TiledCopy / TiledMMA values over random layouts.
+    #[test]
+    fn random_tiled_methods_never_panic(
+        tiled in prop_oneof![
+            layout_text().prop_map(|l| format!("make_tiled_mma(MMA_Atom<UniversalFMA<float>>, {l})")),
+            layout_text().prop_map(|l| format!("make_tiled_mma(MMA_Atom<SM80_16x8x8_F32TF32TF32F32_TN>, {l})")),
+            (layout_text(), layout_text()).prop_map(|(t, v)| format!("make_tiled_copy(Copy_Atom<UniversalCopy<uint64_t>, float>, {t}, {v})")),
+            (layout_text(), layout_text()).prop_map(|(t, v)| format!("make_tiled_copy(Copy_Atom<SM75_U32x1_LDSM_N, half_t>, {t}, {v})")),
+        ],
+        method in prop::sample::select(vec!["tidfrg_S", "tidfrg_D", "thrfrg_A", "thrfrg_B", "thrfrg_C", "retile", "get_layoutA_TV", "get_layoutS_TV"]),
+        arg in layout_text(),
+    ) {
+        let _ = eval(&format!("({tiled}).{method}({arg})"));
+        let _ = eval(&format!("({tiled}).{method}()"));
+        let _ = eval(&format!("({tiled}).get_slice(3).partition_S(make_tensor(make_smem_ptr<float>(S), {arg}))"));
     }
 }

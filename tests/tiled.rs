@@ -258,8 +258,8 @@ fn tilings_that_do_not_fit_their_atom_are_errors() {
         ("Copy_Atom<SM80_CP_ASYNC_CACHEALWAYS<uint128_t>, quux>", "unknown element type"),
         ("MMA_Atom<SM80_16x8x32_F32F16F16F32_TN>", "unknown MMA operation"),
         (&format!("({TC}).tidfrg_S(_128:_1)"), "rank of tensor to be partitioned too small"),
-        (&format!("make_tiled_mma(MMA_Atom<UniversalFMA<float>>, (_16,_16,_1,_1):(_1,_16,_0,_0))"), "rank-3"),
-        (&format!("make_tiled_mma(MMA_Atom<UniversalFMA<float>>, (_16,_16):(_1,_16), make_tile(M,_,_))"), "static permutations"),
+        ("make_tiled_mma(MMA_Atom<UniversalFMA<float>>, (_16,_16,_1,_1):(_1,_16,_0,_0))", "rank-3"),
+        ("make_tiled_mma(MMA_Atom<UniversalFMA<float>>, (_16,_16):(_1,_16), make_tile(M,_,_))", "static permutations"),
         (&format!("({TC}).frobnicate()"), "no method .frobnicate()"),
         (&format!("({MMA}).get_slice(3).partition_Q({SA})"), "no method"),
     ] {

@@ -1,6 +1,6 @@
-//! Pictures of layouts as SVG: a grid of cells whose label and colour are functions of the
+//! Pictures of layouts as SVG: grids of cells whose label and colour are functions of the
 //! coordinate. `draw_layout` shows offsets (or shared-memory banks); the TiledCopy / TiledMMA
-//! pictures reuse [`grid_svg`] with thread/value labels.
+//! pictures (`atom::draw`) place several [`Panel`]s with thread/value labels.
 
 use std::fmt::Write;
 
@@ -24,17 +24,69 @@ const CELL_H: i64 = 30;
 const MARGIN: i64 = 36;
 const TITLE_H: i64 = 28;
 
+/// A grid of cells placed on a picture, `row`/`col` cells from the top-left corner.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Panel {
+    /// The text above the grid (`S`, `A`, ...), empty for none.
+    pub caption: String,
+    /// The cell row of the panel's top-left corner.
+    pub row: i64,
+    /// The cell column of the panel's top-left corner.
+    pub col: i64,
+    /// Rows.
+    pub rows: i64,
+    /// Columns.
+    pub cols: i64,
+    /// The cells, row by row.
+    pub cells: Vec<Cell>,
+}
+
+impl Panel {
+    /// A panel whose cell `(m, n)` is `cell_at(m, n)`.
+    pub fn new(
+        caption: &str,
+        (row, col): (i64, i64),
+        (rows, cols): (i64, i64),
+        mut cell_at: impl FnMut(i64, i64) -> Result<Cell>,
+    ) -> Result<Panel> {
+        let mut cells = Vec::with_capacity((rows * cols).max(0) as usize);
+        for m in 0..rows {
+            for n in 0..cols {
+                cells.push(cell_at(m, n)?);
+            }
+        }
+        Ok(Panel {
+            caption: caption.to_string(),
+            row,
+            col,
+            rows,
+            cols,
+            cells,
+        })
+    }
+}
+
 /// An SVG grid of `rows x cols` cells with row and column indices and a title.
 pub fn grid_svg(
     title: &str,
     rows: i64,
     cols: i64,
-    mut cell_at: impl FnMut(i64, i64) -> Result<Cell>,
+    cell_at: impl FnMut(i64, i64) -> Result<Cell>,
 ) -> Result<String> {
+    Ok(panels_svg(
+        title,
+        &[Panel::new("", (0, 0), (rows, cols), cell_at)?],
+    ))
+}
+
+/// An SVG picture of several panels (each with its row and column indices) under a title.
+pub fn panels_svg(title: &str, panels: &[Panel]) -> String {
     // Monospace at 13px is about 8px a character; the title must fit.
     let title_w = 8 + 8 * title.chars().count() as i64;
-    let width = (MARGIN + cols * CELL_W + 8).max(title_w);
-    let height = TITLE_H + MARGIN + rows * CELL_H + 8;
+    let right = panels.iter().map(|p| p.col + p.cols).max().unwrap_or(0);
+    let bottom = panels.iter().map(|p| p.row + p.rows).max().unwrap_or(0);
+    let width = (MARGIN + right * CELL_W + 8).max(title_w);
+    let height = TITLE_H + MARGIN + bottom * CELL_H + 8;
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -49,8 +101,25 @@ pub fn grid_svg(
         r#"<text x="4" y="18" font-size="13">{}</text>"#,
         escape(title)
     );
-    let (x0, y0) = (MARGIN, TITLE_H + MARGIN);
-    for n in 0..cols {
+    for p in panels {
+        write_panel(&mut s, p);
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+fn write_panel(s: &mut String, p: &Panel) {
+    let (x0, y0) = (MARGIN + p.col * CELL_W, TITLE_H + MARGIN + p.row * CELL_H);
+    if !p.caption.is_empty() {
+        let _ = writeln!(
+            s,
+            r#"<text x="{}" y="{}" font-size="13" font-weight="bold">{}</text>"#,
+            x0 - 30,
+            y0 - 18,
+            escape(&p.caption)
+        );
+    }
+    for n in 0..p.cols {
         let _ = writeln!(
             s,
             r#"<text x="{}" y="{}" font-size="11" text-anchor="middle" fill="gray">{n}</text>"#,
@@ -58,19 +127,18 @@ pub fn grid_svg(
             y0 - 8
         );
     }
-    for m in 0..rows {
+    for m in 0..p.rows {
         let _ = writeln!(
             s,
             r#"<text x="{}" y="{}" font-size="11" text-anchor="end" fill="gray">{m}</text>"#,
             x0 - 6,
             y0 + m * CELL_H + CELL_H / 2 + 4
         );
-        for n in 0..cols {
-            write_cell(&mut s, x0 + n * CELL_W, y0 + m * CELL_H, &cell_at(m, n)?);
+        for n in 0..p.cols {
+            let c = &p.cells[(m * p.cols + n) as usize];
+            write_cell(s, x0 + n * CELL_W, y0 + m * CELL_H, c);
         }
     }
-    s.push_str("</svg>\n");
-    Ok(s)
 }
 
 fn write_cell(s: &mut String, x: i64, y: i64, c: &Cell) {

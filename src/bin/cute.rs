@@ -8,6 +8,7 @@
 use std::io::{self, BufRead, BufWriter, Write};
 use std::process::ExitCode;
 
+use cute::layout::atom::draw::{draw_tiled_copy, draw_tiled_mma};
 use cute::layout::expr::{eval, eval_str, Value};
 use cute::layout::svg::{draw_layout, Shading};
 use cute::layout::{print_layout, AnyLayout, Error};
@@ -19,11 +20,15 @@ usage: cute <command> [args]
   cute eval                  read expressions from standard input, one per line
                              (blank lines and lines starting with '#' are skipped)
   cute print-layout EXPR...  print C++ CuTe's print_layout table of each rank-2 layout
+  cute print EXPR...         print each value as C++ CuTe's print() does (multi-line for
+                             Copy_Atom, TiledCopy, MMA_Atom and TiledMMA)
   cute draw [--banks] [--bits N] EXPR
-                             write an SVG picture of a rank-2 layout to standard output:
+                             write an SVG picture to standard output: for a rank-2 layout
                              the offset in each cell, or with --banks (the default for a
                              swizzled layout) the shared-memory bank of N-bit elements
-                             (N = 32 unless given)
+                             (N = 32 unless given); for a TiledCopy its source and
+                             destination tiles, for a TiledMMA its A, B and C tiles, each
+                             cell labelled with the thread and value that own it
 
 A failing expression prints one line 'error: ...'; the exit status is 1 if any failed.
 Expressions use CuTe's C++ spelling, e.g. 'composition((_6,_2):(_8,_2), (_4,_3):(_3,_1))'.";
@@ -33,6 +38,7 @@ fn main() -> ExitCode {
     match args.first().map(String::as_str) {
         Some("eval") => eval_command(&args[1..]),
         Some("print-layout") => print_layout_command(&args[1..]),
+        Some("print") => print_command(&args[1..]),
         Some("draw") => draw_command(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
@@ -119,6 +125,24 @@ fn print_layout_command(exprs: &[String]) -> ExitCode {
     status(ok)
 }
 
+/// `cute print EXPR...`: C++ CuTe's `print` of each value.
+fn print_command(exprs: &[String]) -> ExitCode {
+    if exprs.is_empty() {
+        return usage_error("print needs an expression");
+    }
+    let mut ok = true;
+    for e in exprs {
+        match eval(e).and_then(|v| v.print()) {
+            Ok(text) => print!("{text}"),
+            Err(err) => {
+                println!("error: {err}");
+                ok = false;
+            }
+        }
+    }
+    status(ok)
+}
+
 fn draw_command(args: &[String]) -> ExitCode {
     let mut banks = false;
     let mut bits = 32;
@@ -140,13 +164,21 @@ fn draw_command(args: &[String]) -> ExitCode {
     let [expr] = exprs.as_slice() else {
         return usage_error("draw needs exactly one expression");
     };
-    let picture = layout_of(expr).and_then(|l| {
-        let shading = if banks || matches!(l, AnyLayout::Composed(_)) {
-            Shading::Banks { bits }
-        } else {
-            Shading::Offsets
-        };
-        draw_layout(&l, shading)
+    let picture = eval(expr).and_then(|v| match v {
+        Value::TiledCopy(tc) => draw_tiled_copy(&tc),
+        Value::TiledMma(mma) => draw_tiled_mma(&mma),
+        Value::Layout(l) => {
+            let shading = if banks || matches!(l, AnyLayout::Composed(_)) {
+                Shading::Banks { bits }
+            } else {
+                Shading::Offsets
+            };
+            draw_layout(&l, shading)
+        }
+        other => Err(Error::Eval(format!(
+            "draw: expected a layout, a TiledCopy or a TiledMMA, got {} {other}",
+            other.kind()
+        ))),
     });
     match picture {
         Ok(svg) => {

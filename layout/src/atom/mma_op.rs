@@ -50,8 +50,10 @@ pub enum Sm80Mma {
 use ElemType::{Bf16, Tf32, F16, F32, F64};
 use Sm80Mma::*;
 
-/// (CuTe name, op, (M,N,K), (D,A,B,C) types).
-const SM80: [(&str, Sm80Mma, (i64, i64, i64), [ElemType; 4]); 9] = [
+/// One row of the SM80 catalog: (CuTe name, op, (M,N,K), (D,A,B,C) types).
+type Sm80Entry = (&'static str, Sm80Mma, (i64, i64, i64), [ElemType; 4]);
+
+const SM80: [Sm80Entry; 9] = [
     (
         "SM80_16x8x4_F32TF32TF32F32_TN",
         M16N8K4_F32TF32,

@@ -7,6 +7,7 @@
 //! `Copy_Traits` / `MMA_Traits` and the PTX it lowers to.
 
 pub mod copy_op;
+pub mod draw;
 pub mod mma_op;
 mod tiled_copy;
 mod tiled_mma;
