@@ -5,6 +5,8 @@
 //! - the MMA: `UniversalFMA` tiled 16x16 with the M permutation `(16,4,2):(4,1,64)` over a
 //!   128x128 tile (`thrfrg_A/B/C`).
 //!
+//! Layouts are written with the `layout!` macro, checked when this example compiles.
+//!
 //! Each line whose expression is in `tests/oracle/tiled.tsv` says whether it matches C++ CuTe.
 //! Run with `cargo run --example print_partitions`.
 
@@ -12,11 +14,12 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::process::ExitCode;
 
+use cute::layout;
 use cute::layout::atom::copy_op::{uint128_t, SM80_CP_ASYNC_CACHEGLOBAL};
 use cute::layout::atom::mma_op::UniversalFMA;
 use cute::layout::atom::{make_tiled_copy, make_tiled_mma, CopyAtom, MmaAtom};
 use cute::layout::expr::eval_str;
-use cute::layout::{AnyLayout, Layout, Result, Tiler};
+use cute::layout::{AnyLayout, Result, Tiler};
 
 /// The oracle's `expression -> C++ output`.
 fn oracle() -> HashMap<String, String> {
@@ -26,15 +29,6 @@ fn oracle() -> HashMap<String, String> {
         .filter_map(|l| l.split_once('\t'))
         .map(|(e, x)| (e.to_string(), x.to_string()))
         .collect()
-}
-
-fn layout(src: &str) -> Result<Layout> {
-    match cute::layout::expr::eval(src)? {
-        cute::layout::expr::Value::Layout(AnyLayout::Plain(l)) => Ok(l),
-        other => Err(cute::layout::Error::Eval(format!(
-            "{src} is not a layout: {other}"
-        ))),
-    }
 }
 
 /// Prints `name = value` and, when the expression is in the oracle, whether it matches.
@@ -57,26 +51,26 @@ fn run() -> Result<bool> {
 
     // gmem -> smem copy: 256 threads, each moving 4 consecutive floats with one 16-byte cp.async.
     let atom = CopyAtom::of::<SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>, f32>()?;
-    let thr = layout("(_32,_8):(_1,_32)")?; // (m,n) -> thr_idx
-    let val = layout("(_4,_1):(_1,_0)")?; // (m,n) -> val_idx
+    let thr = layout!((_32,_8):(_1,_32)); // (m,n) -> thr_idx
+    let val = layout!((_4,_1):(_1,_0)); // (m,n) -> val_idx
     let copy_a = make_tiled_copy(&atom, &thr, &val)?;
     print!("{}", copy_a.print()?);
-    let s_a = AnyLayout::Plain(layout("(_128,_32,_3):(_1,_128,_4096)")?); // (BLK_M,BLK_K,PIPE)
+    let s_a = AnyLayout::Plain(layout!((_128,_32,_3):(_1,_128,_4096))); // (BLK_M,BLK_K,PIPE)
     let t_as = copy_a.tidfrg_d(&s_a)?; // (THR,(CPY),(CPY_M,CPY_K,PIPE))
     let expr = "make_tiled_copy(Copy_Atom<SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>, float>, (_32,_8):(_1,_32), (_4,_1):(_1,_0)).tidfrg_D((_128,_32,_3):(_1,_128,_4096))";
     ok &= show(&oracle, "tAsA: tidfrg_D(sA)", expr, &t_as.to_string());
 
     // The MMA: 16x16 threads of UniversalFMA; M permuted so each thread's 8 C rows are 4+4 contiguous.
     let fma = MmaAtom::of::<UniversalFMA<f32>>();
-    let perm_m = layout("(_16,_4,_2):(_4,_1,_64)")?;
+    let perm_m = layout!((_16,_4,_2):(_4,_1,_64));
     let tiles = [
         Tiler::Layout(perm_m),
         Tiler::Int(cute::layout::s(128)),
         Tiler::Int(cute::layout::s(32)),
     ];
-    let mma = make_tiled_mma(fma, &layout("(_16,_16):(_1,_16)")?, &tiles)?;
+    let mma = make_tiled_mma(fma, &layout!((_16,_16):(_1,_16)), &tiles)?;
     print!("{}", mma.print());
-    let c = AnyLayout::Plain(layout("(_128,_128):(_1,_128)")?); // (BLK_M,BLK_N)
+    let c = AnyLayout::Plain(layout!((_128,_128):(_1,_128))); // (BLK_M,BLK_N)
     let expr_c = "make_tiled_mma(MMA_Atom<UniversalFMA<float,float,float,float>>, (_16,_16):(_1,_16), make_tile((_16,_4,_2):(_4,_1,_64), _128, _32)).thrfrg_C((_128,_128):(_1,_128))";
     ok &= show(
         &oracle,

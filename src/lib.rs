@@ -10,6 +10,7 @@
 pub use cute_codegen as codegen;
 pub use cute_layout as layout;
 pub use cute_macros as macros;
+pub use cute_macros::{cute, layout, shape, stride, tile};
 pub use cute_runtime as runtime;
 
 /// The README's Rust examples are doctests.

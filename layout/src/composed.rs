@@ -197,10 +197,9 @@ impl AnyLayout {
     pub fn eval(&self, i: i64) -> Result<i64> {
         let off = self.crd2idx(&crate::IntTuple::Int(crate::int::d(i)))?;
         off.value().ok_or_else(|| {
-            crate::error::algebra(
-                "evaluate",
-                format!("{self} has symbolic modes; its offsets are not numbers"),
-            )
+            crate::error::Error::Symbolic(format!(
+                "evaluate: {self} has symbolic modes; its offsets are not numbers"
+            ))
         })
     }
 

@@ -156,10 +156,9 @@ impl crate::Layout {
     pub fn eval(&self, i: i64) -> Result<i64> {
         let off = self.crd2idx(&IntTuple::Int(crate::int::d(i)))?;
         off.value().ok_or_else(|| {
-            algebra(
-                "evaluate",
-                format!("{self} has symbolic modes; its offsets are not numbers"),
-            )
+            crate::error::Error::Symbolic(format!(
+                "evaluate: {self} has symbolic modes; its offsets are not numbers"
+            ))
         })
     }
 }

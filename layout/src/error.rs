@@ -26,6 +26,11 @@ pub enum Error {
     /// A well-formed expression that cannot be evaluated (unknown function, wrong argument kind).
     #[error("{0}")]
     Eval(String),
+    /// An operation that needs known values met a symbolic one (`M`): swizzling, tables and
+    /// pictures need numbers. Not an error of the expression itself, so the proc-macros defer such
+    /// expressions to run time.
+    #[error("{0}")]
+    Symbolic(String),
 }
 
 /// The crate's result type.

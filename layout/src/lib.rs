@@ -38,6 +38,7 @@ mod numeric;
 mod print;
 mod print_layout;
 mod product;
+pub mod static_int;
 pub mod stride;
 pub mod svg;
 mod swizzle;
@@ -65,6 +66,7 @@ pub use print_layout::{print_layout, MAX_CELLS};
 pub use product::{
     blocked_product, flat_product, logical_product, raked_product, tiled_product, zipped_product,
 };
+pub use static_int::{IntoInt, C};
 pub use stride::Major;
 pub use swizzle::{Sw, Swizzle};
 pub use tensor::{Element, Engine, MemSpace, Ptr, Tensor};

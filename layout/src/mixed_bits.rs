@@ -106,5 +106,5 @@ impl Bits {
 }
 
 fn symbolic() -> Error {
-    Error::Eval("slicing a swizzled layout at a symbolic coordinate is not supported".into())
+    Error::Symbolic("slicing a swizzled layout at a symbolic coordinate is not supported".into())
 }

@@ -77,7 +77,9 @@ pub fn grid_size(op: &'static str, l: &AnyLayout) -> Result<(i64, i64)> {
 }
 
 fn known(op: &'static str, l: &AnyLayout, v: Option<i64>) -> Result<i64> {
-    v.ok_or_else(|| algebra(op, format!("{l} has symbolic sizes or offsets")))
+    v.ok_or_else(|| {
+        crate::error::Error::Symbolic(format!("{op}: {l} has symbolic sizes or offsets"))
+    })
 }
 
 /// CuTe's `num_digits`: decimal digits of x (1 for x < 10, at most 10).

@@ -124,7 +124,7 @@ impl Swizzle {
             ))),
             Int::Dynamic(_) => match o.value() {
                 Some(v) => Ok(crate::int::d(self.apply(v)?)),
-                None => Err(Error::Eval(format!(
+                None => Err(Error::Symbolic(format!(
                     "{self}: cannot swizzle the symbolic offset {o} (swizzles need known offsets)"
                 ))),
             },

@@ -9,14 +9,32 @@ use crate::layout::Layout;
 use crate::stride::Major;
 use crate::swizzle::Swizzle;
 
+/// Variables bound by the caller (the proc-macros bind Rust variables): name -> integer.
+pub type Env = [(String, Int)];
+
 /// Evaluates an expression.
 pub fn eval_expr(e: &Expr) -> Result<Value> {
+    eval_in(e, &[])
+}
+
+/// Evaluates an expression where the names in `env` are bound to integers (other names are
+/// keywords, atoms or kernel-parameter symbols).
+pub fn eval_in(e: &Expr, env: &Env) -> Result<Value> {
+    let eval_expr = |x: &Expr| eval_in(x, env);
+    let eval_all = |xs: &[Expr]| {
+        xs.iter()
+            .map(|x| eval_in(x, env))
+            .collect::<Result<Vec<_>>>()
+    };
     match e {
         Expr::Static(v) => Ok(Value::Int(s(*v))),
         Expr::Dynamic(v) => Ok(Value::Int(d(*v))),
         Expr::Under => Ok(Value::Under),
-        Expr::Name(n) => Ok(name(n)),
-        Expr::Tuple(items) => tuple(items),
+        Expr::Name(n) => Ok(match env.iter().find(|(k, _)| k == n) {
+            Some((_, v)) => Value::Int(v.clone()),
+            None => name(n),
+        }),
+        Expr::Tuple(items) => tuple(eval_all(items)?),
         Expr::Layout(sh, st) => {
             let shape = eval_expr(sh)?.to_int_tuple("layout shape")?;
             let stride = eval_expr(st)?.to_int_tuple("layout stride")?;
@@ -43,8 +61,7 @@ pub fn eval_expr(e: &Expr) -> Result<Value> {
 /// `(a,b,...)` is a tuple; `(x)` around a single layout, tensor, atom, ... only groups
 /// (`((_4,_8):(_1,_4))(_,2)`), while `(_4)`, `((_2,_3))` and `(_)` stay the rank-1 tuples CuTe
 /// prints.
-fn tuple(items: &[Expr]) -> Result<Value> {
-    let mut values = eval_all(items)?;
+fn tuple(mut values: Vec<Value>) -> Result<Value> {
     let grouping = !matches!(
         values.first(),
         Some(Value::Int(_) | Value::Tuple(_) | Value::Under)
@@ -53,10 +70,6 @@ fn tuple(items: &[Expr]) -> Result<Value> {
         return Ok(values.remove(0));
     }
     Ok(Value::Tuple(values))
-}
-
-fn eval_all(items: &[Expr]) -> Result<Vec<Value>> {
-    items.iter().map(eval_expr).collect()
 }
 
 /// A bare name: a keyword or a kernel-parameter symbol.

@@ -21,7 +21,7 @@ mod tensor_functions;
 mod value;
 
 pub use ast::{Expr, TArg};
-pub use eval::eval_expr;
+pub use eval::{eval_expr, eval_in, Env};
 pub use functions::FUNCTIONS;
 pub use parser::{parse, MAX_DEPTH};
 pub use value::Value;
@@ -37,3 +37,12 @@ pub fn eval(src: &str) -> Result<Value> {
 pub fn eval_str(src: &str) -> Result<String> {
     Ok(eval(src)?.to_string())
 }
+
+/// Parses and evaluates one expression with the names in `env` bound to integers, and converts the
+/// result to `T` (`Layout`, `IntTuple`, `Int`, `TiledCopy`, ...): what `cute!{}` expands to when
+/// it mentions Rust variables.
+pub fn eval_as<T: FromValue>(src: &str, env: &Env) -> Result<T> {
+    T::from_value(eval_in(&parse(src)?, env)?)
+}
+
+pub use value::FromValue;

@@ -214,3 +214,86 @@ impl fmt::Display for Value {
         }
     }
 }
+
+/// A Rust type an expression's value converts to.
+pub trait FromValue: Sized {
+    /// The conversion; fails with the kind of value found.
+    fn from_value(v: Value) -> Result<Self>;
+}
+
+impl FromValue for Value {
+    fn from_value(v: Value) -> Result<Self> {
+        Ok(v)
+    }
+}
+
+impl FromValue for IntTuple {
+    fn from_value(v: Value) -> Result<Self> {
+        v.to_int_tuple("value")
+    }
+}
+
+impl FromValue for Int {
+    fn from_value(v: Value) -> Result<Self> {
+        match v {
+            Value::Int(i) => Ok(i),
+            other => Err(expected("value", "an integer", &other)),
+        }
+    }
+}
+
+impl FromValue for Layout {
+    fn from_value(v: Value) -> Result<Self> {
+        v.to_layout("value")
+    }
+}
+
+impl FromValue for AnyLayout {
+    fn from_value(v: Value) -> Result<Self> {
+        v.to_any_layout("value")
+    }
+}
+
+impl FromValue for Tiler {
+    fn from_value(v: Value) -> Result<Self> {
+        v.to_tiler("value")
+    }
+}
+
+macro_rules! from_value_variant {
+    ($($t:ty => $variant:ident, $what:expr;)*) => {$(
+        impl FromValue for $t {
+            fn from_value(v: Value) -> Result<Self> {
+                match v {
+                    Value::$variant(x) => Ok(x.into()),
+                    other => Err(expected("value", $what, &other)),
+                }
+            }
+        }
+    )*};
+}
+from_value_variant! {
+    Swizzle => Swizzle, "a swizzle";
+    Tensor => Tensor, "a tensor";
+    CopyAtom => CopyAtom, "a copy atom";
+    MmaAtom => MmaAtom, "an MMA atom";
+}
+
+macro_rules! from_value_boxed {
+    ($($t:ty => $variant:ident, $what:expr;)*) => {$(
+        impl FromValue for $t {
+            fn from_value(v: Value) -> Result<Self> {
+                match v {
+                    Value::$variant(x) => Ok(*x),
+                    other => Err(expected("value", $what, &other)),
+                }
+            }
+        }
+    )*};
+}
+from_value_boxed! {
+    TiledCopy => TiledCopy, "a TiledCopy";
+    TiledMma => TiledMma, "a TiledMMA";
+    ThrCopy => ThrCopy, "a ThrCopy";
+    ThrMma => ThrMma, "a ThrMMA";
+}
