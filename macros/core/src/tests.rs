@@ -27,7 +27,7 @@ fn static_literals_are_built_at_compile_time() {
 #[test]
 fn rust_variables_become_runtime_leaves() {
     let out = expand_str(Macro::Layout, "(m, _32):(_1, m)");
-    assert!(out.contains("into_int (m)"), "{out}");
+    assert!(out.contains("into_int (& m)"), "{out}");
     let out = expand_str(Macro::Cute, "logical_divide((m,k):(_1,m), (_128,_32))");
     assert!(out.contains("eval_as") && out.contains("\"m\""), "{out}");
 }
