@@ -17,6 +17,7 @@
 //! Nothing here panics on user input: impossible algebra returns an [`Error`] that names the
 //! operation and the condition that failed.
 
+mod access;
 pub mod atom;
 mod by_mode;
 mod cast;
@@ -48,6 +49,10 @@ mod tensor;
 mod tile_to_shape;
 mod tiler;
 
+pub use access::{
+    bank_cells, bank_conflicts, coalescing, AccessCell, BankReport, CoalescingReport, WarpBanks,
+    WarpSectors, MAX_ACCESSES,
+};
 pub use cast::{downcast, upcast};
 pub use coalesce::{coalesce, coalesce_profile, filter, filter_profile, filter_zeros};
 pub use complement::{complement, complement_default};

@@ -17,6 +17,8 @@ pub struct Cell {
     pub sublabel: Option<String>,
     /// The fill colour, as an SVG colour (`#a0c4ff`, `hsl(...)`).
     pub fill: String,
+    /// Whether the cell is marked (drawn with a thick red border: a bank conflict).
+    pub marked: bool,
 }
 
 const CELL_W: i64 = 44;
@@ -142,9 +144,10 @@ fn write_panel(s: &mut String, p: &Panel) {
 }
 
 fn write_cell(s: &mut String, x: i64, y: i64, c: &Cell) {
+    let (stroke, width) = if c.marked { ("red", 3) } else { ("black", 1) };
     let _ = writeln!(
         s,
-        r#"<rect x="{x}" y="{y}" width="{CELL_W}" height="{CELL_H}" fill="{}" stroke="black" stroke-width="1"/>"#,
+        r#"<rect x="{x}" y="{y}" width="{CELL_W}" height="{CELL_H}" fill="{}" stroke="{stroke}" stroke-width="{width}"/>"#,
         c.fill
     );
     let cx = x + CELL_W / 2;
@@ -216,6 +219,7 @@ pub fn draw_layout(l: &AnyLayout, shading: Shading) -> Result<String> {
                 label: off.to_string(),
                 sublabel: None,
                 fill: GRAYS[off.rem_euclid(8) as usize].to_string(),
+                marked: false,
             },
             Shading::Banks { bits } => {
                 let bank = (off * bits / 32).rem_euclid(32);
@@ -223,6 +227,7 @@ pub fn draw_layout(l: &AnyLayout, shading: Shading) -> Result<String> {
                     label: off.to_string(),
                     sublabel: Some(format!("b{bank}")),
                     fill: palette(bank, 32),
+                    marked: false,
                 }
             }
         })
@@ -238,4 +243,22 @@ fn escape(t: &str) -> String {
     t.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
+}
+
+/// `cute draw --access`: an access pattern (mode 0 = threads) as instructions x the 32 threads of
+/// warp `warp`, each cell its offset and bank, coloured by bank, conflicting accesses marked red.
+pub fn draw_access(pattern: &AnyLayout, bits: i64, warp: usize) -> Result<String> {
+    let cells = crate::access::bank_cells(pattern, bits, warp, 64)?;
+    let rows = cells.len() as i64;
+    let cols = cells.first().map_or(0, |r| r.len() as i64);
+    let title = format!("{pattern}   (warp {warp}, {bits}-bit accesses; rows: instructions, columns: threads; red: bank conflict)");
+    grid_svg(&title, rows, cols, |m, n| {
+        let c = cells[m as usize][n as usize];
+        Ok(Cell {
+            label: c.offset.to_string(),
+            sublabel: Some(format!("b{}", c.bank)),
+            fill: palette(c.bank, 32),
+            marked: c.conflict,
+        })
+    })
 }

@@ -10,7 +10,8 @@ use std::process::ExitCode;
 
 use cute::layout::atom::draw::{draw_tiled_copy, draw_tiled_mma};
 use cute::layout::expr::{eval, eval_str, Value};
-use cute::layout::svg::{draw_layout, Shading};
+use cute::layout::svg::{draw_access, draw_layout, Shading};
+use cute::layout::{bank_conflicts, coalescing, BankReport, CoalescingReport};
 use cute::layout::{print_layout, AnyLayout, Error};
 
 const USAGE: &str = "\
@@ -22,13 +23,23 @@ usage: cute <command> [args]
   cute print-layout EXPR...  print C++ CuTe's print_layout table of each rank-2 layout
   cute print EXPR...         print each value as C++ CuTe's print() does (multi-line for
                              Copy_Atom, TiledCopy, MMA_Atom and TiledMMA)
-  cute draw [--banks] [--bits N] EXPR
+  cute bank-conflicts EXPR [--bits N]
+                             shared-memory wavefronts of an access pattern (mode 0: threads,
+                             other modes: instructions; offsets in N-bit units, N = 32, 64 or
+                             128, default 32): a line 'max_ways=K ...' (1: conflict-free),
+                             the worst conflict, and a table per instruction and warp
+  cute coalescing EXPR [--bits N]
+                             32-byte sectors per warp request in global memory: a line
+                             'sectors_per_request=X ideal=Y ...', then a table
+  cute draw [--banks | --access] [--bits N] EXPR
                              write an SVG picture to standard output: for a rank-2 layout
                              the offset in each cell, or with --banks (the default for a
                              swizzled layout) the shared-memory bank of N-bit elements
                              (N = 32 unless given); for a TiledCopy its source and
                              destination tiles, for a TiledMMA its A, B and C tiles, each
-                             cell labelled with the thread and value that own it
+                             cell labelled with the thread and value that own it; with
+                             --access, an access pattern's warp 0 (instructions x threads)
+                             by bank, bank conflicts outlined in red
 
 A failing expression prints one line 'error: ...'; the exit status is 1 if any failed.
 Expressions use CuTe's C++ spelling, e.g. 'composition((_6,_2):(_8,_2), (_4,_3):(_3,_1))'.";
@@ -39,6 +50,8 @@ fn main() -> ExitCode {
         Some("eval") => eval_command(&args[1..]),
         Some("print-layout") => print_layout_command(&args[1..]),
         Some("print") => print_command(&args[1..]),
+        Some("bank-conflicts") => access_command(&args[1..], true),
+        Some("coalescing") => access_command(&args[1..], false),
         Some("draw") => draw_command(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
@@ -143,14 +156,125 @@ fn print_command(exprs: &[String]) -> ExitCode {
     status(ok)
 }
 
+/// Splits `EXPR [--bits N]`.
+fn expr_and_bits(args: &[String]) -> Result<(&String, i64), String> {
+    let mut bits = 32;
+    let mut exprs = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if a == "--bits" {
+            bits = it
+                .next()
+                .and_then(|v| v.parse().ok())
+                .ok_or("--bits needs a number (32, 64 or 128)")?;
+        } else {
+            exprs.push(a);
+        }
+    }
+    match exprs.as_slice() {
+        [e] => Ok((e, bits)),
+        _ => Err("expected exactly one expression".into()),
+    }
+}
+
+/// `cute bank-conflicts` / `cute coalescing`.
+fn access_command(args: &[String], banks: bool) -> ExitCode {
+    let (expr, bits) = match expr_and_bits(args) {
+        Ok(x) => x,
+        Err(msg) => return usage_error(&msg),
+    };
+    let report = layout_of(expr).and_then(|l| {
+        if banks {
+            bank_conflicts(&l, bits).map(|r| bank_text(&r))
+        } else {
+            coalescing(&l, bits).map(|r| coalescing_text(&r))
+        }
+    });
+    match report {
+        Ok(text) => {
+            print!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            println!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Table rows shown before "... N more".
+const ROWS: usize = 32;
+
+fn bank_text(r: &BankReport) -> String {
+    let (waves, ideal) = r.totals();
+    let mut s = format!(
+        "max_ways={} wavefronts={waves} ideal={ideal} ({}-bit accesses, {} warp requests)\n",
+        r.max_ways(),
+        r.bits,
+        r.warps.len()
+    );
+    if let Some(w) = r
+        .warps
+        .iter()
+        .filter(|w| w.worst.is_some())
+        .rev()
+        .max_by_key(|w| w.ways)
+    {
+        if let Some((bank, threads)) = &w.worst {
+            let ts: Vec<String> = threads.iter().map(i64::to_string).collect();
+            s += &format!(
+                "worst: instruction {}, warp {}: bank {bank} holds {} distinct words, read by threads {}\n",
+                w.instruction,
+                w.warp,
+                w.ways,
+                ts.join(", ")
+            );
+        }
+    }
+    s += "instruction  warp  wavefronts  ideal  ways\n";
+    for w in r.warps.iter().take(ROWS) {
+        s += &format!(
+            "{:>11}  {:>4}  {:>10}  {:>5}  {:>4}\n",
+            w.instruction, w.warp, w.wavefronts, w.ideal, w.ways
+        );
+    }
+    if r.warps.len() > ROWS {
+        s += &format!("... {} more\n", r.warps.len() - ROWS);
+    }
+    s
+}
+
+fn coalescing_text(r: &CoalescingReport) -> String {
+    let mut s = format!(
+        "sectors_per_request={:.2} ideal={:.2} ({}-bit accesses, {} warp requests)\n",
+        r.sectors_per_request(),
+        r.ideal_per_request(),
+        r.bits,
+        r.warps.len()
+    );
+    s += "instruction  warp  sectors  ideal\n";
+    for w in r.warps.iter().take(ROWS) {
+        s += &format!(
+            "{:>11}  {:>4}  {:>7}  {:>5}\n",
+            w.instruction, w.warp, w.sectors, w.ideal
+        );
+    }
+    if r.warps.len() > ROWS {
+        s += &format!("... {} more\n", r.warps.len() - ROWS);
+    }
+    s
+}
+
 fn draw_command(args: &[String]) -> ExitCode {
     let mut banks = false;
+    let mut access = false;
     let mut bits = 32;
     let mut exprs = Vec::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--banks" => banks = true,
+            "--access" => access = true,
             "--bits" => match it.next().and_then(|v| v.parse().ok()) {
                 Some(b) => {
                     bits = b;
@@ -167,6 +291,7 @@ fn draw_command(args: &[String]) -> ExitCode {
     let picture = eval(expr).and_then(|v| match v {
         Value::TiledCopy(tc) => draw_tiled_copy(&tc),
         Value::TiledMma(mma) => draw_tiled_mma(&mma),
+        Value::Layout(l) if access => draw_access(&l, bits, 0),
         Value::Layout(l) => {
             let shading = if banks || matches!(l, AnyLayout::Composed(_)) {
                 Shading::Banks { bits }

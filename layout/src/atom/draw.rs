@@ -44,11 +44,13 @@ fn owner_cell(owner: Option<(i64, i64)>) -> Cell {
             label: format!("T{t}"),
             sublabel: Some(format!("V{v}")),
             fill: palette(t, 32),
+            marked: false,
         },
         None => Cell {
             label: String::new(),
             sublabel: None,
             fill: "white".into(),
+            marked: false,
         },
     }
 }
