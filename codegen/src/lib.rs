@@ -1,5 +1,18 @@
 //! Lowers a verified kernel plan built from CuTe values to self-contained CUDA C++.
 //!
-//! Not yet implemented: the GEMM plan and its emitter arrive with issue 7. The crate exists so
-//! that the workspace has its final shape and the crate boundary (no CUDA dependency here) holds
-//! from the start.
+//! The plan holds CuTe values (layouts, tilers, TiledCopy, TiledMMA); the emitter asks the layout
+//! algebra for every index, with the thread and block indices as symbols, and writes readable
+//! CUDA through [`writer::Writer`]: static values folded to literals, special instructions as
+//! inline PTX, no CUTLASS or CuTe headers. This crate knows nothing of CUDA's runtime: the
+//! `cute-runtime` crate compiles and launches what it writes.
+
+pub mod cexpr;
+mod error;
+pub mod gemm;
+pub mod kernel;
+pub mod named;
+pub mod writer;
+
+pub use error::{CodegenError, Result};
+pub use gemm::{emit, GemmLayout, GemmPlan};
+pub use kernel::{Kernel, LaunchSpec, Param, Requirement};

@@ -71,6 +71,15 @@ impl Int {
         }
     }
 
+    /// The value with kernel-parameter symbols bound by `env` (as a launch evaluates grid sizes).
+    pub fn evaluate(&self, env: &dyn Fn(&str) -> Option<i64>) -> Option<i64> {
+        match self {
+            Int::Static(v) => Some(*v),
+            Int::Dynamic(d) => d.evaluate(env),
+            Int::Basis(..) => None,
+        }
+    }
+
     /// Whether the value lives in the type (C++ `is_static`).
     pub fn is_static(&self) -> bool {
         match self {

@@ -69,6 +69,20 @@ impl Dyn {
         )
     }
 
+    /// The value with the symbols bound by `env` (`None` if a symbol is unbound, or on overflow
+    /// or division by zero).
+    pub fn evaluate(&self, env: &dyn Fn(&str) -> Option<i64>) -> Option<i64> {
+        match self {
+            Dyn::Lit(v) => Some(*v),
+            Dyn::Sym(e) => match e.as_ref() {
+                SymExpr::Var(n) => env(n),
+                SymExpr::Bin(op, a, b) => eval_bin(*op, a.evaluate(env)?, b.evaluate(env)?),
+                SymExpr::Abs(x) => x.evaluate(env)?.checked_abs(),
+                SymExpr::Signum(x) => Some(x.evaluate(env)?.signum()),
+            },
+        }
+    }
+
     /// `abs(self)`.
     pub fn abs(&self) -> Option<Dyn> {
         match self {

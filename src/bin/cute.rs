@@ -23,6 +23,9 @@ usage: cute <command> [args]
   cute print-layout EXPR...  print C++ CuTe's print_layout table of each rank-2 layout
   cute print EXPR...         print each value as C++ CuTe's print() does (multi-line for
                              Copy_Atom, TiledCopy, MMA_Atom and TiledMMA)
+  cute emit NAME [--layout NN|NT|TN|TT]
+                             write the CUDA C++ of a named GEMM kernel (default layout NT)
+  cute emit --list           the kernel names, one per line
   cute bank-conflicts EXPR [--bits N]
                              shared-memory wavefronts of an access pattern (mode 0: threads,
                              other modes: instructions; offsets in N-bit units, N = 32, 64 or
@@ -50,6 +53,7 @@ fn main() -> ExitCode {
         Some("eval") => eval_command(&args[1..]),
         Some("print-layout") => print_layout_command(&args[1..]),
         Some("print") => print_command(&args[1..]),
+        Some("emit") => emit_command(&args[1..]),
         Some("bank-conflicts") => access_command(&args[1..], true),
         Some("coalescing") => access_command(&args[1..], false),
         Some("draw") => draw_command(&args[1..]),
@@ -136,6 +140,44 @@ fn print_layout_command(exprs: &[String]) -> ExitCode {
         }
     }
     status(ok)
+}
+
+/// `cute emit NAME [--layout L]` / `cute emit --list`.
+fn emit_command(args: &[String]) -> ExitCode {
+    if args.first().map(String::as_str) == Some("--list") {
+        for n in cute::codegen::named::NAMES {
+            println!("{n}");
+        }
+        return ExitCode::SUCCESS;
+    }
+    let (mut name, mut layout) = (None, "NT".to_string());
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--layout" => match it.next() {
+                Some(l) => layout = l.clone(),
+                None => return usage_error("--layout needs NN, NT, TN or TT"),
+            },
+            _ if name.is_none() => name = Some(a.clone()),
+            _ => return usage_error("emit takes one kernel name"),
+        }
+    }
+    let Some(name) = name else {
+        return usage_error("emit needs a kernel name (cute emit --list)");
+    };
+    let Some(layout) = cute::codegen::GemmLayout::parse(&layout) else {
+        return usage_error(&format!("unknown layout '{layout}' (NN, NT, TN or TT)"));
+    };
+    match cute::codegen::named::plan(&name, layout).and_then(|p| cute::codegen::emit(&p)) {
+        Ok(k) => {
+            print!("{}", k.source);
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            println!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 /// `cute print EXPR...`: C++ CuTe's `print` of each value.

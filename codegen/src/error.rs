@@ -1,0 +1,28 @@
+//! The codegen crate's error type.
+
+use thiserror::Error;
+
+/// A plan that cannot be lowered: the message names the plan part and the failed condition.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum CodegenError {
+    /// A part of the plan does not fit the others (verification before emission).
+    #[error("plan {plan}: {part}: {msg}")]
+    Plan {
+        plan: String,
+        part: &'static str,
+        msg: String,
+    },
+    /// The layout algebra refused an operation while planning.
+    #[error("plan {plan}: {part}: {source}")]
+    Layout {
+        plan: String,
+        part: &'static str,
+        source: cute_layout::Error,
+    },
+    /// No plan of that name.
+    #[error("unknown kernel '{0}' (cute emit --list names them)")]
+    Unknown(String),
+}
+
+/// The crate's result type.
+pub type Result<T> = std::result::Result<T, CodegenError>;

@@ -1,0 +1,191 @@
+//! The GEMM plan: `C = alpha * A * B + beta * C` (+ epilogue functors), built from CuTe values.
+//!
+//! Conventions are CuTe's: A is an (M,K) tensor, B an (N,K) tensor, C an (M,N) column-major
+//! tensor. The BLAS layout letters say which mode of A and B is contiguous: `N` for A is M-major
+//! (`(M,K):(1,ldA)`), `T` is K-major (`(M,K):(ldA,1)`); `N` for B is K-major (`(N,K):(ldB,1)`, a
+//! column-major K x N matrix), `T` is N-major (`(N,K):(1,ldB)`).
+
+use std::fmt;
+
+use cute_layout::{s, tup, AnyLayout, Int, Layout};
+
+use crate::error::CodegenError;
+
+/// Which mode of an operand is contiguous.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Major {
+    /// The M (for A) or N (for B) mode has stride 1.
+    MN,
+    /// The K mode has stride 1.
+    K,
+}
+
+/// The BLAS layout of A and B: `NN`, `NT`, `TN` or `TT`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GemmLayout {
+    /// A's contiguous mode.
+    pub a: Major,
+    /// B's contiguous mode.
+    pub b: Major,
+}
+
+impl GemmLayout {
+    /// From `NN`, `NT`, `TN`, `TT`.
+    pub fn parse(s: &str) -> Option<GemmLayout> {
+        let a = match s.as_bytes().first()? {
+            b'N' | b'n' => Major::MN,
+            b'T' | b't' => Major::K,
+            _ => return None,
+        };
+        let b = match s.as_bytes().get(1)? {
+            b'N' | b'n' => Major::K,
+            b'T' | b't' => Major::MN,
+            _ => return None,
+        };
+        (s.len() == 2).then_some(GemmLayout { a, b })
+    }
+
+    /// All four.
+    pub fn all() -> [GemmLayout; 4] {
+        ["NN", "NT", "TN", "TT"].map(|s| GemmLayout::parse(s).unwrap_or(GemmLayout { a: Major::MN, b: Major::K }))
+    }
+
+    /// A as an (M,K) layout over the problem symbols.
+    pub fn a_layout(&self) -> Layout {
+        operand("M", "ldA", self.a)
+    }
+
+    /// B as an (N,K) layout.
+    pub fn b_layout(&self) -> Layout {
+        operand("N", "ldB", self.b)
+    }
+
+    /// C as an (M,N) column-major layout.
+    pub fn c_layout(&self) -> Layout {
+        operand("M", "ldC", Major::MN).with_second_mode("N")
+    }
+}
+
+fn operand(rows: &str, ld: &str, major: Major) -> Layout {
+    let (r, k, ld) = (Int::symbol(rows), Int::symbol("K"), Int::symbol(ld));
+    let stride = match major {
+        Major::MN => tup![s(1), ld],
+        Major::K => tup![ld, s(1)],
+    };
+    Layout::new(tup![r, k], stride).unwrap_or_else(|_| unreachable!("rank-2 by construction"))
+}
+
+/// Replaces the K of an operand layout by another symbol (C is (M,N)).
+trait SecondMode {
+    fn with_second_mode(self, name: &str) -> Layout;
+}
+
+impl SecondMode for Layout {
+    fn with_second_mode(self, name: &str) -> Layout {
+        let sh = tup![self.shape().modes()[0].clone(), Int::symbol(name)];
+        Layout::new(sh, self.stride().clone()).unwrap_or_else(|_| unreachable!("rank-2 by construction"))
+    }
+}
+
+impl fmt::Display for GemmLayout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let a = if self.a == Major::MN { 'N' } else { 'T' };
+        let b = if self.b == Major::K { 'N' } else { 'T' };
+        write!(f, "{a}{b}")
+    }
+}
+
+/// A per-row or per-column bias added in the epilogue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bias {
+    /// `bias[m]`.
+    PerRow,
+    /// `bias[n]`.
+    PerCol,
+}
+
+/// What the epilogue computes from the accumulator: `x = alpha*acc + beta*C`, then the bias,
+/// the ReLU and any user functors, in that order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Epilogue {
+    /// An optional bias.
+    pub bias: Option<Bias>,
+    /// `x = max(x, 0)`.
+    pub relu: bool,
+    /// User-supplied element-wise functors, C++ statements reading and writing `x` (and `m`, `n`).
+    pub functors: Vec<String>,
+}
+
+impl Epilogue {
+    /// `alpha*acc + beta*C`.
+    pub fn linear() -> Epilogue {
+        Epilogue::default()
+    }
+
+    /// The CuTe article's bias + ReLU.
+    pub fn bias_relu(bias: Bias) -> Epilogue {
+        Epilogue { bias: Some(bias), relu: true, functors: Vec::new() }
+    }
+}
+
+/// The mainloop policy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Policy {
+    /// One thread per output; `thr` maps a `(tile_m, tile_n)` block tile to thread indices.
+    Naive { tile: (i64, i64), thr: Layout },
+    /// A `tile x tile` shared-memory tile of A and B per K step, one output per thread.
+    SmemTiled { tile: i64 },
+    /// A pipelined mainloop: gmem -> smem by a TiledCopy per operand (`cp.async` or plain vector
+    /// loads) over `stages` shared-memory buffers, smem -> registers double-buffered over K blocks,
+    /// a UniversalFMA TiledMMA.
+    Pipelined(Box<Pipelined>),
+}
+
+/// The pieces of a pipelined mainloop, all CuTe values.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pipelined {
+    /// The CTA tile (BM, BN, BK).
+    pub cta: (i64, i64, i64),
+    /// Shared-memory layouts of A `(BM,BK,PIPE)` and B `(BN,BK,PIPE)`, plain or swizzled.
+    pub smem_a: AnyLayout,
+    /// See `smem_a`.
+    pub smem_b: AnyLayout,
+    /// gmem -> smem copies.
+    pub copy_a: cute_layout::atom::TiledCopy,
+    /// See `copy_a`.
+    pub copy_b: cute_layout::atom::TiledCopy,
+    /// The MMA.
+    pub mma: cute_layout::atom::TiledMma,
+    /// Shared-memory stages.
+    pub stages: i64,
+}
+
+/// A GEMM plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GemmPlan {
+    /// The kernel name.
+    pub name: String,
+    /// The layouts of A and B.
+    pub layout: GemmLayout,
+    /// The mainloop.
+    pub policy: Policy,
+    /// The epilogue.
+    pub epilogue: Epilogue,
+}
+
+impl GemmPlan {
+    /// A plan error naming this plan and the part.
+    pub fn error(&self, part: &'static str, msg: impl Into<String>) -> CodegenError {
+        CodegenError::Plan { plan: self.name.clone(), part, msg: msg.into() }
+    }
+
+    /// Wraps a layout-algebra error with the plan part.
+    pub fn layout_error(&self, part: &'static str) -> impl Fn(cute_layout::Error) -> CodegenError + '_ {
+        move |source| CodegenError::Layout { plan: self.name.clone(), part, source }
+    }
+
+    /// The kernel's C++ name: `<plan>_<layout>` with `-` as `_`.
+    pub fn kernel_name(&self) -> String {
+        format!("{}_{}", self.name.replace('-', "_"), self.layout)
+    }
+}
