@@ -1,4 +1,7 @@
-//! Compiles generated CUDA with NVRTC and launches it through cudarc.
-//!
-//! Not yet implemented: NVRTC compilation, launch and the cuBLAS baseline arrive with issue 8.
-//! This is the only crate that will touch the CUDA driver.
+//! Compiles generated CUDA with NVRTC and (issue 8) launches it through cudarc. This is the only
+//! crate that touches the CUDA libraries.
+
+mod error;
+pub mod nvrtc;
+
+pub use error::{Result, RuntimeError};

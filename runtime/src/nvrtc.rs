@@ -1,0 +1,223 @@
+//! NVRTC: CUDA C++ -> cubin for a given architecture, with ptxas's report.
+//!
+//! libnvrtc is looked for where CUDA and PyPI put it (`/usr/local/cuda`, `$CUDA_HOME`,
+//! `$LD_LIBRARY_PATH`, the `nvidia-cuda-nvrtc` wheel's `nvidia/cu13/lib`, or `$CUTE_NVRTC_LIB`);
+//! a missing library is an error naming where it looked, never a panic.
+
+use std::ffi::{c_char, CString};
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use cudarc::nvrtc::{result, sys};
+
+use crate::error::{Result, RuntimeError};
+
+/// A compiled kernel image and what ptxas said about it.
+#[derive(Debug, Clone)]
+pub struct Compiled {
+    /// The cubin.
+    pub cubin: Vec<u8>,
+    /// The target architecture (`sm_90a`).
+    pub arch: String,
+    /// NVRTC's log (ptxas's `-v` report).
+    pub log: String,
+    /// Registers per thread, from the report.
+    pub registers: Option<u32>,
+    /// Spill stores + spill loads in bytes, from the report.
+    pub spill_bytes: Option<u32>,
+}
+
+/// The loaded libnvrtc (kept open so cudarc's lookup by name finds it), or where we looked.
+fn library() -> &'static std::result::Result<(), String> {
+    static LIB: OnceLock<std::result::Result<(), String>> = OnceLock::new();
+    LIB.get_or_init(|| {
+        // SAFETY: loading libnvrtc runs only its initializers; it stays loaded for the process.
+        if unsafe { sys::is_culib_present() } {
+            return Ok(());
+        }
+        let dirs = candidate_dirs();
+        for dir in &dirs {
+            for name in ["libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"] {
+                let path = dir.join(name);
+                if path.exists() {
+                    preload_builtins(dir);
+                    // SAFETY: as above; the handle is leaked on purpose so the library stays loaded.
+                    if let Ok(lib) = unsafe { libloading::Library::new(&path) } {
+                        std::mem::forget(lib);
+                        // SAFETY: as above.
+                        if unsafe { sys::is_culib_present() } {
+                            return Ok(());
+                        }
+                    }
+                }
+            }
+        }
+        let looked: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+        Err(format!(
+            "no libnvrtc.so in the loader path or in {} (install it with `pip install nvidia-cuda-nvrtc==13.0.88` \
+             or set CUTE_NVRTC_LIB to its folder)",
+            looked.join(", ")
+        ))
+    })
+}
+
+/// libnvrtc opens `libnvrtc-builtins.so.X.Y` by name when it compiles: load it from the same
+/// folder first so that lookup finds it even when the folder is not on the loader path.
+fn preload_builtins(dir: &std::path::Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with("libnvrtc-builtins.so") {
+            // SAFETY: loading runs only the library's initializers; it stays loaded on purpose.
+            if let Ok(lib) = unsafe { libloading::Library::new(e.path()) } {
+                std::mem::forget(lib);
+            }
+        }
+    }
+}
+
+/// Folders that may hold libnvrtc.
+fn candidate_dirs() -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    for var in ["CUTE_NVRTC_LIB", "CUDA_HOME", "CUDA_PATH"] {
+        if let Ok(v) = std::env::var(var) {
+            dirs.push(PathBuf::from(&v));
+            dirs.push(PathBuf::from(&v).join("lib64"));
+        }
+    }
+    if let Ok(v) = std::env::var("LD_LIBRARY_PATH") {
+        dirs.extend(v.split(':').filter(|s| !s.is_empty()).map(PathBuf::from));
+    }
+    dirs.push(PathBuf::from("/usr/local/cuda/lib64"));
+    dirs.push(PathBuf::from("/usr/local/cuda/targets/x86_64-linux/lib"));
+    // PyPI wheels: .../site-packages/nvidia/cu13/lib
+    let home = std::env::var("HOME").unwrap_or_default();
+    for root in [format!("{home}/.local/lib"), "/usr/local/lib".into(), "/usr/lib".into(), format!("{home}/.pyenv/versions")] {
+        dirs.extend(site_packages(&PathBuf::from(root)));
+    }
+    dirs
+}
+
+/// `nvidia/cu13/lib` under the Python installations in `root` (two levels deep at most).
+fn site_packages(root: &std::path::Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(root) else { return out };
+    for e in entries.flatten() {
+        let p = e.path();
+        for sub in [p.join("site-packages"), p.join("lib")] {
+            let candidates = if sub.ends_with("lib") {
+                std::fs::read_dir(&sub).map(|r| r.flatten().map(|x| x.path().join("site-packages")).collect()).unwrap_or_default()
+            } else {
+                vec![sub]
+            };
+            for sp in candidates {
+                for cu in ["cu13", "cu12"] {
+                    let lib = sp.join("nvidia").join(cu).join("lib");
+                    if lib.exists() {
+                        out.push(lib);
+                    }
+                }
+                let lib = sp.join("nvidia").join("cuda_nvrtc").join("lib");
+                if lib.exists() {
+                    out.push(lib);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether NVRTC can be loaded (and, if not, why).
+pub fn available() -> Result<()> {
+    library().clone().map_err(RuntimeError::NvrtcMissing)
+}
+
+/// NVRTC's version, `(major, minor)`.
+pub fn version() -> Result<(i32, i32)> {
+    available()?;
+    let (mut major, mut minor) = (0, 0);
+    // SAFETY: plain out-parameters.
+    let r = unsafe { sys::nvrtcVersion(&mut major, &mut minor) };
+    if r != sys::nvrtcResult::NVRTC_SUCCESS {
+        return Err(RuntimeError::Nvrtc(format!("nvrtcVersion: {r:?}")));
+    }
+    Ok((major, minor))
+}
+
+/// Compiles `source` to a cubin for `arch` (`sm_90a`, `sm_80`), with ptxas's report.
+pub fn compile(kernel: &str, source: &str, arch: &str) -> Result<Compiled> {
+    available()?;
+    let src = CString::new(source).map_err(|_| RuntimeError::Nvrtc("source contains a NUL byte".into()))?;
+    let name = CString::new(format!("{kernel}.cu")).map_err(|_| RuntimeError::Nvrtc("bad kernel name".into()))?;
+    let prog = result::create_program(&src, Some(&name)).map_err(|e| RuntimeError::Nvrtc(format!("{e:?}")))?;
+    let opts = [
+        format!("--gpu-architecture={arch}"),
+        "--std=c++17".to_string(),
+        "--ptxas-options=-v".to_string(),
+        "-default-device".to_string(),
+    ];
+    // SAFETY: `prog` is a live program; the options outlive the call.
+    let compiled = unsafe { result::compile_program(prog, &opts) };
+    // SAFETY: as above.
+    let log = unsafe { result::get_program_log(prog) }.map(|v| c_chars(&v)).unwrap_or_default();
+    let out = match compiled {
+        Ok(()) => cubin(prog).map(|cubin| Compiled {
+            registers: parse_report(&log, "Used ", " registers"),
+            spill_bytes: spills(&log),
+            cubin,
+            arch: arch.to_string(),
+            log: log.clone(),
+        }),
+        Err(_) => Err(RuntimeError::Compile {
+            kernel: kernel.to_string(),
+            arch: arch.to_string(),
+            log,
+            numbered: numbered(source),
+        }),
+    };
+    // SAFETY: destroyed once, after its last use.
+    let _ = unsafe { result::destroy_program(prog) };
+    out
+}
+
+fn cubin(prog: sys::nvrtcProgram) -> Result<Vec<u8>> {
+    let mut size = 0usize;
+    // SAFETY: `prog` was compiled successfully; `size` is an out-parameter.
+    let r = unsafe { sys::nvrtcGetCUBINSize(prog, &mut size) };
+    if r != sys::nvrtcResult::NVRTC_SUCCESS {
+        return Err(RuntimeError::Nvrtc(format!("nvrtcGetCUBINSize: {r:?}")));
+    }
+    let mut buf = vec![0u8; size];
+    // SAFETY: `buf` has the size NVRTC reported.
+    let r = unsafe { sys::nvrtcGetCUBIN(prog, buf.as_mut_ptr() as *mut c_char) };
+    if r != sys::nvrtcResult::NVRTC_SUCCESS {
+        return Err(RuntimeError::Nvrtc(format!("nvrtcGetCUBIN: {r:?}")));
+    }
+    Ok(buf)
+}
+
+fn c_chars(v: &[c_char]) -> String {
+    let bytes: Vec<u8> = v.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// The number between `before` and `after` on a report line.
+fn parse_report(log: &str, before: &str, after: &str) -> Option<u32> {
+    log.lines().find_map(|l| {
+        let start = l.find(before)? + before.len();
+        let end = l[start..].find(after)? + start;
+        l[start..end].trim().parse().ok()
+    })
+}
+
+/// Spill stores + loads from `N bytes spill stores, M bytes spill loads`.
+fn spills(log: &str) -> Option<u32> {
+    let stores = parse_report(log, "stack frame, ", " bytes spill stores")?;
+    let loads = parse_report(log, "spill stores, ", " bytes spill loads")?;
+    Some(stores + loads)
+}
+
+/// The source with line numbers, for error messages.
+pub fn numbered(source: &str) -> String {
+    source.lines().enumerate().map(|(i, l)| format!("{:>4} | {l}\n", i + 1)).collect()
+}

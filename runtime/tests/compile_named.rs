@@ -1,0 +1,49 @@
+//! Every named kernel compiles with NVRTC for sm_90a and sm_80, without spills; ptxas's report
+//! (registers, spills) is printed. NVRTC is required: set `CUTE_ALLOW_NO_NVRTC=1` to skip on a
+//! machine without it (CI installs it from PyPI and does not set this).
+
+use cute_codegen::named::{plan, NAMES};
+use cute_codegen::{emit, GemmLayout};
+use cute_runtime::nvrtc;
+
+fn nvrtc_or_skip() -> bool {
+    match nvrtc::available() {
+        Ok(()) => true,
+        Err(e) if std::env::var("CUTE_ALLOW_NO_NVRTC").is_ok() => {
+            eprintln!("skipped: {e}");
+            false
+        }
+        Err(e) => panic!("{e}"),
+    }
+}
+
+#[test]
+fn every_named_kernel_compiles_for_sm_90a_and_sm_80() {
+    if !nvrtc_or_skip() {
+        return;
+    }
+    let (major, minor) = nvrtc::version().unwrap();
+    println!("NVRTC {major}.{minor}");
+    for name in NAMES {
+        for layout in GemmLayout::all() {
+            let k = emit(&plan(name, layout).unwrap()).unwrap();
+            for arch in ["sm_90a", "sm_80"] {
+                let c = nvrtc::compile(&k.name, &k.source, arch).unwrap_or_else(|e| panic!("{e}"));
+                assert!(!c.cubin.is_empty());
+                println!("{:<24} {arch:<7} registers={:?} spill_bytes={:?}", k.name, c.registers, c.spill_bytes);
+                assert_eq!(c.spill_bytes, Some(0), "{} spills on {arch}:\n{}", k.name, c.log);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_compile_error_carries_the_log_and_the_numbered_source() {
+    if !nvrtc_or_skip() {
+        return;
+    }
+    let err = nvrtc::compile("broken", "extern \"C\" __global__ void broken() { int x = ; }", "sm_90a").unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.contains("NVRTC failed to compile broken for sm_90a"), "{msg}");
+    assert!(msg.contains("   1 | extern"), "{msg}");
+}
