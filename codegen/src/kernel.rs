@@ -50,7 +50,9 @@ impl fmt::Display for Requirement {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Requirement::Divisible { symbol, by } => write!(f, "{symbol} % {by} == 0"),
-            Requirement::Aligned { pointer, bytes } => write!(f, "{pointer} aligned to {bytes} bytes"),
+            Requirement::Aligned { pointer, bytes } => {
+                write!(f, "{pointer} aligned to {bytes} bytes")
+            }
         }
     }
 }

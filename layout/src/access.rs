@@ -178,11 +178,16 @@ fn check_bits(op: &'static str, bits: i64) -> Result<()> {
 /// assert_eq!(bank_conflicts(&s, 32).unwrap().max_ways(), 1);
 /// ```
 pub fn bank_conflicts(pattern: &AnyLayout, bits: i64) -> Result<BankReport> {
+    bank_conflicts_of(&offsets(pattern)?, bits)
+}
+
+/// `bank_conflicts` of explicit offsets, `[instruction][thread]` in units of the access width.
+pub fn bank_conflicts_of(rows: &[Vec<i64>], bits: i64) -> Result<BankReport> {
     check_bits("bank_conflicts", bits)?;
     let words_per_access = bits / 32;
     let phase_len = 32 / words_per_access; // 32, 16 or 8 threads
     let mut warps = Vec::new();
-    for (i, row) in offsets(pattern)?.iter().enumerate() {
+    for (i, row) in rows.iter().enumerate() {
         for (w, warp) in row.chunks(32).enumerate() {
             let (mut wavefronts, mut ideal, mut ways, mut worst) = (0, 0, 0, None);
             for (p, phase) in warp.chunks(phase_len as usize).enumerate() {

@@ -50,8 +50,8 @@ mod tile_to_shape;
 mod tiler;
 
 pub use access::{
-    bank_cells, bank_conflicts, coalescing, AccessCell, BankReport, CoalescingReport, WarpBanks,
-    WarpSectors, MAX_ACCESSES,
+    bank_cells, bank_conflicts, bank_conflicts_of, coalescing, AccessCell, BankReport,
+    CoalescingReport, WarpBanks, WarpSectors, MAX_ACCESSES,
 };
 pub use cast::{downcast, upcast};
 pub use coalesce::{coalesce, coalesce_profile, filter, filter_profile, filter_zeros};

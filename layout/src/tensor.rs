@@ -177,6 +177,15 @@ impl Tensor {
         }
     }
 
+    /// For a coordinate tensor: the coordinate offset its layout gives `c`, without the origin
+    /// (`tensor.at(c)` is the origin plus this).
+    pub fn coord_delta(&self, c: &IntTuple) -> Result<Vec<Int>> {
+        match (&self.engine, &self.layout) {
+            (Engine::Coord(origin), AnyLayout::Plain(l)) => crd2coord(l, c, origin.len()),
+            _ => Err(algebra("coord_delta", "not a coordinate tensor")),
+        }
+    }
+
     /// `recast<T>(tensor)`: the same data seen as elements of `bits` bits.
     pub fn recast(&self, bits: u32) -> Result<Tensor> {
         let Engine::Ptr(p) = &self.engine else {

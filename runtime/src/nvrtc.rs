@@ -64,7 +64,9 @@ fn library() -> &'static std::result::Result<(), String> {
 /// libnvrtc opens `libnvrtc-builtins.so.X.Y` by name when it compiles: load it from the same
 /// folder first so that lookup finds it even when the folder is not on the loader path.
 fn preload_builtins(dir: &std::path::Path) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
         if name.starts_with("libnvrtc-builtins.so") {
@@ -92,7 +94,12 @@ fn candidate_dirs() -> Vec<PathBuf> {
     dirs.push(PathBuf::from("/usr/local/cuda/targets/x86_64-linux/lib"));
     // PyPI wheels: .../site-packages/nvidia/cu13/lib
     let home = std::env::var("HOME").unwrap_or_default();
-    for root in [format!("{home}/.local/lib"), "/usr/local/lib".into(), "/usr/lib".into(), format!("{home}/.pyenv/versions")] {
+    for root in [
+        format!("{home}/.local/lib"),
+        "/usr/local/lib".into(),
+        "/usr/lib".into(),
+        format!("{home}/.pyenv/versions"),
+    ] {
         dirs.extend(site_packages(&PathBuf::from(root)));
     }
     dirs
@@ -101,12 +108,20 @@ fn candidate_dirs() -> Vec<PathBuf> {
 /// `nvidia/cu13/lib` under the Python installations in `root` (two levels deep at most).
 fn site_packages(root: &std::path::Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    let Ok(entries) = std::fs::read_dir(root) else { return out };
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return out;
+    };
     for e in entries.flatten() {
         let p = e.path();
         for sub in [p.join("site-packages"), p.join("lib")] {
             let candidates = if sub.ends_with("lib") {
-                std::fs::read_dir(&sub).map(|r| r.flatten().map(|x| x.path().join("site-packages")).collect()).unwrap_or_default()
+                std::fs::read_dir(&sub)
+                    .map(|r| {
+                        r.flatten()
+                            .map(|x| x.path().join("site-packages"))
+                            .collect()
+                    })
+                    .unwrap_or_default()
             } else {
                 vec![sub]
             };
@@ -147,9 +162,12 @@ pub fn version() -> Result<(i32, i32)> {
 /// Compiles `source` to a cubin for `arch` (`sm_90a`, `sm_80`), with ptxas's report.
 pub fn compile(kernel: &str, source: &str, arch: &str) -> Result<Compiled> {
     available()?;
-    let src = CString::new(source).map_err(|_| RuntimeError::Nvrtc("source contains a NUL byte".into()))?;
-    let name = CString::new(format!("{kernel}.cu")).map_err(|_| RuntimeError::Nvrtc("bad kernel name".into()))?;
-    let prog = result::create_program(&src, Some(&name)).map_err(|e| RuntimeError::Nvrtc(format!("{e:?}")))?;
+    let src = CString::new(source)
+        .map_err(|_| RuntimeError::Nvrtc("source contains a NUL byte".into()))?;
+    let name = CString::new(format!("{kernel}.cu"))
+        .map_err(|_| RuntimeError::Nvrtc("bad kernel name".into()))?;
+    let prog = result::create_program(&src, Some(&name))
+        .map_err(|e| RuntimeError::Nvrtc(format!("{e:?}")))?;
     let opts = [
         format!("--gpu-architecture={arch}"),
         "--std=c++17".to_string(),
@@ -159,7 +177,9 @@ pub fn compile(kernel: &str, source: &str, arch: &str) -> Result<Compiled> {
     // SAFETY: `prog` is a live program; the options outlive the call.
     let compiled = unsafe { result::compile_program(prog, &opts) };
     // SAFETY: as above.
-    let log = unsafe { result::get_program_log(prog) }.map(|v| c_chars(&v)).unwrap_or_default();
+    let log = unsafe { result::get_program_log(prog) }
+        .map(|v| c_chars(&v))
+        .unwrap_or_default();
     let out = match compiled {
         Ok(()) => cubin(prog).map(|cubin| Compiled {
             registers: parse_report(&log, "Used ", " registers"),
@@ -197,7 +217,11 @@ fn cubin(prog: sys::nvrtcProgram) -> Result<Vec<u8>> {
 }
 
 fn c_chars(v: &[c_char]) -> String {
-    let bytes: Vec<u8> = v.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
+    let bytes: Vec<u8> = v
+        .iter()
+        .take_while(|&&c| c != 0)
+        .map(|&c| c as u8)
+        .collect();
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
@@ -219,5 +243,9 @@ fn spills(log: &str) -> Option<u32> {
 
 /// The source with line numbers, for error messages.
 pub fn numbered(source: &str) -> String {
-    source.lines().enumerate().map(|(i, l)| format!("{:>4} | {l}\n", i + 1)).collect()
+    source
+        .lines()
+        .enumerate()
+        .map(|(i, l)| format!("{:>4} | {l}\n", i + 1))
+        .collect()
 }

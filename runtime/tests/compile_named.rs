@@ -30,8 +30,17 @@ fn every_named_kernel_compiles_for_sm_90a_and_sm_80() {
             for arch in ["sm_90a", "sm_80"] {
                 let c = nvrtc::compile(&k.name, &k.source, arch).unwrap_or_else(|e| panic!("{e}"));
                 assert!(!c.cubin.is_empty());
-                println!("{:<24} {arch:<7} registers={:?} spill_bytes={:?}", k.name, c.registers, c.spill_bytes);
-                assert_eq!(c.spill_bytes, Some(0), "{} spills on {arch}:\n{}", k.name, c.log);
+                println!(
+                    "{:<24} {arch:<7} registers={:?} spill_bytes={:?}",
+                    k.name, c.registers, c.spill_bytes
+                );
+                assert_eq!(
+                    c.spill_bytes,
+                    Some(0),
+                    "{} spills on {arch}:\n{}",
+                    k.name,
+                    c.log
+                );
             }
         }
     }
@@ -42,8 +51,16 @@ fn a_compile_error_carries_the_log_and_the_numbered_source() {
     if !nvrtc_or_skip() {
         return;
     }
-    let err = nvrtc::compile("broken", "extern \"C\" __global__ void broken() { int x = ; }", "sm_90a").unwrap_err();
+    let err = nvrtc::compile(
+        "broken",
+        "extern \"C\" __global__ void broken() { int x = ; }",
+        "sm_90a",
+    )
+    .unwrap_err();
     let msg = err.to_string();
-    assert!(msg.contains("NVRTC failed to compile broken for sm_90a"), "{msg}");
+    assert!(
+        msg.contains("NVRTC failed to compile broken for sm_90a"),
+        "{msg}"
+    );
     assert!(msg.contains("   1 | extern"), "{msg}");
 }

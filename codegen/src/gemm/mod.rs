@@ -1,11 +1,16 @@
 //! GEMM plans and their emitters.
 
 mod common;
+mod frag;
 mod naive;
+mod pipelined;
 pub mod plan;
 mod tiled;
+mod verify;
 
+pub(crate) use frag::{mma as frag_mma, tensor as frag_tensor};
 pub use plan::{Bias, Epilogue, GemmLayout, GemmPlan, Major, Pipelined, Policy};
+pub(crate) use verify::bank_ways;
 
 use crate::error::Result;
 use crate::kernel::Kernel;
@@ -15,6 +20,6 @@ pub fn emit(plan: &GemmPlan) -> Result<Kernel> {
     match &plan.policy {
         Policy::Naive { .. } => naive::emit(plan),
         Policy::SmemTiled { .. } => tiled::emit(plan),
-        Policy::Pipelined(_) => Err(plan.error("policy", "pipelined plans are not emitted yet")),
+        Policy::Pipelined(_) => pipelined::emit(plan),
     }
 }

@@ -13,14 +13,27 @@ pub fn emit(plan: &GemmPlan) -> Result<Kernel> {
     let Policy::Naive { tile, thr } = &plan.policy else {
         return Err(plan.error("policy", "not a naive plan"));
     };
-    let threads = thr.size().map_err(plan.layout_error("thread layout"))?.as_static().unwrap_or(0);
+    let threads = thr
+        .size()
+        .map_err(plan.layout_error("thread layout"))?
+        .as_static()
+        .unwrap_or(0);
     if threads != tile.0 * tile.1 || threads <= 0 || threads > 1024 {
-        return Err(plan.error("thread layout", format!("{thr} must map the {}x{} tile to 1..1024 threads, one each", tile.0, tile.1)));
+        return Err(plan.error(
+            "thread layout",
+            format!(
+                "{thr} must map the {}x{} tile to 1..1024 threads, one each",
+                tile.0, tile.1
+            ),
+        ));
     }
     let (m, n) = coordinates(plan, *tile, thr)?;
     let mut w = Writer::new();
     header(&mut w, plan, "one thread per output element");
-    w.comment(format!("threads over the ({},{}) block tile: {thr}", tile.0, tile.1));
+    w.comment(format!(
+        "threads over the ({},{}) block tile: {thr}",
+        tile.0, tile.1
+    ));
     signature(&mut w, plan, threads);
     w.line("const int tid = threadIdx.x;");
     w.line("const int bm = blockIdx.x;");
@@ -29,9 +42,12 @@ pub fn emit(plan: &GemmPlan) -> Result<Kernel> {
     w.line(format!("const int m = {m};"));
     w.line(format!("const int n = {n};"));
     w.line("if (m >= M || n >= N) return;");
-    let a = offset(&plan.layout.a_layout(), &[sym("m"), sym("k")]).map_err(plan.layout_error("A"))?;
-    let b = offset(&plan.layout.b_layout(), &[sym("n"), sym("k")]).map_err(plan.layout_error("B"))?;
-    let c = offset(&plan.layout.c_layout(), &[sym("m"), sym("n")]).map_err(plan.layout_error("C"))?;
+    let a =
+        offset(&plan.layout.a_layout(), &[sym("m"), sym("k")]).map_err(plan.layout_error("A"))?;
+    let b =
+        offset(&plan.layout.b_layout(), &[sym("n"), sym("k")]).map_err(plan.layout_error("B"))?;
+    let c =
+        offset(&plan.layout.c_layout(), &[sym("m"), sym("n")]).map_err(plan.layout_error("C"))?;
     w.line("float acc = 0.0f;");
     w.open("for (int k = 0; k < K; ++k)");
     w.line(format!("acc = fmaf(A[{a}], B[{b}], acc);"));
@@ -40,8 +56,12 @@ pub fn emit(plan: &GemmPlan) -> Result<Kernel> {
     w.close("");
     let launch = LaunchSpec {
         grid: [
-            cute_layout::Int::symbol("M").ceil_div(&s(tile.0)).map_err(plan.layout_error("grid"))?,
-            cute_layout::Int::symbol("N").ceil_div(&s(tile.1)).map_err(plan.layout_error("grid"))?,
+            cute_layout::Int::symbol("M")
+                .ceil_div(&s(tile.0))
+                .map_err(plan.layout_error("grid"))?,
+            cute_layout::Int::symbol("N")
+                .ceil_div(&s(tile.1))
+                .map_err(plan.layout_error("grid"))?,
             s(1),
         ],
         block: [threads, 1, 1],
@@ -49,7 +69,11 @@ pub fn emit(plan: &GemmPlan) -> Result<Kernel> {
         params: super::common::params(plan),
         requirements: Vec::new(),
     };
-    Ok(Kernel { name: plan.kernel_name(), source: w.finish(), launch })
+    Ok(Kernel {
+        name: plan.kernel_name(),
+        source: w.finish(),
+        launch,
+    })
 }
 
 /// The (m, n) C++ expressions of thread `tid`'s element, from the coordinate tensor.
@@ -57,11 +81,20 @@ fn coordinates(plan: &GemmPlan, tile: (i64, i64), thr: &Layout) -> Result<(Strin
     let err = plan.layout_error("thread coordinates");
     let c_id = Tensor::identity(&cute_layout::tup![sym("M"), sym("N")]).map_err(&err)?;
     let t = Tiler::from_shape(&cute_layout::tup![s(tile.0), s(tile.1)]);
-    let cta = c_id.local_tile(&t, &Coord::Tuple(vec![Coord::Int(sym("bm")), Coord::Int(sym("bn"))]), None).map_err(&err)?;
+    let cta = c_id
+        .local_tile(
+            &t,
+            &Coord::Tuple(vec![Coord::Int(sym("bm")), Coord::Int(sym("bn"))]),
+            None,
+        )
+        .map_err(&err)?;
     let mine = cta.local_partition(thr, &sym("tid"), None).map_err(&err)?;
     let at = mine.at(&cute_layout::tup![s(0), s(0)]).map_err(&err)?;
     let Element::Coord(v) = at else {
-        return Err(plan.error("thread coordinates", "a coordinate tensor gives coordinates"));
+        return Err(plan.error(
+            "thread coordinates",
+            "a coordinate tensor gives coordinates",
+        ));
     };
     Ok((crate::cexpr::c(&v[0]), crate::cexpr::c(&v[1])))
 }

@@ -47,7 +47,12 @@ impl GemmLayout {
 
     /// All four.
     pub fn all() -> [GemmLayout; 4] {
-        ["NN", "NT", "TN", "TT"].map(|s| GemmLayout::parse(s).unwrap_or(GemmLayout { a: Major::MN, b: Major::K }))
+        ["NN", "NT", "TN", "TT"].map(|s| {
+            GemmLayout::parse(s).unwrap_or(GemmLayout {
+                a: Major::MN,
+                b: Major::K,
+            })
+        })
     }
 
     /// A as an (M,K) layout over the problem symbols.
@@ -83,7 +88,8 @@ trait SecondMode {
 impl SecondMode for Layout {
     fn with_second_mode(self, name: &str) -> Layout {
         let sh = tup![self.shape().modes()[0].clone(), Int::symbol(name)];
-        Layout::new(sh, self.stride().clone()).unwrap_or_else(|_| unreachable!("rank-2 by construction"))
+        Layout::new(sh, self.stride().clone())
+            .unwrap_or_else(|_| unreachable!("rank-2 by construction"))
     }
 }
 
@@ -124,7 +130,11 @@ impl Epilogue {
 
     /// The CuTe article's bias + ReLU.
     pub fn bias_relu(bias: Bias) -> Epilogue {
-        Epilogue { bias: Some(bias), relu: true, functors: Vec::new() }
+        Epilogue {
+            bias: Some(bias),
+            relu: true,
+            functors: Vec::new(),
+        }
     }
 }
 
@@ -158,6 +168,9 @@ pub struct Pipelined {
     pub mma: cute_layout::atom::TiledMma,
     /// Shared-memory stages.
     pub stages: i64,
+    /// Whether the kernel predicates for any M, N, K (otherwise it is the divisible-only fast
+    /// path, whose sizes the runtime checks before launch).
+    pub predicated: bool,
 }
 
 /// A GEMM plan.
@@ -176,12 +189,23 @@ pub struct GemmPlan {
 impl GemmPlan {
     /// A plan error naming this plan and the part.
     pub fn error(&self, part: &'static str, msg: impl Into<String>) -> CodegenError {
-        CodegenError::Plan { plan: self.name.clone(), part, msg: msg.into() }
+        CodegenError::Plan {
+            plan: self.name.clone(),
+            part,
+            msg: msg.into(),
+        }
     }
 
     /// Wraps a layout-algebra error with the plan part.
-    pub fn layout_error(&self, part: &'static str) -> impl Fn(cute_layout::Error) -> CodegenError + '_ {
-        move |source| CodegenError::Layout { plan: self.name.clone(), part, source }
+    pub fn layout_error(
+        &self,
+        part: &'static str,
+    ) -> impl Fn(cute_layout::Error) -> CodegenError + '_ {
+        move |source| CodegenError::Layout {
+            plan: self.name.clone(),
+            part,
+            source,
+        }
     }
 
     /// The kernel's C++ name: `<plan>_<layout>` with `-` as `_`.

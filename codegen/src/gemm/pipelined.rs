@@ -1,0 +1,632 @@
+//! The pipelined SIMT mainloop (`sgemm-sm80`, `simt-hier`): gmem -> smem by `cp.async` (or plain
+//! vector loads) over several shared-memory stages, smem -> registers double-buffered over the K
+//! blocks, a UniversalFMA TiledMMA, and a vectorized epilogue. Every offset is the layout algebra's
+//! partition of the plan's tensors for a symbolic thread.
+
+use std::collections::BTreeSet;
+
+use cute_layout::atom::CopyOp;
+use cute_layout::{s, tup, AnyLayout, Coord, Int, MemSpace, Tensor, Tiler};
+
+use super::common::{header, params, signature, sym, transform};
+use super::frag::{self, aligned_for_all_threads, Frag};
+use super::plan::{GemmPlan, Pipelined, Policy};
+use super::verify;
+use crate::cexpr::c;
+use crate::error::Result;
+use crate::kernel::{Kernel, LaunchSpec, Requirement};
+use crate::writer::Writer;
+
+/// Everything the emission needs, computed once.
+struct Parts<'a> {
+    p: &'a Pipelined,
+    threads: i64,
+    /// tAgA / tAsA / tAcA (copy partitions: gmem, smem, coordinates) for A and B.
+    copy: [CopyParts; 2],
+    /// tCsA, tCsB (MMA reads of smem), tCgC, tCcC.
+    mma_a: Frag,
+    mma_b: Frag,
+    mma_c: Frag,
+    c_coord: Tensor,
+}
+
+struct CopyParts {
+    g: Frag,
+    s: Frag,
+    coord: Tensor,
+    /// Which coordinate the vector mode walks (0: M/N, 1: K).
+    vector_dim: usize,
+    vector: i64,
+    smem_offset: i64,
+}
+
+/// Emits a pipelined kernel.
+pub fn emit(plan: &GemmPlan) -> Result<Kernel> {
+    let Policy::Pipelined(p) = &plan.policy else {
+        return Err(plan.error("policy", "not a pipelined plan"));
+    };
+    let mut report = verify::pipelined(plan, p)?;
+    let parts = partitions(plan, p)?;
+    for (name, f, stage) in [
+        ("tCsA", &parts.mma_a, stage_stride(&p.smem_a)),
+        ("tCsB", &parts.mma_b, stage_stride(&p.smem_b)),
+    ] {
+        let mask = f.swizzle.map(|sw| (sw.yyy_mask(), sw.params().2));
+        let bits = if vectorizable(f, &value_offsets(f), parts.threads, stage) {
+            128
+        } else {
+            32
+        };
+        if let Some(ways) = verify::bank_ways(f, frag_count(f), p.cta.2, bits, mask) {
+            report.notes.push(format!(
+                "bank conflicts of the {name} reads (warp 0, {bits}-bit): max_ways={ways}"
+            ));
+        }
+    }
+    let mut w = Writer::new();
+    header(
+        &mut w,
+        plan,
+        &format!(
+            "{}x{}x{} CTA tile, {} stages, {} threads",
+            p.cta.0, p.cta.1, p.cta.2, p.stages, parts.threads
+        ),
+    );
+    for line in &report.notes {
+        w.comment(line);
+    }
+    helpers(&mut w, p);
+    signature(&mut w, plan, parts.threads);
+    body(&mut w, plan, &parts)?;
+    w.close("");
+    let grid = |name: &str, t: i64| {
+        Int::symbol(name)
+            .ceil_div(&s(t))
+            .map_err(plan.layout_error("grid"))
+    };
+    let mut requirements = vec![
+        Requirement::Divisible {
+            symbol: "ldA",
+            by: 4,
+        },
+        Requirement::Divisible {
+            symbol: "ldB",
+            by: 4,
+        },
+        Requirement::Divisible {
+            symbol: "ldC",
+            by: 4,
+        },
+        Requirement::Aligned {
+            pointer: "A",
+            bytes: 16,
+        },
+        Requirement::Aligned {
+            pointer: "B",
+            bytes: 16,
+        },
+        Requirement::Aligned {
+            pointer: "C",
+            bytes: 16,
+        },
+    ];
+    if !p.predicated {
+        requirements.push(Requirement::Divisible {
+            symbol: "M",
+            by: p.cta.0,
+        });
+        requirements.push(Requirement::Divisible {
+            symbol: "N",
+            by: p.cta.1,
+        });
+        requirements.push(Requirement::Divisible {
+            symbol: "K",
+            by: p.cta.2,
+        });
+    }
+    let launch = LaunchSpec {
+        grid: [grid("M", p.cta.0)?, grid("N", p.cta.1)?, s(1)],
+        block: [parts.threads, 1, 1],
+        dynamic_smem_bytes: report.smem_bytes,
+        params: params(plan),
+        requirements,
+    };
+    Ok(Kernel {
+        name: plan.kernel_name(),
+        source: w.finish(),
+        launch,
+    })
+}
+
+/// The per-thread partitions of the plan's tensors.
+fn partitions<'a>(plan: &GemmPlan, p: &'a Pipelined) -> Result<Parts<'a>> {
+    let err = plan.layout_error("partitions");
+    let threads = p.mma.num_threads().map_err(&err)?.as_static().unwrap_or(0);
+    let (bm, bn, bk) = p.cta;
+    let cta = Tiler::from_shape(&tup![s(bm), s(bn), s(bk)]);
+    let cta_coord = Coord::Tuple(vec![
+        Coord::Int(sym("bm")),
+        Coord::Int(sym("bn")),
+        Coord::Under,
+    ]);
+    let step = |keep: [bool; 3]| {
+        Coord::Tuple(
+            keep.iter()
+                .map(|&k| if k { Coord::Int(s(1)) } else { Coord::Under })
+                .collect(),
+        )
+    };
+    let mut copy = Vec::new();
+    let smem_a = smem_elems(&p.smem_a);
+    for (which, gl, sl, tc, proj, smem_offset) in [
+        (
+            "A",
+            plan.layout.a_layout(),
+            &p.smem_a,
+            &p.copy_a,
+            step([true, false, true]),
+            0,
+        ),
+        (
+            "B",
+            plan.layout.b_layout(),
+            &p.smem_b,
+            &p.copy_b,
+            step([false, true, true]),
+            smem_a,
+        ),
+    ] {
+        let thr = tc.get_slice(sym("tid"));
+        let (gt, _) = frag::tensor(which, MemSpace::Gmem, &AnyLayout::Plain(gl.clone()));
+        let g_tile = gt.local_tile(&cta, &cta_coord, Some(&proj)).map_err(&err)?;
+        let g = frag::copy(&thr, &g_tile, None, true).map_err(&err)?;
+        let (st, sw) = frag::tensor(&format!("s{which}"), MemSpace::Smem, sl);
+        let s_frag = frag::copy(&thr, &st, sw, false).map_err(&err)?;
+        let id = Tensor::identity(gl.shape()).map_err(&err)?;
+        let c_tile = id.local_tile(&cta, &cta_coord, Some(&proj)).map_err(&err)?;
+        let coord = thr.partition_s(&c_tile).map_err(&err)?;
+        let v0 = coord.layout().shape_layout().mode(0).map_err(&err)?;
+        let vector_dim = v0
+            .stride()
+            .leaves()
+            .iter()
+            .find_map(|d| d.as_basis().map(|(_, m)| m))
+            .unwrap_or(0);
+        let vector = v0.size().map_err(&err)?.as_static().unwrap_or(1);
+        copy.push(CopyParts {
+            g,
+            s: s_frag,
+            coord,
+            vector_dim,
+            vector,
+            smem_offset,
+        });
+    }
+    let thr = p.mma.get_slice(&sym("tid")).map_err(&err)?;
+    let (sa, swa) = frag::tensor("sA", MemSpace::Smem, &p.smem_a);
+    let (sb, swb) = frag::tensor("sB", MemSpace::Smem, &p.smem_b);
+    let mma_a = frag::mma(&thr, 'A', &sa, swa).map_err(&err)?;
+    let mma_b = frag::mma(&thr, 'B', &sb, swb).map_err(&err)?;
+    let (gc, _) = frag::tensor(
+        "C",
+        MemSpace::Gmem,
+        &AnyLayout::Plain(plan.layout.c_layout()),
+    );
+    let step_c = step([true, true, false]);
+    let c_tile = gc
+        .local_tile(&cta, &cta_coord, Some(&step_c))
+        .map_err(&err)?;
+    let mma_c = frag::mma(&thr, 'C', &c_tile, None).map_err(&err)?;
+    let cid = Tensor::identity(plan.layout.c_layout().shape()).map_err(&err)?;
+    let c_id_tile = cid
+        .local_tile(&cta, &cta_coord, Some(&step_c))
+        .map_err(&err)?;
+    let c_coord = thr.partition('C', &c_id_tile).map_err(&err)?;
+    let [a, b]: [CopyParts; 2] = copy
+        .try_into()
+        .map_err(|_| plan.error("partitions", "two operands"))?;
+    Ok(Parts {
+        p,
+        threads,
+        copy: [a, b],
+        mma_a,
+        mma_b,
+        mma_c,
+        c_coord,
+    })
+}
+
+/// Elements of one operand's shared tile (all stages).
+fn smem_elems(l: &AnyLayout) -> i64 {
+    l.shape_layout()
+        .cosize()
+        .ok()
+        .and_then(|c| c.value())
+        .unwrap_or(0)
+}
+
+/// The device helpers: cp.async, its fence and wait, the swizzles.
+fn helpers(w: &mut Writer, p: &Pipelined) {
+    let ops: BTreeSet<(u32, &str)> = [p.copy_a.atom().op(), p.copy_b.atom().op()]
+        .iter()
+        .filter_map(|op| match *op {
+            CopyOp::CpAsyncCacheGlobal { bits } => Some((bits / 8, "cg")),
+            CopyOp::CpAsyncCacheAlways { bits } => Some((bits / 8, "ca")),
+            _ => None,
+        })
+        .collect();
+    if !ops.is_empty() {
+        for (bytes, cache) in &ops {
+            w.comment(format!("cp.async.{cache} of {bytes} bytes; src_bytes < {bytes} zero-fills the rest (predication)"));
+            w.open(format!("__device__ __forceinline__ void cp_async_{bytes}(float* smem, const float* gmem, int src_bytes)"));
+            w.line("const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));");
+            w.line(format!("asm volatile(\"cp.async.{cache}.shared.global.L2::128B [%0], [%1], {bytes}, %2;\\n\" :: \"r\"(s), \"l\"(gmem), \"r\"(src_bytes));"));
+            w.close("");
+        }
+        w.open("__device__ __forceinline__ void cp_async_fence()");
+        w.line("asm volatile(\"cp.async.commit_group;\\n\" ::);");
+        w.close("");
+        w.line("template <int N>");
+        w.open("__device__ __forceinline__ void cp_async_wait()");
+        w.line("asm volatile(\"cp.async.wait_group %0;\\n\" :: \"n\"(N));");
+        w.close("");
+    }
+    for (name, l) in [("A", &p.smem_a), ("B", &p.smem_b)] {
+        if let AnyLayout::Composed(cl) = l {
+            let sw = cl.layout_a();
+            let (b, m, sh) = sw.params();
+            w.comment(format!(
+                "s{name}: {sw} (XOR bits [{},{}) into bits [{},{}))",
+                i64::from(m) + i64::from(sh.max(0)),
+                i64::from(m) + i64::from(sh.max(0)) + i64::from(b),
+                m,
+                m + b
+            ));
+            w.open(format!(
+                "__device__ __forceinline__ int swizzle_{name}(int o)"
+            ));
+            w.line(format!("return o ^ ((o & {}) >> {});", sw.yyy_mask(), sh));
+            w.close("");
+        }
+    }
+}
+
+fn body(w: &mut Writer, plan: &GemmPlan, parts: &Parts) -> Result<()> {
+    let p = parts.p;
+    let (bm, bn, bk) = p.cta;
+    w.line("extern __shared__ float4 smem_f4[];");
+    w.line("float* smem = reinterpret_cast<float*>(smem_f4);");
+    w.line(format!("float* sA = smem;  // {}", p.smem_a));
+    w.line(format!(
+        "float* sB = smem + {};  // {}",
+        parts.copy[1].smem_offset, p.smem_b
+    ));
+    w.line("const int tid = threadIdx.x;");
+    w.line("const int bm = blockIdx.x;");
+    w.line("const int bn = blockIdx.y;");
+    w.line(format!("const int k_tiles = (K + {}) / {bk};", bk - 1));
+    let stage_a = stage_stride(&p.smem_a);
+    let stage_b = stage_stride(&p.smem_b);
+    for (which, cp, g) in [("A", &parts.copy[0], "A"), ("B", &parts.copy[1], "B")] {
+        w.comment(format!(
+            "t{which}g{which}: {}   t{which}s{which}: {}",
+            cp.g.layout, cp.s.layout
+        ));
+        w.line(format!("const int t{which}g{which} = {};", c(&cp.g.base)));
+        w.line(format!("const int t{which}s{which} = {};", c(&cp.s.base)));
+        let origin = frag::coord_at(&cp.coord, &[s(0), s(0), s(0), s(0)])
+            .map_err(plan.layout_error("coordinates"))?;
+        w.line(format!(
+            "const int t{which}c{which}_row = {};  // coordinate of this thread's first vector",
+            origin[0]
+        ));
+        w.line(format!("const int t{which}c{which}_k = {};", origin[1]));
+        let _ = g;
+    }
+    w.comment(format!(
+        "tCsA: {}   tCsB: {}",
+        parts.mma_a.layout, parts.mma_b.layout
+    ));
+    w.line(format!("const int tCsA = {};", c(&parts.mma_a.base)));
+    w.line(format!("const int tCsB = {};", c(&parts.mma_b.base)));
+    let (fm, fn_) = (frag_count(&parts.mma_a), frag_count(&parts.mma_b));
+    w.line(format!("float acc[{}];", fm * fn_));
+    w.line("#pragma unroll");
+    w.line(format!(
+        "for (int i = 0; i < {}; ++i) acc[i] = 0.0f;",
+        fm * fn_
+    ));
+    w.line(format!(
+        "float rA[2][{fm}], rB[2][{fn_}];  // 2-deep register pipeline over the K blocks"
+    ));
+    // The tile loader.
+    w.comment("copies k-tile `kt` of A and B into shared-memory stage `pipe` (zero-filling outside the matrix)");
+    w.open("auto load_tile = [&](int kt, int pipe)");
+    for (which, cp, stage, rows) in [
+        ("A", &parts.copy[0], stage_a, "M"),
+        ("B", &parts.copy[1], stage_b, "N"),
+    ] {
+        copy_tile(w, plan, which, cp, stage, rows, bk)?;
+    }
+    w.close(";");
+    let k_block_max = bk;
+    let stages = p.stages;
+    w.comment(format!(
+        "prologue: the first {} k-tiles in flight",
+        stages - 1
+    ));
+    w.line("int k_tile_next = 0;");
+    w.line("#pragma unroll");
+    w.open(format!("for (int pipe = 0; pipe < {}; ++pipe)", stages - 1));
+    w.line("if (k_tile_next < k_tiles) load_tile(k_tile_next, pipe);");
+    w.line("cp_async_fence();");
+    w.line("++k_tile_next;");
+    w.close("");
+    w.line("int pipe_read = 0;");
+    w.line(format!("int pipe_write = {};", stages - 1));
+    w.line(format!("cp_async_wait<{}>();", stages - 2));
+    w.line("__syncthreads();");
+    load_frags(w, plan, parts, "0", "0", stage_a, stage_b)?;
+    w.open("for (int kt = 0; kt < k_tiles; ++kt)");
+    w.line("#pragma unroll");
+    w.open(format!("for (int kb = 0; kb < {k_block_max}; ++kb)"));
+    w.open(format!("if (kb == {})", k_block_max - 1));
+    w.comment(
+        "the next stage is needed: wait for its copies and for every thread to be done reading",
+    );
+    w.line(format!("pipe_read = (pipe_read + 1) % {stages};"));
+    w.line(format!("cp_async_wait<{}>();", stages - 2));
+    w.line("__syncthreads();");
+    w.close("");
+    w.line(format!("const int kb_next = (kb + 1) % {k_block_max};"));
+    load_frags(w, plan, parts, "(kb + 1) & 1", "kb_next", stage_a, stage_b)?;
+    w.open("if (kb == 0)");
+    w.line("if (k_tile_next < k_tiles) load_tile(k_tile_next, pipe_write);");
+    w.line("cp_async_fence();");
+    w.line("++k_tile_next;");
+    w.line(format!("pipe_write = (pipe_write + 1) % {stages};"));
+    w.close("");
+    w.comment(format!("the MMA: {}x{} outer product per thread", fm, fn_));
+    w.line("#pragma unroll");
+    w.open(format!("for (int j = 0; j < {fn_}; ++j)"));
+    w.line("#pragma unroll");
+    w.open(format!("for (int i = 0; i < {fm}; ++i)"));
+    w.line(format!(
+        "acc[i + {fm} * j] = fmaf(rA[kb & 1][i], rB[kb & 1][j], acc[i + {fm} * j]);"
+    ));
+    w.close("");
+    w.close("");
+    w.close("");
+    w.close("");
+    epilogue(w, plan, parts, bm, bn)
+}
+
+/// The stride of the stage (last) mode of a shared tile.
+fn stage_stride(l: &AnyLayout) -> i64 {
+    let b = l.shape_layout();
+    b.mode(b.rank() - 1)
+        .ok()
+        .and_then(|m| m.stride().as_int().and_then(Int::as_static))
+        .unwrap_or(0)
+}
+
+/// Values per thread in an MMA fragment (modes 1, excluding K and pipe).
+fn frag_count(f: &Frag) -> i64 {
+    f.mode_size(1)
+}
+
+fn copy_tile(
+    w: &mut Writer,
+    plan: &GemmPlan,
+    which: &str,
+    cp: &CopyParts,
+    stage: i64,
+    rows: &str,
+    bk: i64,
+) -> Result<()> {
+    let err = plan.layout_error("copy");
+    let (n1, n2) = (cp.g.mode_size(1), cp.g.mode_size(2));
+    let k_stride_g = cp.g.layout.mode(3).map_err(&err)?;
+    let k_stride = c(k_stride_g.stride().as_int().unwrap_or(&s(0)));
+    let swz = if cp.s.swizzle.is_some() {
+        format!("swizzle_{which}")
+    } else {
+        String::new()
+    };
+    let predicated = matches!(&plan.policy, Policy::Pipelined(p) if p.predicated);
+    for i in 0..n1 {
+        for j in 0..n2 {
+            let g_rel = c(&cp.g.rel(&[s(0), s(i), s(j), s(0)]).map_err(&err)?);
+            let s_rel = c(&cp.s.rel(&[s(0), s(i), s(j), s(0)]).map_err(&err)?);
+            let s_idx = format!("t{which}s{which} + {s_rel} + pipe * {stage}");
+            let s_idx = if swz.is_empty() {
+                s_idx
+            } else {
+                format!("{swz}({s_idx})")
+            };
+            let g_idx = format!("t{which}g{which} + {g_rel} + kt * {k_stride}");
+            let bytes = cp.vector * 4;
+            if !predicated {
+                w.line(format!(
+                    "cp_async_{bytes}(&s{which}[{s_idx}], &{which}[{g_idx}], {bytes});"
+                ));
+                continue;
+            }
+            let delta = frag::coord_delta(&cp.coord, &[s(0), s(i), s(j), s(0)]).map_err(&err)?;
+            w.open("");
+            w.line(format!(
+                "const int r = {}, k = {} + kt * {bk};",
+                crate::cexpr::add(&format!("t{which}c{which}_row"), &delta[0]),
+                crate::cexpr::add(&format!("t{which}c{which}_k"), &delta[1])
+            ));
+            let (bound, other, pos, opos) = if cp.vector_dim == 1 {
+                ("K", rows, "k", "r")
+            } else {
+                (rows, "K", "r", "k")
+            };
+            w.line(format!(
+                "const int n = ({opos} < {other}) ? min(max({bound} - {pos}, 0), {}) : 0;",
+                cp.vector
+            ));
+            w.line(format!(
+                "cp_async_{bytes}(&s{which}[{s_idx}], n > 0 ? &{which}[{g_idx}] : {which}, n * 4);"
+            ));
+            w.close("");
+        }
+    }
+    Ok(())
+}
+
+/// Whether a fragment's values load as 128-bit vectors: groups of 4 contiguous, aligned values
+/// for every thread, every k block and every stage, and no swizzle.
+fn vectorizable(f: &Frag, offs: &[i64], threads: i64, stage: i64) -> bool {
+    let k_stride = f.mode_stride(2).unwrap_or(1);
+    f.swizzle.is_none()
+        && aligned_for_all_threads(&f.base, 4, threads)
+        && k_stride % 4 == 0
+        && stage % 4 == 0
+        && offs
+            .chunks(4)
+            .all(|g| g.len() == 4 && g[0] % 4 == 0 && g.windows(2).all(|p| p[1] == p[0] + 1))
+}
+
+/// The static offsets of a fragment's values (k block 0, stage 0).
+fn value_offsets(f: &Frag) -> Vec<i64> {
+    (0..frag_count(f))
+        .map(|i| {
+            f.rel(&[s(0), s(i), s(0), s(0)])
+                .ok()
+                .and_then(|o| o.as_static())
+                .unwrap_or(-1)
+        })
+        .collect()
+}
+
+/// Loads the register fragments of k-block `kb` from stage `pipe_read` into buffer `buf`.
+fn load_frags(
+    w: &mut Writer,
+    plan: &GemmPlan,
+    parts: &Parts,
+    buf: &str,
+    kb: &str,
+    stage_a: i64,
+    stage_b: i64,
+) -> Result<()> {
+    for (which, f, stage) in [("A", &parts.mma_a, stage_a), ("B", &parts.mma_b, stage_b)] {
+        let err = plan.layout_error("smem -> registers");
+        let n = frag_count(f);
+        let k_stride = f.mode_stride(2).unwrap_or(0);
+        let offs: Vec<i64> = (0..n)
+            .map(|i| {
+                f.rel(&[s(0), s(i), s(0), s(0)])
+                    .map_err(&err)
+                    .map(|o| o.as_static().unwrap_or(-1))
+            })
+            .collect::<Result<_>>()?;
+        let swz = f.swizzle.is_some();
+        let vec4 = vectorizable(f, &offs, parts.threads, stage);
+        let base = format!("tCs{which} + {kb} * {k_stride} + pipe_read * {stage}");
+        if vec4 {
+            for (q, g) in offs.chunks(4).enumerate() {
+                w.line(format!(
+                    "{{ const float4 v = *reinterpret_cast<const float4*>(&s{which}[{base} + {}]); r{which}[{buf}][{}] = v.x; r{which}[{buf}][{}] = v.y; r{which}[{buf}][{}] = v.z; r{which}[{buf}][{}] = v.w; }}",
+                    g[0], 4 * q, 4 * q + 1, 4 * q + 2, 4 * q + 3
+                ));
+            }
+        } else {
+            for (i, o) in offs.iter().enumerate() {
+                let idx = format!("{base} + {o}");
+                let idx = if swz {
+                    format!("swizzle_{which}({idx})")
+                } else {
+                    idx
+                };
+                w.line(format!("r{which}[{buf}][{i}] = s{which}[{idx}];"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `C = alpha * acc + beta * C` (+ functors), 128-bit when four rows are contiguous and inside.
+fn epilogue(w: &mut Writer, plan: &GemmPlan, parts: &Parts, _bm: i64, _bn: i64) -> Result<()> {
+    let err = plan.layout_error("epilogue");
+    let f = &parts.mma_c;
+    w.comment(format!("tCgC: {}", f.layout));
+    w.line(format!("const int tCgC = {};", c(&f.base)));
+    let (fm, fn_) = (frag_count(&parts.mma_a), frag_count(&parts.mma_b));
+    let m_offs: Vec<Int> = (0..fm)
+        .map(|i| f.rel(&[s(0), s(i), s(0)]))
+        .collect::<cute_layout::Result<_>>()
+        .map_err(&err)?;
+    let contiguous = m_offs.chunks(4).all(|g| {
+        g.len() == 4
+            && g.iter().enumerate().all(|(k, o)| {
+                o.as_static()
+                    .is_some_and(|v| v == g[0].as_static().unwrap_or(-9) + k as i64)
+            })
+    });
+    let vec4 = contiguous
+        && aligned_for_all_threads(&f.base, 4, parts.threads)
+        && plan.layout.c_layout().stride().leaves()[0].is_constant(1);
+    for j in 0..fn_ {
+        let n_crd = frag::coord_at(&parts.c_coord, &[s(0), s(0), s(j)]).map_err(&err)?;
+        let n_off = c(&f.rel(&[s(0), s(0), s(j)]).map_err(&err)?);
+        for q in 0..(fm / 4).max(1) {
+            let group: Vec<i64> = if vec4 {
+                (4 * q..4 * q + 4).collect()
+            } else {
+                (0..fm).collect()
+            };
+            if !vec4 && q > 0 {
+                break;
+            }
+            let m0 = frag::coord_at(&parts.c_coord, &[s(0), s(group[0]), s(j)]).map_err(&err)?;
+            w.open("");
+            w.line(format!("const int n = {};", n_crd[1]));
+            if vec4 {
+                let off = format!("tCgC + {} + {n_off}", c(&m_offs[group[0] as usize]));
+                w.line(format!("const int m = {};", m0[0]));
+                w.open("if (m + 3 < M && n < N)");
+                w.line(format!("float4 x4 = make_float4(alpha * acc[{}], alpha * acc[{}], alpha * acc[{}], alpha * acc[{}]);", group[0] + fm * j, group[1] + fm * j, group[2] + fm * j, group[3] + fm * j));
+                w.open("if (beta != 0.0f)");
+                w.line(format!(
+                    "const float4 c4 = *reinterpret_cast<const float4*>(&C[{off}]);"
+                ));
+                w.line("x4.x = fmaf(beta, c4.x, x4.x); x4.y = fmaf(beta, c4.y, x4.y); x4.z = fmaf(beta, c4.z, x4.z); x4.w = fmaf(beta, c4.w, x4.w);");
+                w.close("");
+                for (k, comp) in ["x", "y", "z", "w"].iter().enumerate() {
+                    w.open("");
+                    w.line(format!("float x = x4.{comp};"));
+                    transform(w, &plan.epilogue, &format!("(m + {k})"), "n");
+                    w.line(format!("x4.{comp} = x;"));
+                    w.close("");
+                }
+                w.line(format!("*reinterpret_cast<float4*>(&C[{off}]) = x4;"));
+                w.close("");
+                w.open("else");
+            }
+            for &i in &group {
+                let mi = frag::coord_at(&parts.c_coord, &[s(0), s(i), s(j)]).map_err(&err)?;
+                let off = format!("tCgC + {} + {n_off}", c(&m_offs[i as usize]));
+                w.open("");
+                w.line(format!("const int m = {};", mi[0]));
+                super::common::store_element(
+                    w,
+                    &plan.epilogue,
+                    "m < M && n < N",
+                    "m",
+                    "n",
+                    &format!("acc[{}]", i + fm * j),
+                    &off,
+                );
+                w.close("");
+            }
+            if vec4 {
+                w.close("");
+            }
+            w.close("");
+        }
+    }
+    Ok(())
+}

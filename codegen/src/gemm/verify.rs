@@ -1,0 +1,187 @@
+//! Verification of a pipelined plan before emission: the pieces fit (threads, tiles, vector
+//! widths, shared memory), and the shared-memory bank-conflict figures of its accesses.
+
+use std::collections::BTreeSet;
+
+use cute_layout::{AnyLayout, Int};
+
+use super::frag::Frag;
+use super::plan::{GemmPlan, Pipelined};
+use crate::error::Result;
+
+/// What verification found: the shared memory the kernel needs and notes for its header.
+pub struct Report {
+    /// Dynamic shared memory in bytes.
+    pub smem_bytes: i64,
+    /// Lines for the kernel's header comment.
+    pub notes: Vec<String>,
+}
+
+/// The most shared memory a block may have on SM80/SM90 (227 KiB).
+pub const MAX_SMEM: i64 = 227 * 1024;
+
+fn static_of(x: cute_layout::Result<Int>) -> Option<i64> {
+    x.ok().and_then(|v| v.as_static())
+}
+
+/// Checks a pipelined plan.
+pub fn pipelined(plan: &GemmPlan, p: &Pipelined) -> Result<Report> {
+    let mut notes = Vec::new();
+    let threads = static_of(p.mma.num_threads())
+        .ok_or_else(|| plan.error("TiledMMA", "thread count must be static"))?;
+    for (part, tc) in [("TiledCopy A", &p.copy_a), ("TiledCopy B", &p.copy_b)] {
+        let t = static_of(tc.num_threads()).unwrap_or(0);
+        if t != threads {
+            return Err(plan.error(
+                part,
+                format!("uses {t} threads but the TiledMMA uses {threads}"),
+            ));
+        }
+        covers_once(plan, part, tc)?;
+    }
+    let (bm, bn, bk) = p.cta;
+    for (i, (name, size)) in [("M", bm), ("N", bn), ("K", bk)].into_iter().enumerate() {
+        let t = static_of(p.mma.tile_size(i)).unwrap_or(0);
+        if t <= 0 || size % t != 0 {
+            return Err(plan.error(
+                "TiledMMA",
+                format!("its {name} tile {t} does not divide the CTA tile's {size}"),
+            ));
+        }
+    }
+    for (part, tc, rows) in [
+        ("TiledCopy A", &p.copy_a, bm),
+        ("TiledCopy B", &p.copy_b, bn),
+    ] {
+        let tiler = tc.tiler().leaves();
+        let (tr, tk) = (
+            tiler.first().and_then(Int::as_static).unwrap_or(0),
+            tiler.get(1).and_then(Int::as_static).unwrap_or(0),
+        );
+        if tr <= 0 || tk <= 0 || rows % tr != 0 || bk % tk != 0 {
+            return Err(plan.error(
+                part,
+                format!("its tile ({tr},{tk}) does not divide the CTA's ({rows},{bk})"),
+            ));
+        }
+    }
+    for (part, l, rows) in [("shared A", &p.smem_a, bm), ("shared B", &p.smem_b, bn)] {
+        let sh = l
+            .shape_layout()
+            .shape()
+            .product_each()
+            .map_err(plan.layout_error(part))?
+            .leaves();
+        let want = [rows, bk, p.stages];
+        if sh.len() != 3 || sh.iter().zip(want).any(|(a, b)| a.as_static() != Some(b)) {
+            return Err(plan.error(
+                part,
+                format!("{l} must have shape ({rows},{bk},{})", p.stages),
+            ));
+        }
+        if let AnyLayout::Composed(c) = l {
+            let (_, m, _) = c.layout_a().params();
+            if m < 2 {
+                return Err(plan.error(part, format!("{} moves elements within 16-byte vectors (its M must be at least 2 for 128-bit copies)", c.layout_a())));
+            }
+        }
+    }
+    let elems: i64 = [&p.smem_a, &p.smem_b]
+        .iter()
+        .map(|l| static_of(l.shape_layout().cosize()).unwrap_or(0))
+        .sum();
+    let smem_bytes = 4 * elems;
+    if smem_bytes > MAX_SMEM {
+        return Err(plan.error(
+            "shared memory",
+            format!("{smem_bytes} bytes exceed the {MAX_SMEM} a block can have"),
+        ));
+    }
+    notes.push(format!(
+        "shared memory: {smem_bytes} bytes in {} stages{}",
+        p.stages,
+        if smem_bytes > 48 * 1024 {
+            " (above 48 KiB: the launch opts in)"
+        } else {
+            ""
+        }
+    ));
+    notes.push(
+        "barriers: a stage is overwritten only after the __syncthreads that follows its last read"
+            .into(),
+    );
+    Ok(Report { smem_bytes, notes })
+}
+
+/// A TiledCopy's TV layout maps its threads and values onto its tile exactly once.
+fn covers_once(
+    plan: &GemmPlan,
+    part: &'static str,
+    tc: &cute_layout::atom::TiledCopy,
+) -> Result<()> {
+    let tv = tc.get_layout_s_tv().map_err(plan.layout_error(part))?;
+    let n = static_of(tv.size()).unwrap_or(0);
+    let tile: i64 = tc
+        .tiler()
+        .leaves()
+        .iter()
+        .filter_map(Int::as_static)
+        .product();
+    let image: BTreeSet<i64> = (0..n).filter_map(|i| tv.eval(i).ok()).collect();
+    if n != tile || image.len() as i64 != tile || image.iter().any(|&x| x < 0 || x >= tile) {
+        return Err(plan.error(
+            part,
+            format!("its TV layout {tv} does not cover its {tile}-element tile exactly once"),
+        ));
+    }
+    Ok(())
+}
+
+/// `max_ways` of warp 0's shared-memory accesses of a fragment: one instruction per value (or per
+/// 4-value vector) and k block.
+pub fn bank_ways(
+    f: &Frag,
+    values: i64,
+    k_blocks: i64,
+    bits: i64,
+    swizzle_mask: Option<(i64, i32)>,
+) -> Option<i64> {
+    let per = bits / 32;
+    let mut rows = Vec::new();
+    for kb in 0..k_blocks {
+        for v in (0..values).step_by(per as usize) {
+            let rel = f
+                .rel(&[
+                    cute_layout::s(0),
+                    cute_layout::s(v),
+                    cute_layout::s(kb),
+                    cute_layout::s(0),
+                ])
+                .ok()?
+                .as_static()?;
+            let row: Option<Vec<i64>> = (0..32)
+                .map(|tid| {
+                    let base =
+                        f.base
+                            .evaluate(&|n| if n == "tid" { Some(tid) } else { Some(0) })?;
+                    let o = base + rel;
+                    let o = match swizzle_mask {
+                        Some((mask, sh)) => {
+                            o ^ (if sh >= 0 {
+                                (o & mask) >> sh
+                            } else {
+                                (o & mask) << -sh
+                            })
+                        }
+                        None => o,
+                    };
+                    Some(o / per)
+                })
+                .collect();
+            rows.push(row?);
+        }
+    }
+    cute_layout::bank_conflicts_of(&rows, bits)
+        .ok()
+        .map(|r| r.max_ways())
+}
