@@ -19,6 +19,21 @@ pub enum RuntimeError {
     /// An NVRTC call failed.
     #[error("NVRTC: {0}")]
     Nvrtc(String),
+    /// No GPU or no driver.
+    #[error("no GPU: {0}")]
+    NoGpu(String),
+    /// A driver call (load, launch, copy) failed.
+    #[error("CUDA driver: {0}")]
+    Driver(String),
+    /// cuBLAS failed.
+    #[error("cuBLAS: {0}")]
+    Cublas(String),
+    /// A problem the kernel cannot run (sizes, buffers, a requirement of its fast path).
+    #[error("{0}")]
+    Problem(String),
+    /// Code generation failed.
+    #[error(transparent)]
+    Codegen(#[from] cute_codegen::CodegenError),
 }
 
 /// The crate's result type.

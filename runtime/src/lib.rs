@@ -1,7 +1,15 @@
-//! Compiles generated CUDA with NVRTC and (issue 8) launches it through cudarc. This is the only
-//! crate that touches the CUDA libraries.
+//! Compiles generated CUDA with NVRTC and launches it through cudarc. This is the only crate that
+//! touches the CUDA libraries.
 
+pub mod bench;
+pub mod cache;
+pub mod check;
 mod error;
+pub mod gemm;
+pub mod gpu;
 pub mod nvrtc;
 
 pub use error::{Result, RuntimeError};
+
+/// cuBLAS's handle type, for callers that time against it.
+pub use cudarc::cublas::CudaBlas;

@@ -159,6 +159,19 @@ pub fn version() -> Result<(i32, i32)> {
     Ok((major, minor))
 }
 
+/// The NVRTC options besides the architecture.
+pub const OPTIONS: &[&str] = &["--std=c++17", "--ptxas-options=-v", "-default-device"];
+
+/// Registers per thread in a ptxas report.
+pub fn parse_registers(log: &str) -> Option<u32> {
+    parse_report(log, "Used ", " registers")
+}
+
+/// Spill bytes in a ptxas report.
+pub fn parse_spills(log: &str) -> Option<u32> {
+    spills(log)
+}
+
 /// Compiles `source` to a cubin for `arch` (`sm_90a`, `sm_80`), with ptxas's report.
 pub fn compile(kernel: &str, source: &str, arch: &str) -> Result<Compiled> {
     available()?;
@@ -168,12 +181,8 @@ pub fn compile(kernel: &str, source: &str, arch: &str) -> Result<Compiled> {
         .map_err(|_| RuntimeError::Nvrtc("bad kernel name".into()))?;
     let prog = result::create_program(&src, Some(&name))
         .map_err(|e| RuntimeError::Nvrtc(format!("{e:?}")))?;
-    let opts = [
-        format!("--gpu-architecture={arch}"),
-        "--std=c++17".to_string(),
-        "--ptxas-options=-v".to_string(),
-        "-default-device".to_string(),
-    ];
+    let mut opts = vec![format!("--gpu-architecture={arch}")];
+    opts.extend(OPTIONS.iter().map(|o| o.to_string()));
     // SAFETY: `prog` is a live program; the options outlive the call.
     let compiled = unsafe { result::compile_program(prog, &opts) };
     // SAFETY: as above.

@@ -5,6 +5,9 @@
 //! - `cute print-layout EXPR...` prints C++ CuTe's `print_layout` table of each rank-2 layout.
 //! - `cute draw [--banks] [--bits N] EXPR` writes an SVG picture of a rank-2 layout.
 
+#[path = "../cli/gpu.rs"]
+mod gpu_cmds;
+
 use std::io::{self, BufRead, BufWriter, Write};
 use std::process::ExitCode;
 
@@ -26,6 +29,14 @@ usage: cute <command> [args]
   cute emit NAME [--layout NN|NT|TN|TT]
                              write the CUDA C++ of a named GEMM kernel (default layout NT)
   cute emit --list           the kernel names, one per line
+  cute run NAME [--m M --n N --k K] [--layout L]
+                             emit, compile, launch, verify against a float64 reference and
+                             time against cuBLAS (default 4096^3, NN); without a GPU or NVRTC
+                             the steps that cannot run are reported as skipped
+  cute check [NAME...] [--layout L] [--report FILE]
+                             correctness of every kernel x layout x size on the GPU
+  cute bench NAME... [--layout L]
+                             TFLOP/s and % of cuBLAS SGEMM at 1024..8192 and 8192x2048x4096
   cute bank-conflicts EXPR [--bits N]
                              shared-memory wavefronts of an access pattern (mode 0: threads,
                              other modes: instructions; offsets in N-bit units, N = 32, 64 or
@@ -54,6 +65,9 @@ fn main() -> ExitCode {
         Some("print-layout") => print_layout_command(&args[1..]),
         Some("print") => print_command(&args[1..]),
         Some("emit") => emit_command(&args[1..]),
+        Some("run") => gpu_cmds::run(&args[1..]),
+        Some("check") => gpu_cmds::check_all(&args[1..]),
+        Some("bench") => gpu_cmds::bench_all(&args[1..]),
         Some("bank-conflicts") => access_command(&args[1..], true),
         Some("coalescing") => access_command(&args[1..], false),
         Some("draw") => draw_command(&args[1..]),

@@ -1,0 +1,80 @@
+//! Timing a generated kernel beside cuBLAS SGEMM in the same process: CUDA events (created with
+//! CU_EVENT_DEFAULT so they can time), warm-up, the median of repeated runs.
+
+use cudarc::cublas::CudaBlas;
+use cudarc::driver::sys::CUevent_flags;
+
+use crate::check::Rng;
+use crate::error::{Result, RuntimeError};
+use crate::gemm::{cublas_sgemm, launch, Buffers, Problem};
+use crate::gpu::{Gpu, Loaded};
+
+/// Medians in milliseconds: (generated kernel, cuBLAS).
+pub struct Timing {
+    pub kernel_ms: f64,
+    pub cublas_ms: f64,
+}
+
+impl Timing {
+    /// TFLOP/s of the kernel and of cuBLAS.
+    pub fn tflops(&self, p: &Problem) -> (f64, f64) {
+        (
+            p.flops() / self.kernel_ms / 1e9,
+            p.flops() / self.cublas_ms / 1e9,
+        )
+    }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+/// Times `f` with events: `warmup` runs, then the median of `reps`.
+fn time(gpu: &Gpu, warmup: usize, reps: usize, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
+    let ev = |_| RuntimeError::Driver("event".into());
+    for _ in 0..warmup {
+        f()?;
+    }
+    let mut samples = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        let start = gpu
+            .ctx
+            .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+            .map_err(ev)?;
+        let end = gpu
+            .ctx
+            .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+            .map_err(ev)?;
+        start.record(&gpu.stream).map_err(ev)?;
+        f()?;
+        end.record(&gpu.stream).map_err(ev)?;
+        end.synchronize().map_err(ev)?;
+        samples.push(f64::from(start.elapsed_ms(&end).map_err(ev)?));
+    }
+    Ok(median(samples))
+}
+
+/// Times a kernel and cuBLAS SGEMM (pedantic FP32) on the same problem and buffers.
+pub fn bench(
+    gpu: &Gpu,
+    blas: &CudaBlas,
+    loaded: &Loaded,
+    p: &Problem,
+    reps: usize,
+) -> Result<Timing> {
+    let mut rng = Rng::fresh(p.m as u64);
+    let (sa, sb, sc) = p.buffer_sizes();
+    let a = rng.fill(sa);
+    let b = rng.fill(sb);
+    let c = rng.fill(sc);
+    let bias = rng.fill(p.m.max(p.n) as usize);
+    let mut bufs = Buffers::upload(gpu, p, &a, &b, &c, &bias)?;
+    let kernel_ms = time(gpu, 3, reps, || launch(gpu, loaded, p, &mut bufs))?;
+    let mut bufs2 = Buffers::upload(gpu, p, &a, &b, &c, &bias)?;
+    let cublas_ms = time(gpu, 3, reps, || cublas_sgemm(blas, p, &mut bufs2))?;
+    Ok(Timing {
+        kernel_ms,
+        cublas_ms,
+    })
+}

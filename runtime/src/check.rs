@@ -1,0 +1,117 @@
+//! Correctness on the GPU: a generated kernel against the float64 reference, on fresh random
+//! inputs each time, with the output poisoned (NaN) before every run that must overwrite it.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use cudarc::cublas::CudaBlas;
+use cute_codegen::gemm::{Bias, Epilogue};
+
+use crate::error::{Result, RuntimeError};
+use crate::gemm::{launch, reference, Buffers, Problem};
+use crate::gpu::{Gpu, Loaded};
+
+/// A small fast generator (xorshift*), seeded fresh for every check.
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator seeded from the clock and a counter.
+    pub fn fresh(salt: u64) -> Rng {
+        let t = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64);
+        Rng((t ^ salt.wrapping_mul(0x9E37_79B9_7F4A_7C15)) | 1)
+    }
+
+    /// Uniform in [-1, 1).
+    pub fn uniform(&mut self) -> f32 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        let x = self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 40;
+        (x as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+    }
+
+    /// `n` values.
+    pub fn fill(&mut self, n: usize) -> Vec<f32> {
+        (0..n).map(|_| self.uniform()).collect()
+    }
+}
+
+/// One check's outcome.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// The largest |C - reference| / tolerance (<= 1 passes).
+    pub worst: f64,
+    /// Where it was: (m, n, got, expected).
+    pub at: (i64, i64, f64, f64),
+    /// Whether every element is within tolerance (and none is NaN).
+    pub pass: bool,
+}
+
+/// Runs `loaded` on a random problem and compares with the float64 reference.
+pub fn check(
+    gpu: &Gpu,
+    blas: &CudaBlas,
+    loaded: &Loaded,
+    p: &Problem,
+    epilogue: &Epilogue,
+    salt: u64,
+) -> Result<Outcome> {
+    let mut rng = Rng::fresh(salt);
+    let (sa, sb, sc) = p.buffer_sizes();
+    let a = rng.fill(sa);
+    let b = rng.fill(sb);
+    let bias = rng.fill(p.m.max(p.n) as usize);
+    // With beta == 0 the kernel must write every element: poison C so a missed one shows.
+    let c: Vec<f32> = if p.beta == 0.0 {
+        vec![f32::NAN; sc]
+    } else {
+        rng.fill(sc)
+    };
+    let mut bufs = Buffers::upload(gpu, p, &a, &b, &c, &bias)?;
+    launch(gpu, loaded, p, &mut bufs)?;
+    let got = gpu
+        .stream
+        .clone_dtoh(&bufs.c)
+        .map_err(|e| RuntimeError::Driver(format!("download: {e:?}")))?;
+    let c_ref = if p.beta == 0.0 {
+        vec![0.0; c.len()]
+    } else {
+        c.clone()
+    };
+    // The padding between ldC and M must be left alone (poisoned C keeps its NaNs there).
+    let want = reference(gpu, blas, p, &a, &b, &c_ref)?;
+    // |error| <= tolerance: float32 accumulation of K products of values in [-1, 1].
+    let tol = 1e-5 + 4e-6 * (p.k as f64) * f64::from(p.alpha.abs().max(1.0));
+    let mut out = Outcome {
+        worst: 0.0,
+        at: (0, 0, 0.0, 0.0),
+        pass: true,
+    };
+    for n in 0..p.n {
+        for m in 0..p.m {
+            let i = (m + n * p.ldc) as usize;
+            let mut x = want[i];
+            match epilogue.bias {
+                Some(Bias::PerRow) => x += f64::from(bias[m as usize]),
+                Some(Bias::PerCol) => x += f64::from(bias[n as usize]),
+                None => {}
+            }
+            if epilogue.relu {
+                x = x.max(0.0);
+            }
+            let g = f64::from(got[i]);
+            let r = if g.is_nan() {
+                f64::INFINITY
+            } else {
+                (g - x).abs() / tol
+            };
+            if r > out.worst {
+                out.worst = r;
+                out.at = (m, n, g, x);
+            }
+        }
+    }
+    out.pass = out.worst <= 1.0;
+    Ok(out)
+}

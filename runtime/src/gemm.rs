@@ -1,0 +1,332 @@
+//! Running a GEMM: a problem (sizes, layout, alpha, beta), device buffers, the launch of a
+//! generated kernel with its requirements checked first, and cuBLAS for the reference (DGEMM,
+//! float64) and the baseline (SGEMM, pure FP32).
+
+use cudarc::cublas::sys::{cublasMath_t, cublasOperation_t};
+use cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
+use cudarc::driver::{CudaSlice, DevicePtr, LaunchConfig, PushKernelArg};
+use cute_codegen::gemm::Major;
+use cute_codegen::{GemmLayout, Param, Requirement};
+
+use crate::error::{Result, RuntimeError};
+use crate::gpu::{Gpu, Loaded};
+
+/// A GEMM problem: `C (M x N) = alpha * A * B + beta * C`, A, B in `layout`, C column-major.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Problem {
+    pub m: i64,
+    pub n: i64,
+    pub k: i64,
+    pub layout: GemmLayout,
+    pub alpha: f32,
+    pub beta: f32,
+    /// Leading dimensions (at least the packed ones; rounded up to 4 by [`Problem::new`] so
+    /// 128-bit vector paths apply to any size).
+    pub lda: i64,
+    pub ldb: i64,
+    pub ldc: i64,
+}
+
+impl Problem {
+    /// Checks the sizes (positive, and small enough for 32-bit indices).
+    pub fn new(
+        m: i64,
+        n: i64,
+        k: i64,
+        layout: GemmLayout,
+        alpha: f32,
+        beta: f32,
+    ) -> Result<Problem> {
+        for (what, v) in [("M", m), ("N", n), ("K", k)] {
+            if v <= 0 {
+                return Err(RuntimeError::Problem(format!(
+                    "{what} = {v}: sizes must be positive"
+                )));
+            }
+        }
+        if [m * k, n * k, m * n]
+            .iter()
+            .any(|&e| e > i64::from(i32::MAX))
+        {
+            return Err(RuntimeError::Problem(format!(
+                "{m}x{n}x{k}: a matrix exceeds 2^31 elements"
+            )));
+        }
+        let up4 = |x: i64| (x + 3) / 4 * 4;
+        let lda = up4(if layout.a == Major::MN { m } else { k });
+        let ldb = up4(if layout.b == Major::K { k } else { n });
+        Ok(Problem {
+            m,
+            n,
+            k,
+            layout,
+            alpha,
+            beta,
+            lda,
+            ldb,
+            ldc: up4(m),
+        })
+    }
+
+    /// Leading dimensions: ldA, ldB, ldC.
+    pub fn lds(&self) -> (i64, i64, i64) {
+        (self.lda, self.ldb, self.ldc)
+    }
+
+    /// Elements of the A, B and C buffers (leading dimension x the other storage dimension).
+    pub fn buffer_sizes(&self) -> (usize, usize, usize) {
+        let a = self.lda
+            * if self.layout.a == Major::MN {
+                self.k
+            } else {
+                self.m
+            };
+        let b = self.ldb
+            * if self.layout.b == Major::K {
+                self.n
+            } else {
+                self.k
+            };
+        (a as usize, b as usize, (self.ldc * self.n) as usize)
+    }
+
+    /// The value of a problem symbol.
+    pub fn symbol(&self, name: &str) -> Option<i64> {
+        let (lda, ldb, ldc) = self.lds();
+        Some(match name {
+            "M" => self.m,
+            "N" => self.n,
+            "K" => self.k,
+            "ldA" => lda,
+            "ldB" => ldb,
+            "ldC" => ldc,
+            _ => return None,
+        })
+    }
+
+    /// 2 M N K.
+    pub fn flops(&self) -> f64 {
+        2.0 * self.m as f64 * self.n as f64 * self.k as f64
+    }
+}
+
+/// Device buffers of a problem.
+pub struct Buffers {
+    pub a: CudaSlice<f32>,
+    pub b: CudaSlice<f32>,
+    pub c: CudaSlice<f32>,
+    pub bias: CudaSlice<f32>,
+}
+
+impl Buffers {
+    /// Copies host data to the device; the sizes must match the problem.
+    pub fn upload(
+        gpu: &Gpu,
+        p: &Problem,
+        a: &[f32],
+        b: &[f32],
+        c: &[f32],
+        bias: &[f32],
+    ) -> Result<Buffers> {
+        let (sa, sb, sc) = p.buffer_sizes();
+        let want = [(sa, a.len(), "A"), (sb, b.len(), "B"), (sc, c.len(), "C")];
+        for (n, got, what) in want {
+            if n != got {
+                return Err(RuntimeError::Problem(format!(
+                    "{what} has {got} elements, the problem needs {n}"
+                )));
+            }
+        }
+        if bias.len() < p.m as usize {
+            return Err(RuntimeError::Problem(format!(
+                "bias has {} elements, the problem needs {}",
+                bias.len(),
+                p.m
+            )));
+        }
+        let up = |x: &[f32]| {
+            gpu.stream
+                .clone_htod(x)
+                .map_err(|e| RuntimeError::Driver(format!("upload: {e:?}")))
+        };
+        Ok(Buffers {
+            a: up(a)?,
+            b: up(b)?,
+            c: up(c)?,
+            bias: up(bias)?,
+        })
+    }
+}
+
+/// Checks a kernel's requirements against a problem (the divisible-only fast paths, vector
+/// alignment of leading dimensions; device allocations are 256-byte aligned).
+pub fn check_requirements(loaded: &Loaded, p: &Problem) -> Result<()> {
+    for r in &loaded.kernel.launch.requirements {
+        if let Requirement::Divisible { symbol, by } = r {
+            let v = p.symbol(symbol).unwrap_or(0);
+            if v % by != 0 {
+                return Err(RuntimeError::Problem(format!(
+                    "{} needs {r}, but {symbol} = {v}",
+                    loaded.kernel.name
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Launches a loaded GEMM kernel on a problem (asynchronously on the GPU's stream).
+pub fn launch(gpu: &Gpu, loaded: &Loaded, p: &Problem, bufs: &mut Buffers) -> Result<()> {
+    check_requirements(loaded, p)?;
+    let spec = &loaded.kernel.launch;
+    let env = |name: &str| p.symbol(name);
+    let mut grid = [1u32; 3];
+    for (g, e) in grid.iter_mut().zip(&spec.grid) {
+        let v = e
+            .evaluate(&env)
+            .ok_or_else(|| RuntimeError::Problem(format!("grid size {e} has unbound symbols")))?;
+        *g = u32::try_from(v)
+            .map_err(|_| RuntimeError::Problem(format!("grid size {v} out of range")))?;
+    }
+    let cfg = LaunchConfig {
+        grid_dim: (grid[0], grid[1], grid[2]),
+        block_dim: (
+            spec.block[0] as u32,
+            spec.block[1] as u32,
+            spec.block[2] as u32,
+        ),
+        shared_mem_bytes: spec.dynamic_smem_bytes as u32,
+    };
+    let ints: Vec<i32> = spec
+        .params
+        .iter()
+        .map(|q| match q {
+            Param::Int(n) => p.symbol(n).unwrap_or(0) as i32,
+            _ => 0,
+        })
+        .collect();
+    let c = &mut bufs.c;
+    let mut builder = gpu.stream.launch_builder(&loaded.func);
+    let mut c = Some(c);
+    for (q, i) in spec.params.iter().zip(&ints) {
+        match q {
+            Param::Int(_) => {
+                builder.arg(i);
+            }
+            Param::Float("alpha") => {
+                builder.arg(&p.alpha);
+            }
+            Param::Float(_) => {
+                builder.arg(&p.beta);
+            }
+            Param::In("A") => {
+                builder.arg(&bufs.a);
+            }
+            Param::In("B") => {
+                builder.arg(&bufs.b);
+            }
+            Param::In(_) => {
+                builder.arg(&bufs.bias);
+            }
+            Param::Out(_) => {
+                if let Some(c) = c.take() {
+                    builder.arg(c);
+                }
+            }
+        }
+    }
+    // SAFETY: the arguments follow the kernel's parameter list; the buffers have the problem's
+    // sizes (checked on upload) and the kernel predicates every access outside them.
+    unsafe { builder.launch(cfg) }
+        .map_err(|e| RuntimeError::Driver(format!("launch of {}: {e:?}", loaded.kernel.name)))?;
+    Ok(())
+}
+
+fn op(trans: bool) -> cublasOperation_t {
+    if trans {
+        cublasOperation_t::CUBLAS_OP_T
+    } else {
+        cublasOperation_t::CUBLAS_OP_N
+    }
+}
+
+/// The BLAS view of the problem: (transA, transB, lda, ldb).
+fn blas_ops(p: &Problem) -> (bool, bool, i32, i32) {
+    let (lda, ldb, _) = p.lds();
+    (
+        p.layout.a == Major::K,
+        p.layout.b == Major::MN,
+        lda as i32,
+        ldb as i32,
+    )
+}
+
+/// cuBLAS SGEMM on the same buffers, in pedantic (pure FP32, no TF32) math mode.
+pub fn cublas_sgemm(blas: &CudaBlas, p: &Problem, bufs: &mut Buffers) -> Result<()> {
+    let (ta, tb, lda, ldb) = blas_ops(p);
+    let cfg = GemmConfig {
+        transa: op(ta),
+        transb: op(tb),
+        m: p.m as i32,
+        n: p.n as i32,
+        k: p.k as i32,
+        alpha: p.alpha,
+        lda,
+        ldb,
+        beta: p.beta,
+        ldc: p.ldc as i32,
+    };
+    // SAFETY: the buffers have the problem's sizes.
+    unsafe { blas.gemm(cfg, &bufs.a, &bufs.b, &mut bufs.c) }
+        .map_err(|e| RuntimeError::Cublas(format!("{e:?}")))
+}
+
+/// Puts a cuBLAS handle in pedantic FP32 math (no TF32 tensor cores).
+pub fn pedantic(blas: &CudaBlas) -> Result<()> {
+    // SAFETY: the handle is live for `blas`'s lifetime.
+    let r = unsafe {
+        cudarc::cublas::sys::cublasSetMathMode(*blas.handle(), cublasMath_t::CUBLAS_PEDANTIC_MATH)
+    };
+    if r != cudarc::cublas::sys::cublasStatus_t::CUBLAS_STATUS_SUCCESS {
+        return Err(RuntimeError::Cublas(format!("cublasSetMathMode: {r:?}")));
+    }
+    Ok(())
+}
+
+/// The float64 reference `alpha * A * B + beta * C` (cuBLAS DGEMM on float64 copies).
+pub fn reference(
+    gpu: &Gpu,
+    blas: &CudaBlas,
+    p: &Problem,
+    a: &[f32],
+    b: &[f32],
+    c: &[f32],
+) -> Result<Vec<f64>> {
+    let up = |x: &[f32]| {
+        let v: Vec<f64> = x.iter().map(|&f| f64::from(f)).collect();
+        gpu.stream
+            .clone_htod(&v)
+            .map_err(|e| RuntimeError::Driver(format!("upload: {e:?}")))
+    };
+    let (da, db, mut dc) = (up(a)?, up(b)?, up(c)?);
+    let (ta, tb, lda, ldb) = blas_ops(p);
+    let cfg = GemmConfig {
+        transa: op(ta),
+        transb: op(tb),
+        m: p.m as i32,
+        n: p.n as i32,
+        k: p.k as i32,
+        alpha: f64::from(p.alpha),
+        lda,
+        ldb,
+        beta: f64::from(p.beta),
+        ldc: p.ldc as i32,
+    };
+    // SAFETY: the buffers have the problem's sizes.
+    unsafe { blas.gemm(cfg, &da, &db, &mut dc) }
+        .map_err(|e| RuntimeError::Cublas(format!("{e:?}")))?;
+    let _ = da.device_ptr(&gpu.stream);
+    gpu.stream
+        .clone_dtoh(&dc)
+        .map_err(|e| RuntimeError::Driver(format!("download: {e:?}")))
+}

@@ -1,0 +1,317 @@
+//! `cute run`, `cute check`, `cute bench`: generated kernels compiled, launched, verified against
+//! a float64 reference and timed against cuBLAS. Without a GPU (or NVRTC) every step that can run
+//! does, and the rest is reported as skipped.
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use cute::codegen::named::{plan, NAMES};
+use cute::codegen::{emit, GemmLayout, GemmPlan};
+use cute::runtime::bench::bench;
+use cute::runtime::check::check;
+use cute::runtime::gemm::{pedantic, Problem};
+use cute::runtime::gpu::Gpu;
+use cute::runtime::CudaBlas;
+use cute::runtime::{nvrtc, RuntimeError};
+
+/// Options shared by the GPU commands.
+struct Opts {
+    names: Vec<String>,
+    m: i64,
+    n: i64,
+    k: i64,
+    layouts: Vec<GemmLayout>,
+    report: Option<String>,
+}
+
+fn parse(args: &[String], default_size: i64) -> Result<Opts, String> {
+    let mut o = Opts {
+        names: Vec::new(),
+        m: default_size,
+        n: default_size,
+        k: default_size,
+        layouts: Vec::new(),
+        report: None,
+    };
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut num = |what: &str| -> Result<i64, String> {
+            it.next()
+                .and_then(|v| v.parse().ok())
+                .ok_or_else(|| format!("{what} needs an integer"))
+        };
+        match a.as_str() {
+            "--m" => o.m = num("--m")?,
+            "--n" => o.n = num("--n")?,
+            "--k" => o.k = num("--k")?,
+            "--layout" => {
+                let l = it.next().ok_or("--layout needs NN, NT, TN or TT")?;
+                o.layouts
+                    .push(GemmLayout::parse(l).ok_or_else(|| format!("unknown layout '{l}'"))?);
+            }
+            "--report" => o.report = Some(it.next().ok_or("--report needs a file")?.clone()),
+            name => o.names.push(name.to_string()),
+        }
+    }
+    if o.layouts.is_empty() {
+        o.layouts.push(GemmLayout::parse("NN").ok_or("NN")?);
+    }
+    Ok(o)
+}
+
+fn fail(msg: impl std::fmt::Display) -> ExitCode {
+    println!("error: {msg}");
+    ExitCode::FAILURE
+}
+
+/// `cute run NAME [--m M --n N --k K] [--layout L]`: the main job.
+pub fn run(args: &[String]) -> ExitCode {
+    let o = match parse(args, 4096) {
+        Ok(o) => o,
+        Err(e) => return fail(e),
+    };
+    let [name] = o.names.as_slice() else {
+        return fail("run takes one kernel name (cute emit --list)");
+    };
+    let layout = o.layouts[0];
+    let problem = match Problem::new(o.m, o.n, o.k, layout, 1.0, 0.0) {
+        Ok(p) => p,
+        Err(e) => return fail(e),
+    };
+    println!("{name} {layout} M={} N={} K={}", o.m, o.n, o.k);
+    let t = Instant::now();
+    let kernel = match plan(name, layout).and_then(|p| emit(&p)) {
+        Ok(k) => k,
+        Err(e) => return fail(e),
+    };
+    println!(
+        "  plan + emit:   {:.2} ms, {} lines of CUDA",
+        t.elapsed().as_secs_f64() * 1e3,
+        kernel.source.lines().count()
+    );
+    match nvrtc::available() {
+        Ok(()) => {
+            let t = Instant::now();
+            match nvrtc::compile(&kernel.name, &kernel.source, "sm_90a") {
+                Ok(c) => println!(
+                    "  NVRTC sm_90a:  {:.0} ms, {} registers, {} bytes spilled",
+                    t.elapsed().as_secs_f64() * 1e3,
+                    c.registers.map_or("?".into(), |r| r.to_string()),
+                    c.spill_bytes.map_or("?".into(), |r| r.to_string())
+                ),
+                Err(e) => return fail(e),
+            }
+        }
+        Err(e) => println!("  skipped compile: {e}"),
+    }
+    let gpu = match Gpu::open() {
+        Ok(g) => g,
+        Err(e) => {
+            println!("  skipped launch, verification and timing: {e}");
+            return ExitCode::SUCCESS;
+        }
+    };
+    match on_gpu(&gpu, name, &problem) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(e),
+    }
+}
+
+fn on_gpu(gpu: &Gpu, name: &str, p: &Problem) -> Result<(), RuntimeError> {
+    let gplan = plan(name, p.layout)?;
+    let loaded = gpu.load(&emit(&gplan)?)?;
+    println!(
+        "  GPU:           {} ({}), {} registers",
+        gpu.name,
+        gpu.arch,
+        loaded.compiled.registers.unwrap_or(0)
+    );
+    let blas =
+        CudaBlas::new(gpu.stream.clone()).map_err(|e| RuntimeError::Cublas(format!("{e:?}")))?;
+    pedantic(&blas)?;
+    for beta in [0.0f32, 0.5] {
+        let q = Problem { beta, ..*p };
+        let out = check(gpu, &blas, &loaded, &q, &gplan.epilogue, 1)?;
+        println!(
+            "  check beta={beta}: {} (worst |error|/tolerance {:.3} at m={} n={}: {} vs {})",
+            if out.pass { "pass" } else { "FAIL" },
+            out.worst,
+            out.at.0,
+            out.at.1,
+            out.at.2,
+            out.at.3
+        );
+        if !out.pass {
+            return Err(RuntimeError::Problem(format!(
+                "{name} computed a wrong result"
+            )));
+        }
+    }
+    let t = bench(gpu, &blas, &loaded, p, 20)?;
+    let (ours, theirs) = t.tflops(p);
+    println!(
+        "  time:          {:.3} ms = {ours:.1} TFLOP/s; cuBLAS SGEMM (pedantic FP32) {:.3} ms = {theirs:.1} TFLOP/s; {:.1}% of cuBLAS",
+        t.kernel_ms,
+        t.cublas_ms,
+        100.0 * ours / theirs
+    );
+    Ok(())
+}
+
+/// Sizes of the correctness matrix: (M, N, K).
+const CHECK_SIZES: &[(i64, i64, i64)] = &[
+    (1, 1, 1),
+    (17, 17, 17),
+    (127, 127, 127),
+    (1000, 1000, 1000),
+    (1024, 1024, 1024),
+    (4096, 4096, 4096),
+    (300, 17, 1000),
+    (64, 1000, 127),
+];
+
+/// `cute check [NAME...] [--layout L]... [--report FILE]`: every kernel x layout x size.
+pub fn check_all(args: &[String]) -> ExitCode {
+    let mut o = match parse(args, 0) {
+        Ok(o) => o,
+        Err(e) => return fail(e),
+    };
+    if o.names.is_empty() {
+        o.names = NAMES.iter().map(|s| s.to_string()).collect();
+    }
+    if args.iter().all(|a| a != "--layout") {
+        o.layouts = GemmLayout::all().to_vec();
+    }
+    let gpu = match Gpu::open() {
+        Ok(g) => g,
+        Err(e) => {
+            println!("skipped: {e}");
+            return ExitCode::SUCCESS;
+        }
+    };
+    let blas = match CudaBlas::new(gpu.stream.clone()) {
+        Ok(b) => b,
+        Err(e) => return fail(format!("cuBLAS: {e:?}")),
+    };
+    let _ = pedantic(&blas);
+    let mut lines = vec![format!(
+        "# cute check on {} ({}): kernel layout M N K beta result worst",
+        gpu.name, gpu.arch
+    )];
+    let (mut passed, mut failed) = (0, 0);
+    for name in &o.names {
+        for &layout in &o.layouts {
+            let loaded = match plan(name, layout)
+                .and_then(|p| emit(&p))
+                .map_err(RuntimeError::from)
+                .and_then(|k| gpu.load(&k))
+            {
+                Ok(l) => l,
+                Err(e) => return fail(e),
+            };
+            let gplan: GemmPlan = match plan(name, layout) {
+                Ok(p) => p,
+                Err(e) => return fail(e),
+            };
+            for (i, &(m, n, k)) in CHECK_SIZES.iter().enumerate() {
+                if name.starts_with("naive") && m * n * k > 1 << 31 {
+                    continue;
+                }
+                for beta in [0.0f32, 0.5] {
+                    let p = match Problem::new(m, n, k, layout, 1.5, beta) {
+                        Ok(p) => p,
+                        Err(e) => return fail(e),
+                    };
+                    let line = match check(&gpu, &blas, &loaded, &p, &gplan.epilogue, i as u64) {
+                        Ok(out) => {
+                            if out.pass {
+                                passed += 1
+                            } else {
+                                failed += 1
+                            }
+                            format!("{name} {layout} {m} {n} {k} {beta} {} {:.3} (m={} n={} got {} want {})", if out.pass { "pass" } else { "FAIL" }, out.worst, out.at.0, out.at.1, out.at.2, out.at.3)
+                        }
+                        Err(e) => {
+                            failed += 1;
+                            format!("{name} {layout} {m} {n} {k} {beta} ERROR {e}")
+                        }
+                    };
+                    println!("{line}");
+                    lines.push(line);
+                }
+            }
+        }
+    }
+    let summary = format!("{passed} passed, {failed} failed");
+    println!("{summary}");
+    lines.push(summary);
+    if let Some(path) = &o.report {
+        let _ = std::fs::write(path, lines.join("\n") + "\n");
+    }
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// `cute bench NAME... [--layout L]`: TFLOP/s and % of cuBLAS at 1024..8192 and a non-square size.
+pub fn bench_all(args: &[String]) -> ExitCode {
+    let o = match parse(args, 0) {
+        Ok(o) => o,
+        Err(e) => return fail(e),
+    };
+    if o.names.is_empty() {
+        return fail("bench needs kernel names (cute emit --list)");
+    }
+    let gpu = match Gpu::open() {
+        Ok(g) => g,
+        Err(e) => {
+            println!("skipped: {e}");
+            return ExitCode::SUCCESS;
+        }
+    };
+    let blas = match CudaBlas::new(gpu.stream.clone()) {
+        Ok(b) => b,
+        Err(e) => return fail(format!("cuBLAS: {e:?}")),
+    };
+    if let Err(e) = pedantic(&blas) {
+        return fail(e);
+    }
+    println!("# {} ({}); cuBLAS SGEMM in CUBLAS_PEDANTIC_MATH (pure FP32); CUDA events, 3 warm-ups, median of 20", gpu.name, gpu.arch);
+    println!("| kernel | layout | M x N x K | ms | TFLOP/s | cuBLAS TFLOP/s | % of cuBLAS |");
+    println!("|---|---|---|---:|---:|---:|---:|");
+    let sizes = [
+        (1024, 1024, 1024),
+        (2048, 2048, 2048),
+        (4096, 4096, 4096),
+        (8192, 8192, 8192),
+        (8192, 2048, 4096),
+    ];
+    for name in &o.names {
+        for &layout in &o.layouts {
+            let loaded = match plan(name, layout)
+                .and_then(|p| emit(&p))
+                .map_err(RuntimeError::from)
+                .and_then(|k| gpu.load(&k))
+            {
+                Ok(l) => l,
+                Err(e) => return fail(e),
+            };
+            for (m, n, k) in sizes {
+                let p = match Problem::new(m, n, k, layout, 1.0, 0.0) {
+                    Ok(p) => p,
+                    Err(e) => return fail(e),
+                };
+                match bench(&gpu, &blas, &loaded, &p, 20) {
+                    Ok(t) => {
+                        let (ours, theirs) = t.tflops(&p);
+                        println!("| {name} | {layout} | {m} x {n} x {k} | {:.3} | {ours:.1} | {theirs:.1} | {:.1}% |", t.kernel_ms, 100.0 * ours / theirs);
+                    }
+                    Err(e) => return fail(e),
+                }
+            }
+        }
+    }
+    ExitCode::SUCCESS
+}
