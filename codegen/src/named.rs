@@ -82,32 +82,19 @@ fn lerr<'a>(plan: &'a str, part: &'static str) -> impl Fn(cute_layout::Error) ->
 /// UniversalFMA 16x16 with the M permutation `(16,4,2):(4,1,64)`, swizzled K-major shared tiles.
 fn sgemm_sm80(name: &str, layout: GemmLayout) -> Result<Pipelined> {
     let e = lerr(name, "plan");
-    let atom =
-        CopyAtom::new(CopyOp::CpAsyncCacheGlobal { bits: 128 }, ElemType::F32).map_err(&e)?;
-    let perm_m = Layout::new(tup![s(16), s(4), s(2)], tup![s(4), s(1), s(64)]).map_err(&e)?;
+    // M and N permuted so each thread's 8 rows and 8 columns are two runs of 4: its A and B
+    // fragments load as 128-bit vectors from the M-/N-major shared tiles.
+    let perm = Layout::new(tup![s(16), s(4), s(2)], tup![s(4), s(1), s(64)]).map_err(&e)?;
+    let fma = MmaOp::universal_fma(ElemType::F32, ElemType::F32, ElemType::F32, ElemType::F32);
     let mma = make_tiled_mma(
-        MmaAtom::new(MmaOp::universal_fma(
-            ElemType::F32,
-            ElemType::F32,
-            ElemType::F32,
-            ElemType::F32,
-        )),
+        MmaAtom::new(fma),
         &Layout::new(tup![s(16), s(16)], tup![s(1), s(16)]).map_err(&e)?,
-        &[Tiler::Layout(perm_m), Tiler::Int(s(128)), Tiler::Int(s(32))],
+        &[Tiler::Layout(perm.clone()), Tiler::Layout(perm), Tiler::Int(s(32))],
     )
     .map_err(&e)?;
-    let (copy_a, smem_a) = operand(name, layout.a, 128, 32, 3, &atom, 256, &mma, 'A')?;
-    let (copy_b, smem_b) = operand(name, layout.b, 128, 32, 3, &atom, 256, &mma, 'B')?;
-    Ok(Pipelined {
-        cta: (128, 128, 32),
-        smem_a,
-        smem_b,
-        copy_a,
-        copy_b,
-        mma,
-        stages: 3,
-        predicated: true,
-    })
+    let (copy_a, smem_a) = operand(name, layout.a, 128, 32, 3, 256, &mma, 'A')?;
+    let (copy_b, smem_b) = operand(name, layout.b, 128, 32, 3, 256, &mma, 'B')?;
+    Ok(Pipelined { cta: (128, 128, 32), smem_a, smem_b, copy_a, copy_b, mma, stages: 3, predicated: true })
 }
 
 /// A CUTLASS-style hierarchical SIMT tiling for tall-skinny problems: a 128x32x8 block tile of 128
@@ -115,36 +102,24 @@ fn sgemm_sm80(name: &str, layout: GemmLayout) -> Result<Pipelined> {
 fn simt_hier(name: &str, layout: GemmLayout) -> Result<Pipelined> {
     let e = lerr(name, "plan");
     let perm_m = Layout::new(tup![s(16), s(4), s(2)], tup![s(4), s(1), s(64)]).map_err(&e)?;
+    let perm_n = Layout::new(tup![s(8), s(4)], tup![s(4), s(1)]).map_err(&e)?;
+    let fma = MmaOp::universal_fma(ElemType::F32, ElemType::F32, ElemType::F32, ElemType::F32);
     let mma = make_tiled_mma(
-        MmaAtom::new(MmaOp::universal_fma(
-            ElemType::F32,
-            ElemType::F32,
-            ElemType::F32,
-            ElemType::F32,
-        )),
+        MmaAtom::new(fma),
         &Layout::new(tup![s(16), s(8)], tup![s(1), s(16)]).map_err(&e)?,
-        &[Tiler::Layout(perm_m), Tiler::Int(s(32)), Tiler::Int(s(8))],
+        &[Tiler::Layout(perm_m), Tiler::Layout(perm_n), Tiler::Int(s(8))],
     )
     .map_err(&e)?;
-    let a16 = CopyAtom::new(CopyOp::CpAsyncCacheGlobal { bits: 128 }, ElemType::F32).map_err(&e)?;
-    let a8 = CopyAtom::new(CopyOp::CpAsyncCacheAlways { bits: 64 }, ElemType::F32).map_err(&e)?;
-    let (copy_a, smem_a) = operand(name, layout.a, 128, 8, 2, &a16, 128, &mma, 'A')?;
-    let (copy_b, smem_b) = operand(name, layout.b, 32, 8, 2, &a8, 128, &mma, 'B')?;
-    Ok(Pipelined {
-        cta: (128, 32, 8),
-        smem_a,
-        smem_b,
-        copy_a,
-        copy_b,
-        mma,
-        stages: 2,
-        predicated: true,
-    })
+    let (copy_a, smem_a) = operand(name, layout.a, 128, 8, 2, 128, &mma, 'A')?;
+    let (copy_b, smem_b) = operand(name, layout.b, 32, 8, 2, 128, &mma, 'B')?;
+    Ok(Pipelined { cta: (128, 32, 8), smem_a, smem_b, copy_a, copy_b, mma, stages: 2, predicated: true })
 }
 
-/// The gmem -> smem copy and the shared layout of one operand (`rows x bk x stages`): vectors
-/// along the operand's contiguous mode; a K-major shared tile gets the swizzle that makes the
-/// MMA's reads of it conflict-free (chosen by the bank-conflict analysis).
+/// The gmem -> smem copy and the shared layout of one operand (`rows x bk x stages`). The shared
+/// tile is always M-/N-major, so the MMA reads 128-bit vectors. An M-/N-major operand is copied
+/// with 128-bit `cp.async.cg` (as wide as the tile allows); a K-major one with 32-bit `cp.async.ca`,
+/// consecutive threads walking K (coalesced), transposing into the shared tile, whose swizzle the
+/// bank-conflict analysis picks.
 #[allow(clippy::too_many_arguments)]
 fn operand(
     name: &str,
@@ -152,94 +127,71 @@ fn operand(
     rows: i64,
     bk: i64,
     stages: i64,
-    atom: &CopyAtom,
     threads: i64,
     mma: &TiledMma,
     which: char,
 ) -> Result<(cute_layout::atom::TiledCopy, AnyLayout)> {
-    let e = lerr(
-        name,
-        if which == 'A' {
-            "operand A"
-        } else {
-            "operand B"
-        },
-    );
-    let vec = atom
-        .val_layout_src()
-        .map_err(&e)?
-        .mode(1)
-        .map_err(&e)?
-        .size()
-        .map_err(&e)?
-        .as_static()
-        .unwrap_or(1);
-    let (thr, val, smem) = match major {
+    let e = lerr(name, if which == 'A' { "operand A" } else { "operand B" });
+    let smem = Layout::new(tup![s(rows), s(bk), s(stages)], tup![s(1), s(rows), s(rows * bk)]).map_err(&e)?;
+    match major {
         Major::MN => {
+            // vectors of 4 (or 2) along the contiguous mode
+            let vec = if (rows / 4) * bk >= threads && (rows / 4) > 0 && threads % (rows / 4) == 0 { 4 } else { 2 };
+            let op = if vec == 4 { CopyOp::CpAsyncCacheGlobal { bits: 128 } } else { CopyOp::CpAsyncCacheAlways { bits: 64 } };
+            let atom = CopyAtom::new(op, ElemType::F32).map_err(&e)?;
             let tr = rows / vec;
             let tk = threads / tr;
-            (
-                Layout::new(tup![s(tr), s(tk)], tup![s(1), s(tr)]).map_err(&e)?,
-                Layout::new(tup![s(vec), s(1)], tup![s(1), s(0)]).map_err(&e)?,
-                Layout::new(
-                    tup![s(rows), s(bk), s(stages)],
-                    tup![s(1), s(rows), s(rows * bk)],
-                )
-                .map_err(&e)?,
-            )
+            let thr = Layout::new(tup![s(tr), s(tk)], tup![s(1), s(tr)]).map_err(&e)?;
+            let val = Layout::new(tup![s(vec), s(1)], tup![s(1), s(0)]).map_err(&e)?;
+            Ok((make_tiled_copy(&atom, &thr, &val).map_err(&e)?, AnyLayout::Plain(smem)))
         }
         Major::K => {
-            let tk = bk / vec;
+            let atom = CopyAtom::new(CopyOp::CpAsyncCacheAlways { bits: 32 }, ElemType::F32).map_err(&e)?;
+            let tk = bk.min(threads);
             let tr = threads / tk;
-            (
-                Layout::new(tup![s(tr), s(tk)], tup![s(tk), s(1)]).map_err(&e)?,
-                Layout::new(tup![s(1), s(vec)], tup![s(0), s(1)]).map_err(&e)?,
-                Layout::new(
-                    tup![s(rows), s(bk), s(stages)],
-                    tup![s(bk), s(1), s(rows * bk)],
-                )
-                .map_err(&e)?,
-            )
+            let thr = Layout::new(tup![s(tr), s(tk)], tup![s(tk), s(1)]).map_err(&e)?;
+            let val = Layout::new(tup![s(1), s(1)], tup![s(0), s(0)]).map_err(&e)?;
+            let copy = make_tiled_copy(&atom, &thr, &val).map_err(&e)?;
+            let smem = best_swizzle(mma, which, &copy, &smem, rows, bk).map_err(&e)?;
+            Ok((copy, smem))
         }
-    };
-    let copy = make_tiled_copy(atom, &thr, &val).map_err(&e)?;
-    let smem = if major == Major::K {
-        best_swizzle(mma, which, &smem, bk).map_err(&e)?
-    } else {
-        AnyLayout::Plain(smem)
-    };
-    Ok((copy, smem))
+    }
 }
 
-/// The swizzle (none, or `Swizzle<B,2,S>` keeping 16-byte vectors whole) with the fewest bank
-/// conflicts for the MMA's reads of a K-major shared tile; the smallest on ties.
+/// The swizzle (none, or `Swizzle<B,2,S>` XORing K bits into the 16-byte groups of a row) with
+/// the fewest bank conflicts for the transposing copy's writes plus the MMA's 128-bit reads; the
+/// smallest on ties.
 fn best_swizzle(
     mma: &TiledMma,
     which: char,
+    copy: &cute_layout::atom::TiledCopy,
     smem: &Layout,
+    rows: i64,
     bk: i64,
 ) -> cute_layout::Result<AnyLayout> {
-    let row_bits = bk.trailing_zeros() as i64; // log2 of the row length in elements
-    let mut best = (i64::MAX, AnyLayout::Plain(smem.clone()));
+    let row_bits = rows.trailing_zeros() as i64; // log2 of the column length in elements
     let mut candidates = vec![None];
-    for b in 1..=3 {
-        // XOR row bits (above the row length) into the 16-byte-group bits of the column.
+    for b in 1..=5 {
         if let Ok(sw) = Swizzle::new(b, 2, row_bits - 2) {
             candidates.push(Some(sw));
         }
     }
+    let tid = cute_layout::Int::symbol("tid");
+    let mut best = (i64::MAX, AnyLayout::Plain(smem.clone()));
     for sw in candidates {
         let l = match sw {
             Some(sw) => compose_swizzle(sw, smem),
             None => AnyLayout::Plain(smem.clone()),
         };
         let (t, swz) = crate::gemm::frag_tensor(&format!("s{which}"), MemSpace::Smem, &l);
-        let thr = mma.get_slice(&cute_layout::Int::symbol("tid"))?;
-        let f = crate::gemm::frag_mma(&thr, which, &t, swz)?;
-        let mask = f.swizzle.map(|sw| (sw.yyy_mask(), sw.params().2));
-        let ways = crate::gemm::bank_ways(&f, f.mode_size(1), bk, 32, mask).unwrap_or(i64::MAX);
-        if ways < best.0 {
-            best = (ways, l);
+        let mask = swz.map(|sw| (sw.yyy_mask(), sw.params().2));
+        let f = crate::gemm::frag_mma(&mma.get_slice(&tid)?, which, &t, swz)?;
+        let reads = crate::gemm::bank_ways(&f, f.mode_size(1), bk, 128, mask).unwrap_or(i64::MAX);
+        let w = crate::gemm::frag_copy(&copy.get_slice(tid.clone()), &t, swz, false)?;
+        let writes = crate::gemm::copy_bank_ways(&w, 32, mask).unwrap_or(i64::MAX);
+        let cost = reads.saturating_mul(4).saturating_add(writes);
+        if cost < best.0 {
+            best = (cost, l);
         }
     }
     Ok(best.1)

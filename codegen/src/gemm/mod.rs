@@ -8,9 +8,9 @@ pub mod plan;
 mod tiled;
 mod verify;
 
-pub(crate) use frag::{mma as frag_mma, tensor as frag_tensor};
+pub(crate) use frag::{copy as frag_copy, mma as frag_mma, tensor as frag_tensor};
 pub use plan::{Bias, Epilogue, GemmLayout, GemmPlan, Major, Pipelined, Policy};
-pub(crate) use verify::bank_ways;
+pub(crate) use verify::{bank_ways, copy_bank_ways};
 
 use crate::error::Result;
 use crate::kernel::Kernel;

@@ -63,6 +63,13 @@ pub fn emit(plan: &GemmPlan) -> Result<Kernel> {
             ));
         }
     }
+    for (name, cp) in [("tAsA", &parts.copy[0]), ("tBsB", &parts.copy[1])] {
+        let mask = cp.s.swizzle.map(|sw| (sw.yyy_mask(), sw.params().2));
+        let bits = 32 * cp.vector;
+        if let Some(ways) = verify::copy_bank_ways(&cp.s, bits, mask) {
+            report.notes.push(format!("bank conflicts of the {name} writes (warp 0, {bits}-bit): max_ways={ways}"));
+        }
+    }
     let mut w = Writer::new();
     header(
         &mut w,
@@ -481,7 +488,7 @@ fn copy_tile(
 /// for every thread, every k block and every stage, and no swizzle.
 fn vectorizable(f: &Frag, offs: &[i64], threads: i64, stage: i64) -> bool {
     let k_stride = f.mode_stride(2).unwrap_or(1);
-    f.swizzle.is_none()
+    f.swizzle.is_none_or(|sw| sw.params().1 >= 2)
         && aligned_for_all_threads(&f.base, 4, threads)
         && k_stride % 4 == 0
         && stage % 4 == 0
@@ -528,9 +535,11 @@ fn load_frags(
         let base = format!("tCs{which} + {kb} * {k_stride} + pipe_read * {stage}");
         if vec4 {
             for (q, g) in offs.chunks(4).enumerate() {
+                let idx = format!("{base} + {}", g[0]);
+                let idx = if swz { format!("swizzle_{which}({idx})") } else { idx };
                 w.line(format!(
-                    "{{ const float4 v = *reinterpret_cast<const float4*>(&s{which}[{base} + {}]); r{which}[{buf}][{}] = v.x; r{which}[{buf}][{}] = v.y; r{which}[{buf}][{}] = v.z; r{which}[{buf}][{}] = v.w; }}",
-                    g[0], 4 * q, 4 * q + 1, 4 * q + 2, 4 * q + 3
+                    "{{ const float4 v = *reinterpret_cast<const float4*>(&s{which}[{idx}]); r{which}[{buf}][{}] = v.x; r{which}[{buf}][{}] = v.y; r{which}[{buf}][{}] = v.z; r{which}[{buf}][{}] = v.w; }}",
+                    4 * q, 4 * q + 1, 4 * q + 2, 4 * q + 3
                 ));
             }
         } else {

@@ -185,3 +185,29 @@ pub fn bank_ways(
         .ok()
         .map(|r| r.max_ways())
 }
+
+/// `max_ways` of warp 0's shared-memory writes of a copy fragment `(V, n1, n2, pipe)`: one
+/// instruction per vector.
+pub fn copy_bank_ways(f: &Frag, bits: i64, swizzle_mask: Option<(i64, i32)>) -> Option<i64> {
+    let per = bits / 32;
+    let mut rows = Vec::new();
+    let (n1, n2) = (f.mode_size(1), f.mode_size(2));
+    for i in 0..n1 {
+        for j in 0..n2 {
+            let rel = f.rel(&[cute_layout::s(0), cute_layout::s(i), cute_layout::s(j), cute_layout::s(0)]).ok()?.as_static()?;
+            let row: Option<Vec<i64>> = (0..32)
+                .map(|tid| {
+                    let base = f.base.evaluate(&|n| if n == "tid" { Some(tid) } else { Some(0) })?;
+                    let o = base + rel;
+                    let o = match swizzle_mask {
+                        Some((mask, sh)) => o ^ (if sh >= 0 { (o & mask) >> sh } else { (o & mask) << -sh }),
+                        None => o,
+                    };
+                    Some(o / per)
+                })
+                .collect();
+            rows.push(row?);
+        }
+    }
+    cute_layout::bank_conflicts_of(&rows, bits).ok().map(|r| r.max_ways())
+}
