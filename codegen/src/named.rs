@@ -118,7 +118,7 @@ fn simt_hier(name: &str, layout: GemmLayout) -> Result<Pipelined> {
 /// The gmem -> smem copy and the shared layout of one operand (`rows x bk x stages`). The shared
 /// tile is always M-/N-major, so the MMA reads 128-bit vectors. An M-/N-major operand is copied
 /// with 128-bit `cp.async.cg` (as wide as the tile allows); a K-major one with 32-bit `cp.async.ca`,
-/// consecutive threads walking K (coalesced), transposing into the shared tile, whose swizzle the
+/// 8 consecutive threads walking K (one full 32-byte sector per row), transposing into the shared tile, whose swizzle the
 /// bank-conflict analysis picks.
 #[allow(clippy::too_many_arguments)]
 fn operand(
@@ -147,7 +147,9 @@ fn operand(
         }
         Major::K => {
             let atom = CopyAtom::new(CopyOp::CpAsyncCacheAlways { bits: 32 }, ElemType::F32).map_err(&e)?;
-            let tk = bk.min(threads);
+            // 8 threads along K cover one 32-byte sector per row; a warp spans 4 rows x 8 K,
+            // which a `Swizzle<3,2,S>` spreads over all 32 banks.
+            let tk = bk.min(8).min(threads);
             let tr = threads / tk;
             let thr = Layout::new(tup![s(tr), s(tk)], tup![s(tk), s(1)]).map_err(&e)?;
             let val = Layout::new(tup![s(1), s(1)], tup![s(0), s(0)]).map_err(&e)?;

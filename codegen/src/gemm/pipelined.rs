@@ -294,6 +294,12 @@ fn helpers(w: &mut Writer, p: &Pipelined) {
             ));
             w.line(format!("return o ^ ((o & {}) >> {});", sw.yyy_mask(), sh));
             w.close("");
+            w.comment(format!("swizzle_{name}(base + s) for a thread base below the source bits and a static s free of the base's bits: one XOR"));
+            w.open(format!(
+                "__device__ __forceinline__ int swizzle_{name}_split(int base, int s)"
+            ));
+            w.line(format!("return base ^ swizzle_{name}(s);"));
+            w.close("");
         }
     }
 }
@@ -509,6 +515,41 @@ fn value_offsets(f: &Frag) -> Vec<i64> {
         .collect()
 }
 
+/// The K extent of the CTA tile.
+fn bk_of(plan: &GemmPlan) -> i64 {
+    match &plan.policy {
+        Policy::Pipelined(p) => p.cta.2,
+        _ => 0,
+    }
+}
+
+/// Whether `Sw(base + s + pipe * stage) == (base ^ Sw(s)) + pipe * stage` holds for every thread,
+/// every static fragment offset `s` and every stage: the thread base lies below `2^t`, which is
+/// at most the swizzle's lowest source bit, every `s` is a multiple of `2^t` and lies inside the
+/// stage, and the stage stride is a multiple of the swizzle's period. Then `Sw(s)` folds to a
+/// constant and each swizzled read costs one XOR.
+fn split_swizzle(f: &Frag, offs: &[i64], threads: i64, k_stride: i64, bk: i64, stage: i64) -> bool {
+    let Some(sw) = f.swizzle else { return false };
+    let (b, m, sh) = sw.params();
+    let (b, m, sh) = (i64::from(b), i64::from(m), i64::from(sh));
+    if sh <= 0 || stage <= 0 || stage % (1 << (m + sh + b)) != 0 {
+        return false;
+    }
+    let max_base = (0..threads).try_fold(0i64, |acc, tid| {
+        let env = |name: &str| (name == "tid").then_some(tid);
+        f.base.evaluate(&env).filter(|&v| v >= 0).map(|v| acc.max(v))
+    });
+    let Some(max_base) = max_base else { return false };
+    let t = 64 - (max_base as u64).leading_zeros() as i64; // max_base < 2^t
+    t <= m + sh
+        && (0..bk).all(|kb| {
+            offs.iter().all(|&o| {
+                let st = kb * k_stride + o;
+                o >= 0 && st % (1 << t) == 0 && st + (1 << t) <= stage
+            })
+        })
+}
+
 /// Loads the register fragments of k-block `kb` from stage `pipe_read` into buffer `buf`.
 fn load_frags(
     w: &mut Writer,
@@ -533,10 +574,17 @@ fn load_frags(
         let swz = f.swizzle.is_some();
         let vec4 = vectorizable(f, &offs, parts.threads, stage);
         let base = format!("tCs{which} + {kb} * {k_stride} + pipe_read * {stage}");
+        let firsts: Vec<i64> = offs.chunks(4).map(|g| g[0]).collect();
+        let split = vec4 && split_swizzle(f, &firsts, parts.threads, k_stride, bk_of(plan), stage);
         if vec4 {
             for (q, g) in offs.chunks(4).enumerate() {
-                let idx = format!("{base} + {}", g[0]);
-                let idx = if swz { format!("swizzle_{which}({idx})") } else { idx };
+                let idx = if split {
+                    format!("swizzle_{which}_split(tCs{which}, {kb} * {k_stride} + {}) + pipe_read * {stage}", g[0])
+                } else if swz {
+                    format!("swizzle_{which}({base} + {})", g[0])
+                } else {
+                    format!("{base} + {}", g[0])
+                };
                 w.line(format!(
                     "{{ const float4 v = *reinterpret_cast<const float4*>(&s{which}[{idx}]); r{which}[{buf}][{}] = v.x; r{which}[{buf}][{}] = v.y; r{which}[{buf}][{}] = v.z; r{which}[{buf}][{}] = v.w; }}",
                     4 * q, 4 * q + 1, 4 * q + 2, 4 * q + 3
@@ -638,4 +686,49 @@ fn epilogue(w: &mut Writer, plan: &GemmPlan, parts: &Parts, _bm: i64, _bn: i64) 
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gemm::GemmLayout;
+
+    /// Brute force over every thread, k block, fragment vector and stage of every named pipelined
+    /// kernel: where the split form is emitted, it equals the full swizzle.
+    #[test]
+    fn split_swizzle_equals_the_full_swizzle() {
+        let mut checked = 0;
+        for name in crate::named::NAMES {
+            for layout in GemmLayout::all() {
+                let plan = crate::named::plan(name, layout).unwrap();
+                let Policy::Pipelined(p) = &plan.policy else { continue };
+                let parts = partitions(&plan, p).unwrap();
+                for (f, l) in [(&parts.mma_a, &p.smem_a), (&parts.mma_b, &p.smem_b)] {
+                    let stage = stage_stride(l);
+                    let k_stride = f.mode_stride(2).unwrap();
+                    let firsts: Vec<i64> = value_offsets(f).chunks(4).map(|g| g[0]).collect();
+                    if !split_swizzle(f, &firsts, parts.threads, k_stride, p.cta.2, stage) {
+                        continue;
+                    }
+                    let sw = f.swizzle.unwrap();
+                    for tid in 0..parts.threads {
+                        let env = |n: &str| (n == "tid").then_some(tid);
+                        let base = f.base.evaluate(&env).unwrap();
+                        for kb in 0..p.cta.2 {
+                            for &o in &firsts {
+                                let st = kb * k_stride + o;
+                                for pipe in 0..p.stages {
+                                    let full = sw.apply(base + st + pipe * stage).unwrap();
+                                    let split = (base ^ sw.apply(st).unwrap()) + pipe * stage;
+                                    assert_eq!(full, split, "{name} {layout} tid {tid} kb {kb}");
+                                }
+                            }
+                        }
+                    }
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked >= 8, "the split form should apply to the swizzled K-major kernels");
+    }
 }
