@@ -89,12 +89,25 @@ fn sgemm_sm80(name: &str, layout: GemmLayout) -> Result<Pipelined> {
     let mma = make_tiled_mma(
         MmaAtom::new(fma),
         &Layout::new(tup![s(16), s(16)], tup![s(1), s(16)]).map_err(&e)?,
-        &[Tiler::Layout(perm.clone()), Tiler::Layout(perm), Tiler::Int(s(32))],
+        &[
+            Tiler::Layout(perm.clone()),
+            Tiler::Layout(perm),
+            Tiler::Int(s(32)),
+        ],
     )
     .map_err(&e)?;
     let (copy_a, smem_a) = operand(name, layout.a, 128, 32, 3, 256, &mma, 'A')?;
     let (copy_b, smem_b) = operand(name, layout.b, 128, 32, 3, 256, &mma, 'B')?;
-    Ok(Pipelined { cta: (128, 128, 32), smem_a, smem_b, copy_a, copy_b, mma, stages: 3, predicated: true })
+    Ok(Pipelined {
+        cta: (128, 128, 32),
+        smem_a,
+        smem_b,
+        copy_a,
+        copy_b,
+        mma,
+        stages: 3,
+        predicated: true,
+    })
 }
 
 /// A CUTLASS-style hierarchical SIMT tiling for tall-skinny problems: a 128x32x8 block tile of 128
@@ -107,12 +120,25 @@ fn simt_hier(name: &str, layout: GemmLayout) -> Result<Pipelined> {
     let mma = make_tiled_mma(
         MmaAtom::new(fma),
         &Layout::new(tup![s(16), s(8)], tup![s(1), s(16)]).map_err(&e)?,
-        &[Tiler::Layout(perm_m), Tiler::Layout(perm_n), Tiler::Int(s(8))],
+        &[
+            Tiler::Layout(perm_m),
+            Tiler::Layout(perm_n),
+            Tiler::Int(s(8)),
+        ],
     )
     .map_err(&e)?;
     let (copy_a, smem_a) = operand(name, layout.a, 128, 8, 2, 128, &mma, 'A')?;
     let (copy_b, smem_b) = operand(name, layout.b, 32, 8, 2, 128, &mma, 'B')?;
-    Ok(Pipelined { cta: (128, 32, 8), smem_a, smem_b, copy_a, copy_b, mma, stages: 2, predicated: true })
+    Ok(Pipelined {
+        cta: (128, 32, 8),
+        smem_a,
+        smem_b,
+        copy_a,
+        copy_b,
+        mma,
+        stages: 2,
+        predicated: true,
+    })
 }
 
 /// The gmem -> smem copy and the shared layout of one operand (`rows x bk x stages`). The shared
@@ -131,22 +157,45 @@ fn operand(
     mma: &TiledMma,
     which: char,
 ) -> Result<(cute_layout::atom::TiledCopy, AnyLayout)> {
-    let e = lerr(name, if which == 'A' { "operand A" } else { "operand B" });
-    let smem = Layout::new(tup![s(rows), s(bk), s(stages)], tup![s(1), s(rows), s(rows * bk)]).map_err(&e)?;
+    let e = lerr(
+        name,
+        if which == 'A' {
+            "operand A"
+        } else {
+            "operand B"
+        },
+    );
+    let smem = Layout::new(
+        tup![s(rows), s(bk), s(stages)],
+        tup![s(1), s(rows), s(rows * bk)],
+    )
+    .map_err(&e)?;
     match major {
         Major::MN => {
             // vectors of 4 (or 2) along the contiguous mode
-            let vec = if (rows / 4) * bk >= threads && (rows / 4) > 0 && threads % (rows / 4) == 0 { 4 } else { 2 };
-            let op = if vec == 4 { CopyOp::CpAsyncCacheGlobal { bits: 128 } } else { CopyOp::CpAsyncCacheAlways { bits: 64 } };
+            let vec = if (rows / 4) * bk >= threads && (rows / 4) > 0 && threads % (rows / 4) == 0 {
+                4
+            } else {
+                2
+            };
+            let op = if vec == 4 {
+                CopyOp::CpAsyncCacheGlobal { bits: 128 }
+            } else {
+                CopyOp::CpAsyncCacheAlways { bits: 64 }
+            };
             let atom = CopyAtom::new(op, ElemType::F32).map_err(&e)?;
             let tr = rows / vec;
             let tk = threads / tr;
             let thr = Layout::new(tup![s(tr), s(tk)], tup![s(1), s(tr)]).map_err(&e)?;
             let val = Layout::new(tup![s(vec), s(1)], tup![s(1), s(0)]).map_err(&e)?;
-            Ok((make_tiled_copy(&atom, &thr, &val).map_err(&e)?, AnyLayout::Plain(smem)))
+            Ok((
+                make_tiled_copy(&atom, &thr, &val).map_err(&e)?,
+                AnyLayout::Plain(smem),
+            ))
         }
         Major::K => {
-            let atom = CopyAtom::new(CopyOp::CpAsyncCacheAlways { bits: 32 }, ElemType::F32).map_err(&e)?;
+            let atom = CopyAtom::new(CopyOp::CpAsyncCacheAlways { bits: 32 }, ElemType::F32)
+                .map_err(&e)?;
             // 8 threads along K cover one 32-byte sector per row; a warp spans 4 rows x 8 K,
             // which a `Swizzle<3,2,S>` spreads over all 32 banks.
             let tk = bk.min(8).min(threads);

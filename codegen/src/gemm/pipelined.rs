@@ -67,7 +67,9 @@ pub fn emit(plan: &GemmPlan) -> Result<Kernel> {
         let mask = cp.s.swizzle.map(|sw| (sw.yyy_mask(), sw.params().2));
         let bits = 32 * cp.vector;
         if let Some(ways) = verify::copy_bank_ways(&cp.s, bits, mask) {
-            report.notes.push(format!("bank conflicts of the {name} writes (warp 0, {bits}-bit): max_ways={ways}"));
+            report.notes.push(format!(
+                "bank conflicts of the {name} writes (warp 0, {bits}-bit): max_ways={ways}"
+            ));
         }
     }
     let mut w = Writer::new();
@@ -537,9 +539,14 @@ fn split_swizzle(f: &Frag, offs: &[i64], threads: i64, k_stride: i64, bk: i64, s
     }
     let max_base = (0..threads).try_fold(0i64, |acc, tid| {
         let env = |name: &str| (name == "tid").then_some(tid);
-        f.base.evaluate(&env).filter(|&v| v >= 0).map(|v| acc.max(v))
+        f.base
+            .evaluate(&env)
+            .filter(|&v| v >= 0)
+            .map(|v| acc.max(v))
     });
-    let Some(max_base) = max_base else { return false };
+    let Some(max_base) = max_base else {
+        return false;
+    };
     let t = 64 - (max_base as u64).leading_zeros() as i64; // max_base < 2^t
     t <= m + sh
         && (0..bk).all(|kb| {
@@ -701,7 +708,9 @@ mod tests {
         for name in crate::named::NAMES {
             for layout in GemmLayout::all() {
                 let plan = crate::named::plan(name, layout).unwrap();
-                let Policy::Pipelined(p) = &plan.policy else { continue };
+                let Policy::Pipelined(p) = &plan.policy else {
+                    continue;
+                };
                 let parts = partitions(&plan, p).unwrap();
                 for (f, l) in [(&parts.mma_a, &p.smem_a), (&parts.mma_b, &p.smem_b)] {
                     let stage = stage_stride(l);
@@ -729,6 +738,9 @@ mod tests {
                 }
             }
         }
-        assert!(checked >= 8, "the split form should apply to the swizzled K-major kernels");
+        assert!(
+            checked >= 8,
+            "the split form should apply to the swizzled K-major kernels"
+        );
     }
 }

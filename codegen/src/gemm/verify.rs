@@ -194,13 +194,29 @@ pub fn copy_bank_ways(f: &Frag, bits: i64, swizzle_mask: Option<(i64, i32)>) -> 
     let (n1, n2) = (f.mode_size(1), f.mode_size(2));
     for i in 0..n1 {
         for j in 0..n2 {
-            let rel = f.rel(&[cute_layout::s(0), cute_layout::s(i), cute_layout::s(j), cute_layout::s(0)]).ok()?.as_static()?;
+            let rel = f
+                .rel(&[
+                    cute_layout::s(0),
+                    cute_layout::s(i),
+                    cute_layout::s(j),
+                    cute_layout::s(0),
+                ])
+                .ok()?
+                .as_static()?;
             let row: Option<Vec<i64>> = (0..32)
                 .map(|tid| {
-                    let base = f.base.evaluate(&|n| if n == "tid" { Some(tid) } else { Some(0) })?;
+                    let base =
+                        f.base
+                            .evaluate(&|n| if n == "tid" { Some(tid) } else { Some(0) })?;
                     let o = base + rel;
                     let o = match swizzle_mask {
-                        Some((mask, sh)) => o ^ (if sh >= 0 { (o & mask) >> sh } else { (o & mask) << -sh }),
+                        Some((mask, sh)) => {
+                            o ^ (if sh >= 0 {
+                                (o & mask) >> sh
+                            } else {
+                                (o & mask) << -sh
+                            })
+                        }
                         None => o,
                     };
                     Some(o / per)
@@ -209,5 +225,7 @@ pub fn copy_bank_ways(f: &Frag, bits: i64, swizzle_mask: Option<(i64, i32)>) -> 
             rows.push(row?);
         }
     }
-    cute_layout::bank_conflicts_of(&rows, bits).ok().map(|r| r.max_ways())
+    cute_layout::bank_conflicts_of(&rows, bits)
+        .ok()
+        .map(|r| r.max_ways())
 }

@@ -1,0 +1,84 @@
+//! A plan that breaks an invariant is refused with a typed error naming the plan, the part and the
+//! failed condition; nothing panics and no CUDA is written.
+
+use cute_codegen::gemm::Policy;
+use cute_codegen::{emit, named, CodegenError, GemmLayout, GemmPlan};
+use cute_layout::{s, tup, AnyLayout, Layout};
+
+fn sgemm() -> GemmPlan {
+    named::plan("sgemm-sm80", GemmLayout::parse("NT").unwrap()).unwrap()
+}
+
+fn refused(plan: &GemmPlan, part: &str, needle: &str) {
+    match emit(plan) {
+        Err(CodegenError::Plan { part: p, msg, .. }) => {
+            assert_eq!(p, part, "{msg}");
+            assert!(msg.contains(needle), "{part}: {msg:?} lacks {needle:?}");
+        }
+        other => panic!(
+            "expected a plan error for {part}, got {:?}",
+            other.map(|k| k.name)
+        ),
+    }
+}
+
+fn pipelined(plan: &mut GemmPlan) -> &mut cute_codegen::gemm::Pipelined {
+    match &mut plan.policy {
+        Policy::Pipelined(p) => p,
+        _ => unreachable!("sgemm-sm80 is pipelined"),
+    }
+}
+
+#[test]
+fn cta_tile_not_divided_by_the_mma() {
+    let mut plan = sgemm();
+    pipelined(&mut plan).cta = (120, 128, 32);
+    refused(&plan, "TiledMMA", "does not divide the CTA tile's 120");
+}
+
+#[test]
+fn copy_threads_differ_from_mma_threads() {
+    let mut plan = sgemm();
+    let other = named::plan("simt-hier", GemmLayout::parse("NT").unwrap()).unwrap();
+    let Policy::Pipelined(q) = other.policy else {
+        unreachable!()
+    };
+    pipelined(&mut plan).copy_a = q.copy_a;
+    refused(
+        &plan,
+        "TiledCopy A",
+        "uses 128 threads but the TiledMMA uses 256",
+    );
+}
+
+#[test]
+fn shared_tile_of_the_wrong_shape() {
+    let mut plan = sgemm();
+    let l = Layout::new(tup![s(64), s(32), s(3)], tup![s(1), s(64), s(2048)]).unwrap();
+    pipelined(&mut plan).smem_b = AnyLayout::Plain(l);
+    refused(&plan, "shared B", "must have shape (128,32,3)");
+}
+
+#[test]
+fn too_much_shared_memory() {
+    let mut plan = sgemm();
+    let p = pipelined(&mut plan);
+    p.stages = 8;
+    for l in [&mut p.smem_a, &mut p.smem_b] {
+        *l = AnyLayout::Plain(
+            Layout::new(tup![s(128), s(32), s(8)], tup![s(1), s(128), s(4096)]).unwrap(),
+        );
+    }
+    refused(&plan, "shared memory", "exceed");
+}
+
+#[test]
+fn every_named_plan_emits() {
+    for name in named::NAMES {
+        for layout in GemmLayout::all() {
+            let plan = named::plan(name, layout).unwrap();
+            assert!(emit(&plan).is_ok(), "{name} {layout}");
+        }
+    }
+    assert!(named::plan("no-such-kernel", GemmLayout::parse("NN").unwrap()).is_err());
+}
