@@ -8,6 +8,7 @@ use std::time::Instant;
 use cute::codegen::named::{plan, NAMES};
 use cute::codegen::{emit, GemmLayout, GemmPlan};
 use cute::runtime::bench::bench;
+use cute::runtime::cache::Source;
 use cute::runtime::check::check;
 use cute::runtime::gemm::{pedantic, Problem};
 use cute::runtime::gpu::Gpu;
@@ -97,7 +98,8 @@ pub fn run(args: &[String]) -> ExitCode {
                     "  NVRTC sm_90a:  {:.0} ms, {} registers, {} bytes spilled",
                     t.elapsed().as_secs_f64() * 1e3,
                     c.registers.map_or("?".into(), |r| r.to_string()),
-                    c.spill_bytes.map_or("?".into(), |r| r.to_string())
+                    c.spill_bytes
+                        .map_or("? (no ptxas report)".into(), |r| r.to_string())
                 ),
                 Err(e) => return fail(e),
             }
@@ -121,10 +123,14 @@ fn on_gpu(gpu: &Gpu, name: &str, p: &Problem) -> Result<(), RuntimeError> {
     let gplan = plan(name, p.layout)?;
     let loaded = gpu.load(&emit(&gplan)?)?;
     println!(
-        "  GPU:           {} ({}), {} registers",
+        "  GPU:           {} ({}), {} registers per thread (from the loaded function), {}",
         gpu.name,
         gpu.arch,
-        loaded.compiled.registers.unwrap_or(0)
+        loaded.func.num_regs().map_or("?".into(), |r| r.to_string()),
+        match loaded.source {
+            Source::Compiled => format!("compiled in {:.0} ms", loaded.compile_ms),
+            Source::Memory | Source::Disk => "from the compile cache".to_string(),
+        }
     );
     let blas =
         CudaBlas::new(gpu.stream.clone()).map_err(|e| RuntimeError::Cublas(format!("{e:?}")))?;
@@ -213,7 +219,14 @@ pub fn check_all(args: &[String]) -> ExitCode {
                 Ok(p) => p,
                 Err(e) => return fail(e),
             };
-            for (i, &(m, n, k)) in CHECK_SIZES.iter().enumerate() {
+            // `--m/--n/--k` pick one size (as the sanitizer script does); otherwise the matrix
+            let one = [(o.m.max(1), o.n.max(1), o.k.max(1))];
+            let sizes: &[(i64, i64, i64)] = if o.m > 0 || o.n > 0 || o.k > 0 {
+                &one
+            } else {
+                CHECK_SIZES
+            };
+            for (i, &(m, n, k)) in sizes.iter().enumerate() {
                 if name.starts_with("naive") && m * n * k > 1 << 31 {
                     continue;
                 }

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Correctness of every generated kernel on the GPU machine, in one call; writes reports under $OUT
+# (or ./reports/gpu when $OUT is unset):
+#   check.txt      every named kernel x NN/NT/TN/TT x sizes 1, 17, 127, 1000, 1024, 4096, 300x17x1000,
+#                  64x1000x127, beta 0 and 0.5, against a float64 cuBLAS DGEMM reference
+#   memcheck.txt   compute-sanitizer memcheck of every kernel and layout at 300x17x1000 (ragged tiles)
+#   racecheck.txt  compute-sanitizer racecheck of every kernel and layout at 127x129x65
+# Usage (from the repository root, after `cargo build --release` on the build machine):
+#   tools/gpu/verify.sh [path/to/cute]
+set -uo pipefail
+CUTE=${1:-target/release/cute}
+OUT=${OUT:-reports/gpu}
+mkdir -p "$OUT"
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+export CUTE_CACHE_DIR=${CUTE_CACHE_DIR:-/tmp/cutecache}
+SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+status=0
+"$CUTE" check > "$OUT/check.txt" 2>&1 || status=1
+tail -1 "$OUT/check.txt"
+if [ -x "$SAN" ]; then
+  "$SAN" --tool memcheck --error-exitcode 3 "$CUTE" check --m 300 --n 17 --k 1000 \
+    > "$OUT/memcheck.txt" 2>&1 || status=1
+  echo "memcheck: $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.txt" | tail -1)"
+  "$SAN" --tool racecheck --racecheck-report hazard --error-exitcode 3 "$CUTE" check \
+    --m 127 --n 129 --k 65 > "$OUT/racecheck.txt" 2>&1 || status=1
+  echo "racecheck: $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/racecheck.txt" | tail -1)"
+else
+  echo "compute-sanitizer not found: memcheck and racecheck skipped"
+  status=1
+fi
+exit $status
