@@ -107,6 +107,7 @@ fn sgemm_sm80(name: &str, layout: GemmLayout) -> Result<Pipelined> {
         mma,
         stages: 3,
         predicated: true,
+        min_blocks_per_sm: 1,
     })
 }
 
@@ -138,6 +139,7 @@ fn simt_hier(name: &str, layout: GemmLayout) -> Result<Pipelined> {
         mma,
         stages: 2,
         predicated: true,
+        min_blocks_per_sm: 1,
     })
 }
 

@@ -51,6 +51,14 @@ impl Writer {
         self.line(format!("}}{suffix}"))
     }
 
+    /// `} head {` at the same level (`} else {`).
+    pub fn reopen(&mut self, head: &str) -> &mut Self {
+        self.indent = self.indent.saturating_sub(1);
+        self.line(format!("}} {head} {{"));
+        self.indent += 1;
+        self
+    }
+
     /// Several lines of fixed text, each at the current indentation.
     pub fn block(&mut self, text: &str) -> &mut Self {
         for l in text.lines() {

@@ -37,7 +37,7 @@ pub struct Loaded {
     pub func: CudaFunction,
 }
 
-fn driver<T>(what: &str) -> impl FnOnce(cudarc::driver::DriverError) -> RuntimeError + '_ {
+fn driver(what: &str) -> impl FnOnce(cudarc::driver::DriverError) -> RuntimeError + '_ {
     move |e| RuntimeError::Driver(format!("{what}: {e:?}"))
 }
 
@@ -54,10 +54,10 @@ impl Gpu {
             .map_err(|e| RuntimeError::NoGpu(format!("no usable GPU: {e:?}")))?;
         let major = ctx
             .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)
-            .map_err(driver::<()>("compute capability"))?;
+            .map_err(driver("compute capability"))?;
         let minor = ctx
             .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)
-            .map_err(driver::<()>("compute capability"))?;
+            .map_err(driver("compute capability"))?;
         let arch = if major == 9 && minor == 0 {
             "sm_90a".to_string()
         } else {
@@ -85,17 +85,17 @@ impl Gpu {
         let module = self
             .ctx
             .load_module(Ptx::from_binary(compiled.cubin.clone()))
-            .map_err(driver::<()>("loading the cubin"))?;
+            .map_err(driver("loading the cubin"))?;
         let func = module
             .load_function(&kernel.name)
-            .map_err(driver::<()>("finding the kernel"))?;
+            .map_err(driver("finding the kernel"))?;
         if kernel.launch.dynamic_smem_bytes > 0 {
             let bytes = i32::try_from(kernel.launch.dynamic_smem_bytes).unwrap_or(i32::MAX);
             func.set_attribute(
                 CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                 bytes,
             )
-            .map_err(driver::<()>("raising the dynamic shared-memory limit"))?;
+            .map_err(driver("raising the dynamic shared-memory limit"))?;
         }
         Ok(Loaded {
             kernel: kernel.clone(),

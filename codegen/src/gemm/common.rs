@@ -30,10 +30,15 @@ pub fn params(plan: &GemmPlan) -> Vec<Param> {
 }
 
 /// `extern "C" __global__ void name(params) {`, opened.
-pub fn signature(w: &mut Writer, plan: &GemmPlan, launch_bounds: i64) {
+pub fn signature(w: &mut Writer, plan: &GemmPlan, threads: i64, min_blocks: i64) {
     let decls: Vec<String> = params(plan).iter().map(Param::declaration).collect();
+    let bounds = if min_blocks > 1 {
+        format!("{threads}, {min_blocks}")
+    } else {
+        threads.to_string()
+    };
     w.line(format!(
-        "extern \"C\" __global__ void __launch_bounds__({launch_bounds})"
+        "extern \"C\" __global__ void __launch_bounds__({bounds})"
     ));
     w.open(format!("{}({})", plan.kernel_name(), decls.join(", ")));
 }

@@ -34,7 +34,7 @@ pub fn emit(plan: &GemmPlan) -> Result<Kernel> {
         "threads over the ({},{}) block tile: {thr}",
         tile.0, tile.1
     ));
-    signature(&mut w, plan, threads);
+    signature(&mut w, plan, threads, 1);
     w.line("const int tid = threadIdx.x;");
     w.line("const int bm = blockIdx.x;");
     w.line("const int bn = blockIdx.y;");

@@ -85,7 +85,7 @@ pub fn emit(plan: &GemmPlan) -> Result<Kernel> {
         w.comment(line);
     }
     helpers(&mut w, p);
-    signature(&mut w, plan, parts.threads);
+    signature(&mut w, plan, parts.threads, parts.p.min_blocks_per_sm);
     body(&mut w, plan, &parts)?;
     w.close("");
     let grid = |name: &str, t: i64| {
@@ -296,12 +296,9 @@ fn helpers(w: &mut Writer, p: &Pipelined) {
             ));
             w.line(format!("return o ^ ((o & {}) >> {});", sw.yyy_mask(), sh));
             w.close("");
-            w.comment(format!("swizzle_{name}(base + s) for a thread base below the source bits and a static s free of the base's bits: one XOR"));
-            w.open(format!(
-                "__device__ __forceinline__ int swizzle_{name}_split(int base, int s)"
+            w.comment(format!(
+                "a swizzle is XOR-linear: swizzle_{name}(base + s) == swizzle_{name}(base) ^ swizzle_{name}(s) when base and s share no bits"
             ));
-            w.line(format!("return base ^ swizzle_{name}(s);"));
-            w.close("");
         }
     }
 }
@@ -344,6 +341,22 @@ fn body(w: &mut Writer, plan: &GemmPlan, parts: &Parts) -> Result<()> {
     ));
     w.line(format!("const int tCsA = {};", c(&parts.mma_a.base)));
     w.line(format!("const int tCsB = {};", c(&parts.mma_b.base)));
+    for (which, f, l) in [
+        ("A", &parts.mma_a, &p.smem_a),
+        ("B", &parts.mma_b, &p.smem_b),
+    ] {
+        if let Some(n) = read_phases(f, parts.threads, p.cta.2, stage_stride(l)) {
+            let k_stride = f.mode_stride(2).unwrap_or(0);
+            w.comment(format!(
+                "the swizzle of tCs{which} repeats every {n} k blocks: one base per phase"
+            ));
+            w.line(format!("int tCs{which}_ph[{n}];"));
+            w.line("#pragma unroll");
+            w.line(format!(
+                "for (int j = 0; j < {n}; ++j) tCs{which}_ph[j] = swizzle_{which}(tCs{which} + j * {k_stride});"
+            ));
+        }
+    }
     let (fm, fn_) = (frag_count(&parts.mma_a), frag_count(&parts.mma_b));
     w.line(format!("float acc[{}];", fm * fn_));
     w.line("#pragma unroll");
@@ -357,11 +370,11 @@ fn body(w: &mut Writer, plan: &GemmPlan, parts: &Parts) -> Result<()> {
     // The tile loader.
     w.comment("copies k-tile `kt` of A and B into shared-memory stage `pipe` (zero-filling outside the matrix)");
     w.open("auto load_tile = [&](int kt, int pipe)");
-    for (which, cp, stage, rows) in [
-        ("A", &parts.copy[0], stage_a, "M"),
-        ("B", &parts.copy[1], stage_b, "N"),
+    for (which, cp, stage, rows, tile) in [
+        ("A", &parts.copy[0], stage_a, "M", ("bm", p.cta.0)),
+        ("B", &parts.copy[1], stage_b, "N", ("bn", p.cta.1)),
     ] {
-        copy_tile(w, plan, which, cp, stage, rows, bk)?;
+        copy_tile(w, plan, which, cp, stage, rows, bk, tile)?;
     }
     w.close(";");
     let k_block_max = bk;
@@ -430,6 +443,19 @@ fn frag_count(f: &Frag) -> i64 {
     f.mode_size(1)
 }
 
+/// One gmem -> smem copy instruction of a thread: shared index, global index, the coordinate
+/// (row, k) of its first element.
+struct OneCopy {
+    s_idx: String,
+    g_idx: String,
+    row: String,
+    k: String,
+}
+
+/// The copies of one operand's k-tile `kt` into stage `pipe`. Predicated plans branch once per
+/// tile: a tile wholly inside the matrix (the CTA's rows and the k-tile) copies unpredicated; an
+/// edge tile zero-fills what lies outside (`src_bytes` of `cp.async`).
+#[allow(clippy::too_many_arguments)]
 fn copy_tile(
     w: &mut Writer,
     plan: &GemmPlan,
@@ -438,58 +464,106 @@ fn copy_tile(
     stage: i64,
     rows: &str,
     bk: i64,
+    (block, tile_rows): (&str, i64),
 ) -> Result<()> {
+    let copies = copy_list(plan, which, cp, stage, bk)?;
+    let bytes = cp.vector * 4;
+    let unpredicated = |w: &mut Writer| {
+        for c in &copies {
+            w.line(format!(
+                "cp_async_{bytes}(&s{which}[{}], &{which}[{}], {bytes});",
+                c.s_idx, c.g_idx
+            ));
+        }
+    };
+    if !matches!(&plan.policy, Policy::Pipelined(p) if p.predicated) {
+        unpredicated(w);
+        return Ok(());
+    }
+    w.open(format!(
+        "if ({block} * {tile_rows} + {tile_rows} <= {rows} && kt * {bk} + {bk} <= K)"
+    ));
+    w.comment("the tile lies inside the matrix");
+    unpredicated(w);
+    w.reopen("else");
+    let (bound, other, pos, opos) = if cp.vector_dim == 1 {
+        ("K", rows, "k", "r")
+    } else {
+        (rows, "K", "r", "k")
+    };
+    for c in &copies {
+        w.open("");
+        w.line(format!("const int r = {}, k = {};", c.row, c.k));
+        w.line(format!(
+            "const int n = ({opos} < {other}) ? min(max({bound} - {pos}, 0), {}) : 0;",
+            cp.vector
+        ));
+        w.line(format!(
+            "cp_async_{bytes}(&s{which}[{}], n > 0 ? &{which}[{}] : {which}, n * 4);",
+            c.s_idx, c.g_idx
+        ));
+        w.close("");
+    }
+    w.close("");
+    Ok(())
+}
+
+/// Every copy instruction of one thread for one k-tile.
+fn copy_list(
+    plan: &GemmPlan,
+    which: &str,
+    cp: &CopyParts,
+    stage: i64,
+    bk: i64,
+) -> Result<Vec<OneCopy>> {
     let err = plan.layout_error("copy");
     let (n1, n2) = (cp.g.mode_size(1), cp.g.mode_size(2));
     let k_stride_g = cp.g.layout.mode(3).map_err(&err)?;
     let k_stride = c(k_stride_g.stride().as_int().unwrap_or(&s(0)));
-    let swz = if cp.s.swizzle.is_some() {
-        format!("swizzle_{which}")
-    } else {
-        String::new()
-    };
-    let predicated = matches!(&plan.policy, Policy::Pipelined(p) if p.predicated);
+    let mut statics = Vec::new();
     for i in 0..n1 {
         for j in 0..n2 {
-            let g_rel = c(&cp.g.rel(&[s(0), s(i), s(j), s(0)]).map_err(&err)?);
-            let s_rel = c(&cp.s.rel(&[s(0), s(i), s(j), s(0)]).map_err(&err)?);
-            let s_idx = format!("t{which}s{which} + {s_rel} + pipe * {stage}");
-            let s_idx = if swz.is_empty() {
-                s_idx
-            } else {
-                format!("{swz}({s_idx})")
-            };
-            let g_idx = format!("t{which}g{which} + {g_rel} + kt * {k_stride}");
-            let bytes = cp.vector * 4;
-            if !predicated {
-                w.line(format!(
-                    "cp_async_{bytes}(&s{which}[{s_idx}], &{which}[{g_idx}], {bytes});"
-                ));
-                continue;
-            }
-            let delta = frag::coord_delta(&cp.coord, &[s(0), s(i), s(j), s(0)]).map_err(&err)?;
-            w.open("");
-            w.line(format!(
-                "const int r = {}, k = {} + kt * {bk};",
-                crate::cexpr::add(&format!("t{which}c{which}_row"), &delta[0]),
-                crate::cexpr::add(&format!("t{which}c{which}_k"), &delta[1])
-            ));
-            let (bound, other, pos, opos) = if cp.vector_dim == 1 {
-                ("K", rows, "k", "r")
-            } else {
-                (rows, "K", "r", "k")
-            };
-            w.line(format!(
-                "const int n = ({opos} < {other}) ? min(max({bound} - {pos}, 0), {}) : 0;",
-                cp.vector
-            ));
-            w.line(format!(
-                "cp_async_{bytes}(&s{which}[{s_idx}], n > 0 ? &{which}[{g_idx}] : {which}, n * 4);"
-            ));
-            w.close("");
+            let rel = cp.s.rel(&[s(0), s(i), s(j), s(0)]).map_err(&err)?;
+            statics.push(rel.as_static().unwrap_or(-1));
         }
     }
-    Ok(())
+    let threads = match &plan.policy {
+        Policy::Pipelined(p) => p
+            .mma
+            .num_threads()
+            .ok()
+            .and_then(|t| t.as_static())
+            .unwrap_or(0),
+        _ => 0,
+    };
+    let s_base = format!("t{which}s{which}");
+    let s_idx = swizzled_writes(cp.s.swizzle, &s_base, &cp.s.base, &statics, threads, stage);
+    let mut out = Vec::new();
+    for i in 0..n1 {
+        for j in 0..n2 {
+            let at = [s(0), s(i), s(j), s(0)];
+            let g_rel = c(&cp.g.rel(&at).map_err(&err)?);
+            let s_rel = c(&cp.s.rel(&at).map_err(&err)?);
+            let s_idx = match &s_idx {
+                Some(v) => v[(i * n2 + j) as usize].clone(),
+                None => match cp.s.swizzle {
+                    Some(_) => format!("swizzle_{which}({s_base} + {s_rel} + pipe * {stage})"),
+                    None => format!("{s_base} + {s_rel} + pipe * {stage}"),
+                },
+            };
+            let delta = frag::coord_delta(&cp.coord, &at).map_err(&err)?;
+            out.push(OneCopy {
+                s_idx,
+                g_idx: format!("t{which}g{which} + {g_rel} + kt * {k_stride}"),
+                row: crate::cexpr::add(&format!("t{which}c{which}_row"), &delta[0]),
+                k: format!(
+                    "{} + kt * {bk}",
+                    crate::cexpr::add(&format!("t{which}c{which}_k"), &delta[1])
+                ),
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// Whether a fragment's values load as 128-bit vectors: groups of 4 contiguous, aligned values
@@ -525,36 +599,124 @@ fn bk_of(plan: &GemmPlan) -> i64 {
     }
 }
 
-/// Whether `Sw(base + s + pipe * stage) == (base ^ Sw(s)) + pipe * stage` holds for every thread,
-/// every static fragment offset `s` and every stage: the thread base lies below `2^t`, which is
-/// at most the swizzle's lowest source bit, every `s` is a multiple of `2^t` and lies inside the
-/// stage, and the stage stride is a multiple of the swizzle's period. Then `Sw(s)` folds to a
-/// constant and each swizzled read costs one XOR.
-fn split_swizzle(f: &Frag, offs: &[i64], threads: i64, k_stride: i64, bk: i64, stage: i64) -> bool {
-    let Some(sw) = f.swizzle else { return false };
+/// Whether `Sw(base + s + pipe * stage) == (Sw(base) ^ Sw(s)) + pipe * stage` for every thread,
+/// every static offset `s` and every stage: the thread base and `s` share no bits (so the sum is
+/// their XOR, and a swizzle is XOR-linear), stay inside a stage, and the stage stride is a multiple
+/// of the swizzle's period. Then `Sw(s)` folds to a constant, `Sw(base)` is computed once, and a
+/// swizzled access costs one XOR.
+fn split_swizzle(
+    sw: Option<cute_layout::Swizzle>,
+    base: &Int,
+    statics: &[i64],
+    threads: i64,
+    stage: i64,
+) -> bool {
+    let Some(sw) = sw else { return false };
     let (b, m, sh) = sw.params();
-    let (b, m, sh) = (i64::from(b), i64::from(m), i64::from(sh));
-    if sh <= 0 || stage <= 0 || stage % (1 << (m + sh + b)) != 0 {
+    let period = 1i64 << (i64::from(b) + i64::from(m) + i64::from(sh.max(0)));
+    if stage <= 0 || stage % period != 0 || statics.iter().any(|&s| s < 0) {
         return false;
     }
-    let max_base = (0..threads).try_fold(0i64, |acc, tid| {
+    (0..threads).all(|tid| {
         let env = |name: &str| (name == "tid").then_some(tid);
-        f.base
-            .evaluate(&env)
-            .filter(|&v| v >= 0)
-            .map(|v| acc.max(v))
+        base.evaluate(&env)
+            .is_some_and(|b| b >= 0 && statics.iter().all(|&s| b & s == 0 && b + s < stage))
+    })
+}
+
+/// The shared indices `Sw(base + s + pipe * stage)` of a thread's copies in split form, when it
+/// is exact for every thread: `swizzle(base) + Sw(s) + pipe * stage` where `Sw(base)` and the
+/// folded `Sw(s)` share no bits (the compiler keeps one register and immediate offsets), else
+/// `(swizzle(base) ^ Sw(s)) + pipe * stage`. `None` when the split does not hold (or no swizzle).
+fn swizzled_writes(
+    sw: Option<cute_layout::Swizzle>,
+    base_name: &str,
+    base: &Int,
+    statics: &[i64],
+    threads: i64,
+    stage: i64,
+) -> Option<Vec<String>> {
+    let sw = sw?;
+    if !split_swizzle(Some(sw), base, statics, threads, stage) {
+        return None;
+    }
+    let folded: Vec<i64> = statics
+        .iter()
+        .map(|&x| sw.apply(x).ok())
+        .collect::<Option<_>>()?;
+    let disjoint = (0..threads).all(|tid| {
+        let env = |name: &str| (name == "tid").then_some(tid);
+        let b = base.evaluate(&env).and_then(|b| sw.apply(b).ok());
+        b.is_some_and(|b| folded.iter().all(|&f| b & f == 0))
     });
-    let Some(max_base) = max_base else {
-        return false;
-    };
-    let t = 64 - (max_base as u64).leading_zeros() as i64; // max_base < 2^t
-    t <= m + sh
-        && (0..bk).all(|kb| {
-            offs.iter().all(|&o| {
-                let st = kb * k_stride + o;
-                o >= 0 && st % (1 << t) == 0 && st + (1 << t) <= stage
+    let name = format!(
+        "swizzle_{}({base_name})",
+        base_name.chars().nth(1).unwrap_or('A')
+    );
+    Some(
+        folded
+            .iter()
+            .map(|f| {
+                if disjoint {
+                    format!("{name} + {f} + pipe * {stage}")
+                } else {
+                    format!("({name} ^ {f}) + pipe * {stage}")
+                }
+            })
+            .collect(),
+    )
+}
+
+/// The number of k-block phases `n` after which a swizzled fragment's read offsets repeat, when
+/// `Sw(base + kb * ks + o + pipe * stage) == Sw(base + (kb % n) * ks) + (kb / n) * n * ks + o +
+/// pipe * stage` holds for every thread, k block, vector and stage (checked exhaustively): the
+/// kernel then keeps `n` swizzled bases per thread and every read is a base plus an immediate.
+fn read_phases(f: &Frag, threads: i64, bk: i64, stage: i64) -> Option<i64> {
+    let sw = f.swizzle?;
+    let ks = f.mode_stride(2)?;
+    let (b, m, sh) = sw.params();
+    let period = 1i64 << (i64::from(b) + i64::from(m) + i64::from(sh.max(0)));
+    if ks <= 0 || period % ks != 0 || stage <= 0 {
+        return None;
+    }
+    let n = (period / ks).min(bk);
+    let firsts: Vec<i64> = value_offsets(f).chunks(4).map(|g| g[0]).collect();
+    let stages = f.mode_size(3).max(1);
+    let holds = (0..threads).all(|tid| {
+        let env = |name: &str| (name == "tid").then_some(tid);
+        let Some(base) = f.base.evaluate(&env) else {
+            return false;
+        };
+        (0..bk).all(|kb| {
+            let Ok(ph) = sw.apply(base + (kb % n) * ks) else {
+                return false;
+            };
+            firsts.iter().all(|&o| {
+                (0..stages).all(|p| {
+                    let full = sw.apply(base + kb * ks + o + p * stage).ok();
+                    full == Some(ph + (kb / n) * n * ks + o + p * stage)
+                })
             })
         })
+    });
+    holds.then_some(n)
+}
+
+/// Whether the swizzle leaves every thread's base unchanged.
+fn swizzle_fixes(sw: Option<cute_layout::Swizzle>, base: &Int, threads: i64) -> bool {
+    let Some(sw) = sw else { return true };
+    (0..threads).all(|tid| {
+        let env = |name: &str| (name == "tid").then_some(tid);
+        base.evaluate(&env)
+            .is_some_and(|b| sw.apply(b).ok() == Some(b))
+    })
+}
+
+/// The static offsets `kb * k_stride + o` of every k block of a fragment.
+fn fragment_statics(firsts: &[i64], k_stride: i64, bk: i64) -> Vec<i64> {
+    (0..bk)
+        .flat_map(|kb| firsts.iter().map(move |&o| kb * k_stride + o))
+        .collect()
 }
 
 /// Loads the register fragments of k-block `kb` from stage `pipe_read` into buffer `buf`.
@@ -582,11 +744,29 @@ fn load_frags(
         let vec4 = vectorizable(f, &offs, parts.threads, stage);
         let base = format!("tCs{which} + {kb} * {k_stride} + pipe_read * {stage}");
         let firsts: Vec<i64> = offs.chunks(4).map(|g| g[0]).collect();
-        let split = vec4 && split_swizzle(f, &firsts, parts.threads, k_stride, bk_of(plan), stage);
+        let statics = fragment_statics(&firsts, k_stride, bk_of(plan));
+        let phases = if vec4 {
+            read_phases(f, parts.threads, bk_of(plan), stage)
+        } else {
+            None
+        };
+        let split = vec4 && split_swizzle(f.swizzle, &f.base, &statics, parts.threads, stage);
+        // the thread bases below the swizzle's source bits are its fixed points
+        let fixed = split && swizzle_fixes(f.swizzle, &f.base, parts.threads);
         if vec4 {
             for (q, g) in offs.chunks(4).enumerate() {
-                let idx = if split {
-                    format!("swizzle_{which}_split(tCs{which}, {kb} * {k_stride} + {}) + pipe_read * {stage}", g[0])
+                let idx = if let Some(n) = phases {
+                    format!("tCs{which}_ph[({kb}) % {n}] + ({kb}) / {n} * {} + {} + pipe_read * {stage}", n * k_stride, g[0])
+                } else if split {
+                    let b = if fixed {
+                        format!("tCs{which}")
+                    } else {
+                        format!("swizzle_{which}(tCs{which})")
+                    };
+                    format!(
+                        "({b} ^ swizzle_{which}({kb} * {k_stride} + {})) + pipe_read * {stage}",
+                        g[0]
+                    )
                 } else if swz {
                     format!("swizzle_{which}({base} + {})", g[0])
                 } else {
@@ -716,7 +896,8 @@ mod tests {
                     let stage = stage_stride(l);
                     let k_stride = f.mode_stride(2).unwrap();
                     let firsts: Vec<i64> = value_offsets(f).chunks(4).map(|g| g[0]).collect();
-                    if !split_swizzle(f, &firsts, parts.threads, k_stride, p.cta.2, stage) {
+                    let statics = fragment_statics(&firsts, k_stride, p.cta.2);
+                    if !split_swizzle(f.swizzle, &f.base, &statics, parts.threads, stage) {
                         continue;
                     }
                     let sw = f.swizzle.unwrap();
@@ -728,7 +909,8 @@ mod tests {
                                 let st = kb * k_stride + o;
                                 for pipe in 0..p.stages {
                                     let full = sw.apply(base + st + pipe * stage).unwrap();
-                                    let split = (base ^ sw.apply(st).unwrap()) + pipe * stage;
+                                    let split = (sw.apply(base).unwrap() ^ sw.apply(st).unwrap())
+                                        + pipe * stage;
                                     assert_eq!(full, split, "{name} {layout} tid {tid} kb {kb}");
                                 }
                             }
@@ -741,6 +923,70 @@ mod tests {
         assert!(
             checked >= 8,
             "the split form should apply to the swizzled K-major kernels"
+        );
+    }
+
+    /// The copy writes' split form (`Sw(base) + Sw(s)` or `Sw(base) ^ Sw(s)`) against the full
+    /// swizzle, for every thread, copy and stage; and the read phases apply where K is swizzled.
+    #[test]
+    fn split_copy_writes_and_read_phases_equal_the_full_swizzle() {
+        let (mut writes, mut phases) = (0, 0);
+        for name in crate::named::NAMES {
+            for layout in GemmLayout::all() {
+                let plan = crate::named::plan(name, layout).unwrap();
+                let Policy::Pipelined(p) = &plan.policy else {
+                    continue;
+                };
+                let parts = partitions(&plan, p).unwrap();
+                for (f, l) in [(&parts.mma_a, &p.smem_a), (&parts.mma_b, &p.smem_b)] {
+                    if f.swizzle.is_some() {
+                        assert!(read_phases(f, parts.threads, p.cta.2, stage_stride(l)).is_some());
+                        phases += 1;
+                    }
+                }
+                for (cp, l) in [(&parts.copy[0], &p.smem_a), (&parts.copy[1], &p.smem_b)] {
+                    let Some(sw) = cp.s.swizzle else { continue };
+                    let stage = stage_stride(l);
+                    let (n1, n2) = (cp.s.mode_size(1), cp.s.mode_size(2));
+                    let statics: Vec<i64> = (0..n1)
+                        .flat_map(|i| (0..n2).map(move |j| (i, j)))
+                        .map(|(i, j)| {
+                            cp.s.rel(&[s(0), s(i), s(j), s(0)])
+                                .unwrap()
+                                .as_static()
+                                .unwrap()
+                        })
+                        .collect();
+                    let forms = swizzled_writes(
+                        Some(sw),
+                        "tAsA",
+                        &cp.s.base,
+                        &statics,
+                        parts.threads,
+                        stage,
+                    )
+                    .expect("the K-major copies split");
+                    let disjoint = !forms[0].contains('^');
+                    for tid in 0..parts.threads {
+                        let env = |n: &str| (n == "tid").then_some(tid);
+                        let base = cp.s.base.evaluate(&env).unwrap();
+                        let sb = sw.apply(base).unwrap();
+                        for &st in &statics {
+                            let ss = sw.apply(st).unwrap();
+                            for pipe in 0..p.stages {
+                                let full = sw.apply(base + st + pipe * stage).unwrap();
+                                let split = if disjoint { sb + ss } else { sb ^ ss } + pipe * stage;
+                                assert_eq!(full, split, "{name} {layout} tid {tid}");
+                            }
+                        }
+                    }
+                    writes += 1;
+                }
+            }
+        }
+        assert!(
+            writes >= 8 && phases >= 8,
+            "writes {writes} phases {phases}"
         );
     }
 }

@@ -171,6 +171,9 @@ pub struct Pipelined {
     /// Whether the kernel predicates for any M, N, K (otherwise it is the divisible-only fast
     /// path, whose sizes the runtime checks before launch).
     pub predicated: bool,
+    /// The CTAs per SM the kernel is built for (`__launch_bounds__`'s second argument): 2 caps
+    /// a 256-thread kernel at 128 registers per thread, so two CTAs share an SM.
+    pub min_blocks_per_sm: i64,
 }
 
 /// A GEMM plan.

@@ -44,7 +44,7 @@ pub fn emit(plan: &GemmPlan) -> Result<Kernel> {
         &format!("{t}x{t} shared-memory tiles, one output per thread"),
     );
     w.comment(format!("sA, sB: (row,k) -> {smem}"));
-    signature(&mut w, plan, t * t);
+    signature(&mut w, plan, t * t, 1);
     w.line(format!("__shared__ float sA[{}];", t * (t + 1)));
     w.line(format!("__shared__ float sB[{}];", t * (t + 1)));
     w.line("const int tid = threadIdx.x;");

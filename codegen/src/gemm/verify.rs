@@ -19,6 +19,8 @@ pub struct Report {
 
 /// The most shared memory a block may have on SM80/SM90 (227 KiB).
 pub const MAX_SMEM: i64 = 227 * 1024;
+/// Shared memory of one SM on the H100/H200 (sm_90), for CTAs sharing it.
+const SM_SMEM: i64 = 228 * 1024;
 
 fn static_of(x: cute_layout::Result<Int>) -> Option<i64> {
     x.ok().and_then(|v| v.as_static())
@@ -106,6 +108,26 @@ pub fn pipelined(plan: &GemmPlan, p: &Pipelined) -> Result<Report> {
             ""
         }
     ));
+    if p.min_blocks_per_sm < 1 {
+        return Err(plan.error("launch bounds", "at least one CTA per SM"));
+    }
+    if p.min_blocks_per_sm > 1 {
+        let per_sm = smem_bytes * p.min_blocks_per_sm;
+        if per_sm > SM_SMEM {
+            return Err(plan.error(
+                "launch bounds",
+                format!(
+                    "{} CTAs of {smem_bytes} bytes of shared memory exceed an SM's {SM_SMEM}",
+                    p.min_blocks_per_sm
+                ),
+            ));
+        }
+        notes.push(format!(
+            "occupancy: built for {} CTAs per SM ({} registers per thread at most; {per_sm} bytes of shared memory per SM, within the H100/H200's {SM_SMEM})",
+            p.min_blocks_per_sm,
+            65536 / (threads * p.min_blocks_per_sm)
+        ));
+    }
     notes.push(
         "barriers: a stage is overwritten only after the __syncthreads that follows its last read"
             .into(),
