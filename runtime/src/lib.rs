@@ -1,6 +1,7 @@
 //! Compiles generated CUDA with NVRTC and launches it through cudarc. This is the only crate that
 //! touches the CUDA libraries.
 
+pub mod api;
 pub mod bench;
 pub mod cache;
 pub mod check;

@@ -1,0 +1,101 @@
+//! `Gemm`: a GEMM plan compiled (through the cache) and loaded on a GPU, run on host slices or on
+//! device buffers, in any of NN/NT/TN/TT.
+//!
+//! ```no_run
+//! use cute_runtime::{api::Gemm, gemm::Problem, gpu::Gpu};
+//! use cute_codegen::GemmLayout;
+//! let gpu = Gpu::open()?;
+//! let gemm = Gemm::named(&gpu, "sgemm-sm80", GemmLayout::parse("NN").unwrap())?;
+//! let p = Problem::new(1000, 300, 17, gemm.layout(), 1.0, 0.0)?;
+//! let (sa, sb, sc) = p.buffer_sizes();
+//! let (a, b, mut c) = (vec![1.0f32; sa], vec![1.0f32; sb], vec![0.0f32; sc]);
+//! gemm.run_host(&p, &a, &b, &mut c, None)?;
+//! assert_eq!(c[0], 17.0);
+//! # Ok::<(), cute_runtime::RuntimeError>(())
+//! ```
+
+use cute_codegen::{emit, named, GemmLayout, GemmPlan};
+
+use crate::error::{Result, RuntimeError};
+use crate::gemm::{launch, Buffers, Problem};
+use crate::gpu::{Gpu, Loaded};
+
+/// A loaded GEMM kernel and the plan it came from.
+pub struct Gemm<'g> {
+    gpu: &'g Gpu,
+    plan: GemmPlan,
+    loaded: Loaded,
+}
+
+impl<'g> Gemm<'g> {
+    /// Emits, compiles (or finds in the cache) and loads a plan.
+    pub fn new(gpu: &'g Gpu, plan: GemmPlan) -> Result<Gemm<'g>> {
+        let loaded = gpu.load(&emit(&plan)?)?;
+        Ok(Gemm { gpu, plan, loaded })
+    }
+
+    /// A named kernel (`cute emit --list`) in a layout.
+    pub fn named(gpu: &'g Gpu, name: &str, layout: GemmLayout) -> Result<Gemm<'g>> {
+        Gemm::new(gpu, named::plan(name, layout)?)
+    }
+
+    /// The layout of A and B this kernel was generated for.
+    pub fn layout(&self) -> GemmLayout {
+        self.plan.layout
+    }
+
+    /// The loaded kernel (its source, launch spec and compile report).
+    pub fn loaded(&self) -> &Loaded {
+        &self.loaded
+    }
+
+    /// `C = alpha * A * B + beta * C` (+ the plan's epilogue) on device buffers; waits for it.
+    pub fn run(&self, p: &Problem, bufs: &mut Buffers) -> Result<()> {
+        self.same_layout(p)?;
+        launch(self.gpu, &self.loaded, p, bufs)?;
+        self.gpu.stream.synchronize().map_err(|e| {
+            RuntimeError::Driver(format!("running {}: {e:?}", self.loaded.kernel.name))
+        })
+    }
+
+    /// The same on host slices (sizes from [`Problem::buffer_sizes`], leading dimensions from the
+    /// problem): uploads A, B, C (and the bias, one per row or column, when the epilogue has one),
+    /// runs, and copies C back.
+    pub fn run_host(
+        &self,
+        p: &Problem,
+        a: &[f32],
+        b: &[f32],
+        c: &mut [f32],
+        bias: Option<&[f32]>,
+    ) -> Result<()> {
+        self.same_layout(p)?;
+        let needed = self.plan.epilogue.bias.is_some();
+        let bias: Vec<f32> = match (needed, bias) {
+            (true, None) => {
+                return Err(RuntimeError::Problem(format!(
+                    "{} fuses a bias: pass one",
+                    self.loaded.kernel.name
+                )))
+            }
+            (_, Some(v)) => v.to_vec(),
+            (false, None) => vec![0.0; p.m.max(p.n) as usize],
+        };
+        let mut bufs = Buffers::upload(self.gpu, p, a, b, c, &bias)?;
+        self.run(p, &mut bufs)?;
+        self.gpu
+            .stream
+            .memcpy_dtoh(&bufs.c, c)
+            .map_err(|e| RuntimeError::Driver(format!("download of C: {e:?}")))
+    }
+
+    fn same_layout(&self, p: &Problem) -> Result<()> {
+        if p.layout != self.plan.layout {
+            return Err(RuntimeError::Problem(format!(
+                "{} was generated for {}, the problem is {}",
+                self.loaded.kernel.name, self.plan.layout, p.layout
+            )));
+        }
+        Ok(())
+    }
+}

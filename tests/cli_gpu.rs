@@ -1,0 +1,101 @@
+//! The contract of `cute emit`, `cute run`, `cute check` and `cute bench` on a machine without a
+//! GPU (CI): emission works, the GPU steps say what they skipped and why and exit 0, bad input
+//! exits non-zero with an error line.
+
+use std::process::{Command, Output};
+
+fn cute(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cute"))
+        .args(args)
+        .env(
+            "CUTE_CACHE_DIR",
+            std::env::temp_dir().join("cute-cli-gpu-test"),
+        )
+        .output()
+        .expect("cute runs")
+}
+
+fn text(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr)
+}
+
+fn has_gpu() -> bool {
+    cute_runtime::gpu::Gpu::open().is_ok()
+}
+
+#[test]
+fn emit_list_prints_the_names_only() {
+    let o = cute(&["emit", "--list"]);
+    assert_eq!(o.status.code(), Some(0));
+    let names: Vec<String> = String::from_utf8(o.stdout)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    assert_eq!(names, cute_codegen::named::NAMES);
+}
+
+#[test]
+fn emit_writes_the_kernel() {
+    let o = cute(&["emit", "sgemm-sm80", "--layout", "TN"]);
+    assert_eq!(o.status.code(), Some(0));
+    let src = String::from_utf8(o.stdout).unwrap();
+    assert!(src.contains("extern \"C\" __global__ void __launch_bounds__(256)"));
+    assert!(src.contains("sgemm_sm80_TN("));
+    assert!(!src.contains("#include"));
+}
+
+#[test]
+fn emit_refuses_unknown_kernels_and_layouts() {
+    for args in [
+        &["emit", "no-such-kernel"][..],
+        &["emit", "sgemm-sm80", "--layout", "XY"],
+    ] {
+        let o = cute(args);
+        assert_ne!(o.status.code(), Some(0), "{args:?}");
+        assert!(text(&o).contains("error"), "{args:?}: {}", text(&o));
+    }
+}
+
+#[test]
+fn run_does_every_step_it_can() {
+    let o = cute(&["run", "sgemm-sm80", "--m", "17", "--n", "33", "--k", "9"]);
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(out.contains("plan + emit:"), "{out}");
+    assert!(
+        out.contains("NVRTC sm_90a:"),
+        "NVRTC is installed in CI: {out}"
+    );
+    if !has_gpu() {
+        assert!(
+            out.contains("skipped launch, verification and timing: no GPU"),
+            "{out}"
+        );
+    }
+}
+
+#[test]
+fn run_refuses_bad_sizes() {
+    for size in ["0", "-5", "x"] {
+        let o = cute(&["run", "sgemm-sm80", "--m", size]);
+        assert_ne!(o.status.code(), Some(0), "--m {size}");
+        assert!(text(&o).contains("error"), "--m {size}: {}", text(&o));
+    }
+}
+
+#[test]
+fn check_and_bench_skip_without_a_gpu() {
+    if has_gpu() {
+        return;
+    }
+    for args in [&["check", "naive-rows"][..], &["bench", "naive-rows"]] {
+        let o = cute(args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}");
+        assert!(
+            text(&o).contains("skipped: no GPU"),
+            "{args:?}: {}",
+            text(&o)
+        );
+    }
+}
