@@ -107,7 +107,13 @@ fn sgemm_sm80(name: &str, layout: GemmLayout) -> Result<Pipelined> {
         mma,
         stages: 3,
         predicated: true,
-        min_blocks_per_sm: 1,
+        // 128 registers, two CTAs per SM; with both operands K-major (TN) the two transposing
+        // copies need more (164), so one CTA per SM rather than spills
+        min_blocks_per_sm: if layout.a == Major::K && layout.b == Major::K {
+            1
+        } else {
+            2
+        },
     })
 }
 

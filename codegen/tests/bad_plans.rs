@@ -82,3 +82,14 @@ fn every_named_plan_emits() {
     }
     assert!(named::plan("no-such-kernel", GemmLayout::parse("NN").unwrap()).is_err());
 }
+
+#[test]
+fn more_ctas_per_sm_than_shared_memory_allows() {
+    let mut plan = sgemm();
+    pipelined(&mut plan).min_blocks_per_sm = 3;
+    refused(
+        &plan,
+        "launch bounds",
+        "3 CTAs of 98304 bytes of shared memory exceed",
+    );
+}

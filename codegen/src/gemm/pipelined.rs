@@ -491,8 +491,7 @@ fn copy_tile(
     } else {
         (rows, "K", "r", "k")
     };
-    for c in &copies {
-        w.open("");
+    let predicated_copy = |w: &mut Writer, c: &OneCopy| {
         w.line(format!("const int r = {}, k = {};", c.row, c.k));
         w.line(format!(
             "const int n = ({opos} < {other}) ? min(max({bound} - {pos}, 0), {}) : 0;",
@@ -502,10 +501,57 @@ fn copy_tile(
             "cp_async_{bytes}(&s{which}[{}], n > 0 ? &{which}[{}] : {which}, n * 4);",
             c.s_idx, c.g_idx
         ));
-        w.close("");
+    };
+    match rolled_copy(which, cp, stage, bk) {
+        Some((c, n1, n2)) if copies.len() > 4 => {
+            w.comment("an edge tile: a rolled loop, so the fast path keeps its registers");
+            w.line("#pragma unroll 1");
+            w.open(format!("for (int ci = 0; ci < {n1}; ++ci)"));
+            w.line("#pragma unroll 1");
+            w.open(format!("for (int cj = 0; cj < {n2}; ++cj)"));
+            predicated_copy(w, &c);
+            w.close("");
+            w.close("");
+        }
+        _ => {
+            for c in &copies {
+                w.open("");
+                predicated_copy(w, c);
+                w.close("");
+            }
+        }
     }
     w.close("");
     Ok(())
+}
+
+/// The copy of iteration `(ci, cj)` as expressions of the loop indices (None when the algebra
+/// cannot express a mode's offset symbolically), with the two trip counts.
+fn rolled_copy(which: &str, cp: &CopyParts, stage: i64, bk: i64) -> Option<(OneCopy, i64, i64)> {
+    let (n1, n2) = (cp.g.mode_size(1), cp.g.mode_size(2));
+    let at = [s(0), Int::symbol("ci"), Int::symbol("cj"), s(0)];
+    let k_stride = c(cp.g.layout.mode(3).ok()?.stride().as_int()?);
+    let g_rel = c(&cp.g.rel(&at).ok()?);
+    let s_rel = c(&cp.s.rel(&at).ok()?);
+    let delta = frag::coord_delta(&cp.coord, &at).ok()?;
+    let s_idx = format!("t{which}s{which} + {s_rel} + pipe * {stage}");
+    let s_idx = match cp.s.swizzle {
+        Some(_) => format!("swizzle_{which}({s_idx})"),
+        None => s_idx,
+    };
+    Some((
+        OneCopy {
+            s_idx,
+            g_idx: format!("t{which}g{which} + {g_rel} + kt * {k_stride}"),
+            row: crate::cexpr::add(&format!("t{which}c{which}_row"), &delta[0]),
+            k: format!(
+                "{} + kt * {bk}",
+                crate::cexpr::add(&format!("t{which}c{which}_k"), &delta[1])
+            ),
+        },
+        n1,
+        n2,
+    ))
 }
 
 /// Every copy instruction of one thread for one k-tile.
@@ -988,5 +1034,59 @@ mod tests {
             writes >= 8 && phases >= 8,
             "writes {writes} phases {phases}"
         );
+    }
+
+    /// The rolled edge-tile loop computes, for every iteration, the offsets and coordinates of
+    /// the unrolled copies (the symbolic `(ci, cj)` expressions evaluated at each pair, with the
+    /// problem symbols bound to odd values).
+    #[test]
+    fn rolled_edge_copies_equal_the_unrolled_ones() {
+        let env_at = |i: i64, j: i64| {
+            move |n: &str| match n {
+                "ci" => Some(i),
+                "cj" => Some(j),
+                "ldA" => Some(1031),
+                "ldB" => Some(517),
+                "ldC" => Some(263),
+                _ => Some(7),
+            }
+        };
+        let mut rolled = 0;
+        for name in crate::named::NAMES {
+            for layout in GemmLayout::all() {
+                let plan = crate::named::plan(name, layout).unwrap();
+                let Policy::Pipelined(p) = &plan.policy else {
+                    continue;
+                };
+                let parts = partitions(&plan, p).unwrap();
+                for cp in &parts.copy {
+                    let sym = [s(0), Int::symbol("ci"), Int::symbol("cj"), s(0)];
+                    let (g, sh) = (cp.g.rel(&sym).unwrap(), cp.s.rel(&sym).unwrap());
+                    let d = cp.coord.coord_delta(&tuple(&sym)).unwrap();
+                    for i in 0..cp.g.mode_size(1) {
+                        for j in 0..cp.g.mode_size(2) {
+                            let env = env_at(i, j);
+                            let at = [s(0), s(i), s(j), s(0)];
+                            let same = |x: &Int, y: &Int| {
+                                x.evaluate(&env).is_some() && x.evaluate(&env) == y.evaluate(&env)
+                            };
+                            assert!(same(&g, &cp.g.rel(&at).unwrap()), "{name} {layout} gmem");
+                            assert!(same(&sh, &cp.s.rel(&at).unwrap()), "{name} {layout} smem");
+                            let dc = cp.coord.coord_delta(&tuple(&at)).unwrap();
+                            assert!(
+                                d.iter().zip(&dc).all(|(x, y)| same(x, y)),
+                                "{name} {layout}"
+                            );
+                        }
+                    }
+                    rolled += 1;
+                }
+            }
+        }
+        assert!(rolled >= 12);
+    }
+
+    fn tuple(c: &[Int]) -> cute_layout::IntTuple {
+        cute_layout::IntTuple::Tuple(c.iter().cloned().map(cute_layout::IntTuple::Int).collect())
     }
 }
