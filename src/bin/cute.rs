@@ -27,7 +27,7 @@ usage: cute <command> [args]
   cute print EXPR...         print each value as C++ CuTe's print() does (multi-line for
                              Copy_Atom, TiledCopy, MMA_Atom and TiledMMA)
   cute emit NAME [--layout NN|NT|TN|TT]
-                             write the CUDA C++ of a named GEMM kernel (default layout NT)
+                             write the CUDA C++ of a named GEMM kernel (default layout NN)
   cute emit --list           the kernel names, one per line
   cute run NAME [--m M --n N --k K] [--layout L]
                              emit, compile, launch, verify against a float64 reference and
@@ -59,6 +59,13 @@ A failing expression prints one line 'error: ...'; the exit status is 1 if any f
 Expressions use CuTe's C++ spelling, e.g. 'composition((_6,_2):(_8,_2), (_4,_3):(_3,_1))'.";
 
 fn main() -> ExitCode {
+    // A closed pipe (`cute emit ... | head`) ends the process quietly, as for any Unix filter,
+    // instead of a panic in `println!`.
+    #[cfg(unix)]
+    // SAFETY: restoring the default disposition of SIGPIPE before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("eval") => eval_command(&args[1..]),
@@ -164,7 +171,7 @@ fn emit_command(args: &[String]) -> ExitCode {
         }
         return ExitCode::SUCCESS;
     }
-    let (mut name, mut layout) = (None, "NT".to_string());
+    let (mut name, mut layout) = (None, "NN".to_string());
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
