@@ -85,6 +85,11 @@ fn try_expand(kind: Macro, input: TokenStream) -> Result<TokenStream, Failure> {
     })?;
     let vars = variables(&expr);
     let fail = |msg: String| (call_site, format!("{}: {msg}", kind.name()));
+    if let Some(v) = vars.iter().find(|v| !is_rust_ident(v)) {
+        return Err(fail(format!(
+            "'{v}' is neither a CuTe name nor a Rust variable"
+        )));
+    }
     if kind != Macro::Cute && !is_literal(&expr) {
         return Err(fail(
             "only CuTe literals here (tuples, S:D, make_tile); use cute!{} for expressions".into(),
@@ -106,6 +111,14 @@ fn try_expand(kind: Macro, input: TokenStream) -> Result<TokenStream, Failure> {
         return Ok(build(kind, &value, &src));
     }
     Ok(runtime(kind, &expr, &src, &vars))
+}
+
+/// A plain Rust identifier (what a variable can be named); `Copy_Atom::X` is not one.
+fn is_rust_ident(n: &str) -> bool {
+    let mut chars = n.chars();
+    chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && chars.all(|c| c.is_alphanumeric() || c == '_')
+        && n != "_"
 }
 
 /// The bare names of an expression that are Rust variables (not keywords or atom names).
@@ -298,6 +311,9 @@ fn tuple_expr_tokens(e: &Expr) -> Option<TokenStream> {
         Expr::Static(v) => quote!(::cute::layout::IntTuple::Int(::cute::layout::s(#v))),
         Expr::Dynamic(v) => quote!(::cute::layout::IntTuple::Int(::cute::layout::d(#v))),
         Expr::Name(n) => {
+            if !is_rust_ident(n) {
+                return None;
+            }
             let ident = proc_macro2::Ident::new(n, Span::call_site());
             quote!(::cute::layout::IntTuple::Int(::cute::layout::IntoInt::into_int(&#ident)))
         }

@@ -73,3 +73,17 @@ proptest! {
         }
     }
 }
+
+/// A qualified CuTe name where a Rust variable would go (found by the fuzzer): an error, not a
+/// panic in `Ident::new`.
+#[test]
+fn qualified_names_are_not_variables() {
+    for (kind, src) in [
+        (Macro::Shape, "(Copy_Atom::X, _2)"),
+        (Macro::Layout, "(Copy_Atom::X, _2):(_1, _2)"),
+        (Macro::Cute, "make_layout((Copy_Atom::X, m))"),
+    ] {
+        let out = expand_str(kind, src);
+        assert!(out.contains("compile_error"), "{src}: {out}");
+    }
+}
