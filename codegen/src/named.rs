@@ -229,13 +229,19 @@ fn best_swizzle(
     bk: i64,
 ) -> cute_layout::Result<AnyLayout> {
     let row_bits = rows.trailing_zeros() as i64; // log2 of the column length in elements
+                                                 // No swizzle first, then the widest: XOR targets at word bits [2, 2+B), and bits from 5 up
+                                                 // do not change the bank, so B <= 3. The search stops at the lower bound (1-way reads and
+                                                 // writes); on a tie the earlier candidate stays.
     let mut candidates = vec![None];
-    for b in 1..=5 {
-        if let Ok(sw) = Swizzle::new(b, 2, row_bits - 2) {
-            candidates.push(Some(sw));
-        }
-    }
+    candidates.extend(
+        (1..=3)
+            .rev()
+            .filter_map(|b| Swizzle::new(b, 2, row_bits - 2).ok())
+            .map(Some),
+    );
     let tid = cute_layout::Int::symbol("tid");
+    let (mma_thr, copy_thr) = (mma.get_slice(&tid)?, copy.get_slice(tid.clone()));
+    const LOWER_BOUND: i64 = 4 + 1;
     let mut best = (i64::MAX, AnyLayout::Plain(smem.clone()));
     for sw in candidates {
         let l = match sw {
@@ -244,13 +250,16 @@ fn best_swizzle(
         };
         let (t, swz) = crate::gemm::frag_tensor(&format!("s{which}"), MemSpace::Smem, &l);
         let mask = swz.map(|sw| (sw.yyy_mask(), sw.params().2));
-        let f = crate::gemm::frag_mma(&mma.get_slice(&tid)?, which, &t, swz)?;
+        let f = crate::gemm::frag_mma(&mma_thr, which, &t, swz)?;
         let reads = crate::gemm::bank_ways(&f, f.mode_size(1), bk, 128, mask).unwrap_or(i64::MAX);
-        let w = crate::gemm::frag_copy(&copy.get_slice(tid.clone()), &t, swz, false)?;
+        let w = crate::gemm::frag_copy(&copy_thr, &t, swz, false)?;
         let writes = crate::gemm::copy_bank_ways(&w, 32, mask).unwrap_or(i64::MAX);
         let cost = reads.saturating_mul(4).saturating_add(writes);
         if cost < best.0 {
             best = (cost, l);
+        }
+        if best.0 <= LOWER_BOUND {
+            break;
         }
     }
     Ok(best.1)

@@ -885,7 +885,8 @@ fn epilogue(w: &mut Writer, plan: &GemmPlan, parts: &Parts, _bm: i64, _bn: i64) 
                 ));
                 w.line("x4.x = fmaf(beta, c4.x, x4.x); x4.y = fmaf(beta, c4.y, x4.y); x4.z = fmaf(beta, c4.z, x4.z); x4.w = fmaf(beta, c4.w, x4.w);");
                 w.close("");
-                for (k, comp) in ["x", "y", "z", "w"].iter().enumerate() {
+                let components = if plan.epilogue.has_transform() { 4 } else { 0 };
+                for (k, comp) in ["x", "y", "z", "w"].iter().enumerate().take(components) {
                     w.open("");
                     w.line(format!("float x = x4.{comp};"));
                     transform(w, &plan.epilogue, &format!("(m + {k})"), "n");

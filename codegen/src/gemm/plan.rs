@@ -128,6 +128,11 @@ impl Epilogue {
         Epilogue::default()
     }
 
+    /// Whether anything follows `alpha*acc + beta*C` (bias, ReLU, functors).
+    pub fn has_transform(&self) -> bool {
+        self.bias.is_some() || self.relu || !self.functors.is_empty()
+    }
+
     /// The CuTe article's bias + ReLU.
     pub fn bias_relu(bias: Bias) -> Epilogue {
         Epilogue {
