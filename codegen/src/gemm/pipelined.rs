@@ -1090,4 +1090,39 @@ mod tests {
     fn tuple(c: &[Int]) -> cute_layout::IntTuple {
         cute_layout::IntTuple::Tuple(c.iter().cloned().map(cute_layout::IntTuple::Int).collect())
     }
+
+    /// Each emitter piece of `sgemm-sm80`, snapshot on its own (NN: an M-major A copied with
+    /// 128-bit vectors, a K-major B transposed into a swizzled tile): the PTX helpers, one k-tile's
+    /// copies, one k block's fragment loads, and the epilogue with bias, ReLU and a user functor.
+    #[test]
+    fn emitter_pieces() {
+        let mut plan = crate::named::plan("sgemm-sm80", GemmLayout::parse("NN").unwrap()).unwrap();
+        plan.epilogue = crate::gemm::Epilogue {
+            bias: Some(crate::gemm::Bias::PerCol),
+            relu: true,
+            functors: vec!["x = x * 0.5f;".to_string()],
+        };
+        let Policy::Pipelined(p) = &plan.policy else {
+            unreachable!()
+        };
+        let parts = partitions(&plan, p).unwrap();
+        let (sa, sb) = (stage_stride(&p.smem_a), stage_stride(&p.smem_b));
+        let piece = |f: &dyn Fn(&mut Writer)| {
+            let mut w = Writer::new();
+            f(&mut w);
+            w.finish()
+        };
+        insta::assert_snapshot!("piece_helpers", piece(&|w| helpers(w, p)));
+        insta::assert_snapshot!(
+            "piece_copy_b",
+            piece(&|w| copy_tile(w, &plan, "B", &parts.copy[1], sb, "N", 32, ("bn", 128)).unwrap())
+        );
+        insta::assert_snapshot!(
+            "piece_load_frags",
+            piece(&|w| load_frags(w, &plan, &parts, "1", "kb_next", sa, sb).unwrap())
+        );
+        let epi = piece(&|w| epilogue(w, &plan, &parts, 128, 128).unwrap());
+        let first_group: String = epi.lines().take(40).collect::<Vec<_>>().join("\n");
+        insta::assert_snapshot!("piece_epilogue_bias_relu_functor", first_group);
+    }
 }

@@ -118,7 +118,8 @@ pub struct Epilogue {
     pub bias: Option<Bias>,
     /// `x = max(x, 0)`.
     pub relu: bool,
-    /// User-supplied element-wise functors, C++ statements reading and writing `x` (and `m`, `n`).
+    /// User-supplied element-wise functors: C++ statements reading and writing `x`, with the
+    /// element's coordinates in `m_` and `n_`.
     pub functors: Vec<String>,
 }
 
