@@ -57,6 +57,13 @@ pub enum Source {
     Disk,
 }
 
+/// Empties the in-memory cache (the disk cache stays): for long-running processes and tests.
+pub fn forget_memory() {
+    if let Ok(mut m) = memory().lock() {
+        m.clear();
+    }
+}
+
 /// Compiles through the cache.
 pub fn compile(kernel: &str, source: &str, arch: &str) -> Result<(Compiled, Source)> {
     let k = key(kernel, source, arch)?;

@@ -1,0 +1,73 @@
+//! The compile cache (memory, disk, and a corrupted disk entry recompiled rather than loaded) and
+//! the problem checks that need no GPU. NVRTC is required, as in `compile_named.rs`.
+
+use cute_codegen::named::plan;
+use cute_codegen::{emit, GemmLayout};
+use cute_runtime::cache::{self, Source};
+use cute_runtime::gemm::Problem;
+use cute_runtime::nvrtc;
+
+#[test]
+fn second_compile_is_cached_and_a_corrupted_entry_is_recompiled() {
+    if let Err(e) = nvrtc::available() {
+        if std::env::var("CUTE_ALLOW_NO_NVRTC").is_ok() {
+            return eprintln!("skipped: {e}");
+        }
+        panic!("{e}");
+    }
+    let dir = std::env::temp_dir().join(format!("cute-cache-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    // The only test in this binary that touches the cache directory.
+    std::env::set_var("CUTE_CACHE_DIR", &dir);
+    let k = emit(&plan("naive-rows", GemmLayout::parse("NN").unwrap()).unwrap()).unwrap();
+    let compile = || cache::compile(&k.name, &k.source, "sm_90a").unwrap();
+
+    let (first, src) = compile();
+    assert_eq!(src, Source::Compiled);
+    assert_eq!(compile().1, Source::Memory);
+    cache::forget_memory();
+    let (again, src) = compile();
+    assert_eq!(src, Source::Disk);
+    assert_eq!(again.cubin, first.cubin);
+
+    // Corrupt the cubin on disk: one flipped byte in the image.
+    let file = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "cubin"))
+        .expect("a cached cubin");
+    let mut bytes = std::fs::read(&file).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0xff;
+    std::fs::write(&file, &bytes).unwrap();
+    cache::forget_memory();
+    let (fixed, src) = compile();
+    assert_eq!(src, Source::Compiled, "a corrupted entry is compiled again");
+    assert_eq!(fixed.cubin, first.cubin);
+
+    // A truncated file too.
+    std::fs::write(&file, &bytes[..10]).unwrap();
+    cache::forget_memory();
+    assert_eq!(compile().1, Source::Compiled);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn problems_with_bad_sizes_are_refused() {
+    let nn = GemmLayout::parse("NN").unwrap();
+    for (m, n, k, needle) in [
+        (0, 4, 4, "M = 0: sizes must be positive"),
+        (4, -1, 4, "N = -1: sizes must be positive"),
+        (4, 4, 0, "K = 0: sizes must be positive"),
+        (1 << 20, 1 << 20, 4, "exceeds 2^31 elements"),
+    ] {
+        let e = Problem::new(m, n, k, nn, 1.0, 0.0).unwrap_err().to_string();
+        assert!(e.contains(needle), "{m}x{n}x{k}: {e}");
+    }
+    let p = Problem::new(17, 5, 3, nn, 1.0, 0.0).unwrap();
+    assert_eq!(
+        (p.lda, p.ldb, p.ldc),
+        (20, 4, 20),
+        "leading dimensions rounded up to 4"
+    );
+}
