@@ -114,6 +114,7 @@ fn sgemm_sm80(name: &str, layout: GemmLayout) -> Result<Pipelined> {
         } else {
             2
         },
+        k_block_unroll: None,
     })
 }
 
@@ -146,6 +147,7 @@ fn simt_hier(name: &str, layout: GemmLayout) -> Result<Pipelined> {
         stages: 2,
         predicated: true,
         min_blocks_per_sm: 1,
+        k_block_unroll: None,
     })
 }
 

@@ -93,3 +93,23 @@ fn more_ctas_per_sm_than_shared_memory_allows() {
         "3 CTAs of 98304 bytes of shared memory exceed",
     );
 }
+
+#[test]
+fn k_block_unroll_must_keep_the_indices_static() {
+    let mut plan = sgemm();
+    pipelined(&mut plan).k_block_unroll = Some(3);
+    refused(&plan, "k-block unroll", "3 must be even and divide BK = 32");
+    // NN swizzles B with 8 phases along K: a factor of 4 would index them at run time
+    let mut nn = named::plan("sgemm-sm80", GemmLayout::parse("NN").unwrap()).unwrap();
+    pipelined(&mut nn).k_block_unroll = Some(4);
+    refused(
+        &nn,
+        "k-block unroll",
+        "4 is not a multiple of the 8 swizzle phases of shared B",
+    );
+    pipelined(&mut nn).k_block_unroll = Some(8);
+    let k = emit(&nn).unwrap();
+    assert!(k
+        .source
+        .contains("#pragma unroll 8\n    for (int kb = 0; kb < 32; ++kb)"));
+}

@@ -396,7 +396,10 @@ fn body(w: &mut Writer, plan: &GemmPlan, parts: &Parts) -> Result<()> {
     w.line("__syncthreads();");
     load_frags(w, plan, parts, "0", "0", stage_a, stage_b)?;
     w.open("for (int kt = 0; kt < k_tiles; ++kt)");
-    w.line("#pragma unroll");
+    match p.k_block_unroll {
+        Some(n) => w.line(format!("#pragma unroll {n}")),
+        None => w.line("#pragma unroll"),
+    };
     w.open(format!("for (int kb = 0; kb < {k_block_max}; ++kb)"));
     w.open(format!("if (kb == {})", k_block_max - 1));
     w.comment(

@@ -108,6 +108,37 @@ pub fn pipelined(plan: &GemmPlan, p: &Pipelined) -> Result<Report> {
             ""
         }
     ));
+    if let Some(n) = p.k_block_unroll {
+        if n < 2 || n % 2 != 0 || bk % n != 0 {
+            return Err(plan.error(
+                "k-block unroll",
+                format!("{n} must be even and divide BK = {bk} (the register buffers alternate)"),
+            ));
+        }
+        for (part, l) in [("shared A", &p.smem_a), ("shared B", &p.smem_b)] {
+            if let AnyLayout::Composed(c) = l {
+                let (b, m, s) = c.layout_a().params();
+                let period = 1i64 << (i64::from(b) + i64::from(m) + i64::from(s.max(0)));
+                let k_stride = c
+                    .layout_b()
+                    .mode(1)
+                    .ok()
+                    .and_then(|m| m.stride().as_int().and_then(Int::as_static))
+                    .unwrap_or(0);
+                let phases = if k_stride > 0 && period % k_stride == 0 {
+                    (period / k_stride).min(bk)
+                } else {
+                    1
+                };
+                if n % phases != 0 {
+                    return Err(plan.error(
+                        "k-block unroll",
+                        format!("{n} is not a multiple of the {phases} swizzle phases of {part}"),
+                    ));
+                }
+            }
+        }
+    }
     if p.min_blocks_per_sm < 1 {
         return Err(plan.error("launch bounds", "at least one CTA per SM"));
     }
