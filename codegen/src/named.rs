@@ -251,11 +251,10 @@ fn best_swizzle(
             None => AnyLayout::Plain(smem.clone()),
         };
         let (t, swz) = crate::gemm::frag_tensor(&format!("s{which}"), MemSpace::Smem, &l);
-        let mask = swz.map(|sw| (sw.yyy_mask(), sw.params().2));
         let f = crate::gemm::frag_mma(&mma_thr, which, &t, swz)?;
-        let reads = crate::gemm::bank_ways(&f, f.mode_size(1), bk, 128, mask).unwrap_or(i64::MAX);
+        let reads = crate::gemm::bank_ways(&f, f.mode_size(1), bk, 128).unwrap_or(i64::MAX);
         let w = crate::gemm::frag_copy(&copy_thr, &t, swz, false)?;
-        let writes = crate::gemm::copy_bank_ways(&w, 32, mask).unwrap_or(i64::MAX);
+        let writes = crate::gemm::copy_bank_ways(&w, 32).unwrap_or(i64::MAX);
         let cost = reads.saturating_mul(4).saturating_add(writes);
         if cost < best.0 {
             best = (cost, l);

@@ -14,7 +14,7 @@
 //! # Ok::<(), cute_runtime::RuntimeError>(())
 //! ```
 
-use cute_codegen::{emit, named, GemmLayout, GemmPlan};
+use cute_codegen::{emit, named, GemmLayout, GemmPlan, Kernel};
 
 use crate::error::{Result, RuntimeError};
 use crate::gemm::{launch, Buffers, Problem};
@@ -30,7 +30,13 @@ pub struct Gemm<'g> {
 impl<'g> Gemm<'g> {
     /// Emits, compiles (or finds in the cache) and loads a plan.
     pub fn new(gpu: &'g Gpu, plan: GemmPlan) -> Result<Gemm<'g>> {
-        let loaded = gpu.load(&emit(&plan)?)?;
+        let kernel = emit(&plan)?;
+        Gemm::from_kernel(gpu, plan, &kernel)
+    }
+
+    /// Compiles (or finds in the cache) and loads a kernel already emitted from `plan`.
+    pub fn from_kernel(gpu: &'g Gpu, plan: GemmPlan, kernel: &Kernel) -> Result<Gemm<'g>> {
+        let loaded = gpu.load(kernel)?;
         Ok(Gemm { gpu, plan, loaded })
     }
 
@@ -42,6 +48,11 @@ impl<'g> Gemm<'g> {
     /// The layout of A and B this kernel was generated for.
     pub fn layout(&self) -> GemmLayout {
         self.plan.layout
+    }
+
+    /// The plan (its epilogue decides the reference).
+    pub fn plan(&self) -> &GemmPlan {
+        &self.plan
     }
 
     /// The loaded kernel (its source, launch spec and compile report).

@@ -261,21 +261,26 @@ fn blas_ops(p: &Problem) -> (bool, bool, i32, i32) {
     )
 }
 
-/// cuBLAS SGEMM on the same buffers, in pedantic (pure FP32, no TF32) math mode.
-pub fn cublas_sgemm(blas: &CudaBlas, p: &Problem, bufs: &mut Buffers) -> Result<()> {
+/// The cuBLAS call of a problem (column-major; A and B transposed as their layouts say).
+fn gemm_config<T>(p: &Problem, alpha: T, beta: T) -> GemmConfig<T> {
     let (ta, tb, lda, ldb) = blas_ops(p);
-    let cfg = GemmConfig {
+    GemmConfig {
         transa: op(ta),
         transb: op(tb),
         m: p.m as i32,
         n: p.n as i32,
         k: p.k as i32,
-        alpha: p.alpha,
+        alpha,
         lda,
         ldb,
-        beta: p.beta,
+        beta,
         ldc: p.ldc as i32,
-    };
+    }
+}
+
+/// cuBLAS SGEMM on the same buffers, in pedantic (pure FP32, no TF32) math mode.
+pub fn cublas_sgemm(blas: &CudaBlas, p: &Problem, bufs: &mut Buffers) -> Result<()> {
+    let cfg = gemm_config(p, p.alpha, p.beta);
     // SAFETY: the buffers have the problem's sizes.
     unsafe { blas.gemm(cfg, &bufs.a, &bufs.b, &mut bufs.c) }
         .map_err(|e| RuntimeError::Cublas(format!("{e:?}")))
@@ -309,19 +314,7 @@ pub fn reference(
             .map_err(|e| RuntimeError::Driver(format!("upload: {e:?}")))
     };
     let (da, db, mut dc) = (up(a)?, up(b)?, up(c)?);
-    let (ta, tb, lda, ldb) = blas_ops(p);
-    let cfg = GemmConfig {
-        transa: op(ta),
-        transb: op(tb),
-        m: p.m as i32,
-        n: p.n as i32,
-        k: p.k as i32,
-        alpha: f64::from(p.alpha),
-        lda,
-        ldb,
-        beta: f64::from(p.beta),
-        ldc: p.ldc as i32,
-    };
+    let cfg = gemm_config(p, f64::from(p.alpha), f64::from(p.beta));
     // SAFETY: the buffers have the problem's sizes.
     unsafe { blas.gemm(cfg, &da, &db, &mut dc) }
         .map_err(|e| RuntimeError::Cublas(format!("{e:?}")))?;

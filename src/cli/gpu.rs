@@ -6,9 +6,10 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use cute::codegen::named::{plan, NAMES};
-use cute::codegen::{emit, GemmLayout, GemmPlan};
+use cute::codegen::{emit, GemmLayout, GemmPlan, Kernel};
+use cute::runtime::api::Gemm;
 use cute::runtime::bench::bench;
-use cute::runtime::cache::Source;
+use cute::runtime::cache::{self, Source};
 use cute::runtime::check::check;
 use cute::runtime::gemm::{pedantic, Problem};
 use cute::runtime::gpu::Gpu;
@@ -81,8 +82,8 @@ pub fn run(args: &[String]) -> ExitCode {
     };
     println!("{name} {layout} M={} N={} K={}", o.m, o.n, o.k);
     let t = Instant::now();
-    let kernel = match plan(name, layout).and_then(|p| emit(&p)) {
-        Ok(k) => k,
+    let (gplan, kernel) = match plan(name, layout).and_then(|p| Ok((p.clone(), emit(&p)?))) {
+        Ok(pk) => pk,
         Err(e) => return fail(e),
     };
     println!(
@@ -92,11 +93,15 @@ pub fn run(args: &[String]) -> ExitCode {
     );
     match nvrtc::available() {
         Ok(()) => {
+            // through the cache, so the launch below finds the cubin
             let t = Instant::now();
-            match nvrtc::compile(&kernel.name, &kernel.source, "sm_90a") {
-                Ok(c) => println!(
-                    "  NVRTC sm_90a:  {:.0} ms, {} registers, {} bytes spilled",
-                    t.elapsed().as_secs_f64() * 1e3,
+            match cache::compile(&kernel.name, &kernel.source, "sm_90a") {
+                Ok((c, src)) => println!(
+                    "  NVRTC sm_90a:  {}, {} registers, {} bytes spilled",
+                    match src {
+                        Source::Compiled => format!("{:.0} ms", t.elapsed().as_secs_f64() * 1e3),
+                        Source::Memory | Source::Disk => "from the compile cache".to_string(),
+                    },
                     c.registers.map_or("?".into(), |r| r.to_string()),
                     c.spill_bytes
                         .map_or("? (no ptxas report)".into(), |r| r.to_string())
@@ -106,22 +111,43 @@ pub fn run(args: &[String]) -> ExitCode {
         }
         Err(e) => println!("  skipped compile: {e}"),
     }
-    let gpu = match Gpu::open() {
+    let Some((gpu, blas)) = (match gpu_and_blas("  skipped launch, verification and timing") {
         Ok(g) => g,
-        Err(e) => {
-            println!("  skipped launch, verification and timing: {e}");
-            return ExitCode::SUCCESS;
-        }
+        Err(e) => return fail(e),
+    }) else {
+        return ExitCode::SUCCESS;
     };
-    match on_gpu(&gpu, name, &problem) {
+    match on_gpu(&gpu, &blas, gplan, &kernel, &problem) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(e),
     }
 }
 
-fn on_gpu(gpu: &Gpu, name: &str, p: &Problem) -> Result<(), RuntimeError> {
-    let gplan = plan(name, p.layout)?;
-    let loaded = gpu.load(&emit(&gplan)?)?;
+/// The GPU and cuBLAS (pedantic FP32), or `None` after printing `{skipped}: why` on a machine
+/// without a GPU.
+fn gpu_and_blas(skipped: &str) -> Result<Option<(Gpu, CudaBlas)>, RuntimeError> {
+    let gpu = match Gpu::open() {
+        Ok(g) => g,
+        Err(e) => {
+            println!("{skipped}: {e}");
+            return Ok(None);
+        }
+    };
+    let blas =
+        CudaBlas::new(gpu.stream.clone()).map_err(|e| RuntimeError::Cublas(format!("{e:?}")))?;
+    pedantic(&blas)?;
+    Ok(Some((gpu, blas)))
+}
+
+fn on_gpu(
+    gpu: &Gpu,
+    blas: &CudaBlas,
+    gplan: GemmPlan,
+    kernel: &Kernel,
+    p: &Problem,
+) -> Result<(), RuntimeError> {
+    let gemm = Gemm::from_kernel(gpu, gplan, kernel)?;
+    let loaded = gemm.loaded();
     println!(
         "  GPU:           {} ({}), {} registers per thread (from the loaded function), {}",
         gpu.name,
@@ -132,12 +158,9 @@ fn on_gpu(gpu: &Gpu, name: &str, p: &Problem) -> Result<(), RuntimeError> {
             Source::Memory | Source::Disk => "from the compile cache".to_string(),
         }
     );
-    let blas =
-        CudaBlas::new(gpu.stream.clone()).map_err(|e| RuntimeError::Cublas(format!("{e:?}")))?;
-    pedantic(&blas)?;
     for beta in [0.0f32, 0.5] {
         let q = Problem { beta, ..*p };
-        let out = check(gpu, &blas, &loaded, &q, &gplan.epilogue, 1)?;
+        let out = check(gpu, blas, loaded, &q, &gemm.plan().epilogue, 1)?;
         println!(
             "  check beta={beta}: {} (worst |error|/tolerance {:.3} at m={} n={}: {} vs {})",
             if out.pass { "pass" } else { "FAIL" },
@@ -149,11 +172,12 @@ fn on_gpu(gpu: &Gpu, name: &str, p: &Problem) -> Result<(), RuntimeError> {
         );
         if !out.pass {
             return Err(RuntimeError::Problem(format!(
-                "{name} computed a wrong result"
+                "{} computed a wrong result",
+                loaded.kernel.name
             )));
         }
     }
-    let t = bench(gpu, &blas, &loaded, p, 20)?;
+    let t = bench(gpu, blas, loaded, p, 20)?;
     let (ours, theirs) = t.tflops(p);
     println!(
         "  time:          {:.3} ms = {ours:.1} TFLOP/s; cuBLAS SGEMM (pedantic FP32) {:.3} ms = {theirs:.1} TFLOP/s; {:.1}% of cuBLAS",
@@ -188,18 +212,12 @@ pub fn check_all(args: &[String]) -> ExitCode {
     if args.iter().all(|a| a != "--layout") {
         o.layouts = GemmLayout::all().to_vec();
     }
-    let gpu = match Gpu::open() {
+    let Some((gpu, blas)) = (match gpu_and_blas("skipped") {
         Ok(g) => g,
-        Err(e) => {
-            println!("skipped: {e}");
-            return ExitCode::SUCCESS;
-        }
+        Err(e) => return fail(e),
+    }) else {
+        return ExitCode::SUCCESS;
     };
-    let blas = match CudaBlas::new(gpu.stream.clone()) {
-        Ok(b) => b,
-        Err(e) => return fail(format!("cuBLAS: {e:?}")),
-    };
-    let _ = pedantic(&blas);
     let mut lines = vec![format!(
         "# cute check on {} ({}): kernel layout M N K beta result worst",
         gpu.name, gpu.arch
@@ -207,18 +225,11 @@ pub fn check_all(args: &[String]) -> ExitCode {
     let (mut passed, mut failed) = (0, 0);
     for name in &o.names {
         for &layout in &o.layouts {
-            let loaded = match plan(name, layout)
-                .and_then(|p| emit(&p))
-                .map_err(RuntimeError::from)
-                .and_then(|k| gpu.load(&k))
-            {
-                Ok(l) => l,
+            let gemm = match Gemm::named(&gpu, name, layout) {
+                Ok(g) => g,
                 Err(e) => return fail(e),
             };
-            let gplan: GemmPlan = match plan(name, layout) {
-                Ok(p) => p,
-                Err(e) => return fail(e),
-            };
+            let (loaded, epilogue) = (gemm.loaded(), &gemm.plan().epilogue);
             // `--m/--n/--k` pick one size (as the sanitizer script does); otherwise the matrix
             let one = [(o.m.max(1), o.n.max(1), o.k.max(1))];
             let sizes: &[(i64, i64, i64)] = if o.m > 0 || o.n > 0 || o.k > 0 {
@@ -235,7 +246,7 @@ pub fn check_all(args: &[String]) -> ExitCode {
                         Ok(p) => p,
                         Err(e) => return fail(e),
                     };
-                    let line = match check(&gpu, &blas, &loaded, &p, &gplan.epilogue, i as u64) {
+                    let line = match check(&gpu, &blas, loaded, &p, epilogue, i as u64) {
                         Ok(out) => {
                             if out.pass {
                                 passed += 1
@@ -277,20 +288,12 @@ pub fn bench_all(args: &[String]) -> ExitCode {
     if o.names.is_empty() {
         return fail("bench needs kernel names (cute emit --list)");
     }
-    let gpu = match Gpu::open() {
+    let Some((gpu, blas)) = (match gpu_and_blas("skipped") {
         Ok(g) => g,
-        Err(e) => {
-            println!("skipped: {e}");
-            return ExitCode::SUCCESS;
-        }
+        Err(e) => return fail(e),
+    }) else {
+        return ExitCode::SUCCESS;
     };
-    let blas = match CudaBlas::new(gpu.stream.clone()) {
-        Ok(b) => b,
-        Err(e) => return fail(format!("cuBLAS: {e:?}")),
-    };
-    if let Err(e) = pedantic(&blas) {
-        return fail(e);
-    }
     println!("# {} ({}); cuBLAS SGEMM in CUBLAS_PEDANTIC_MATH (pure FP32); CUDA events, 3 warm-ups, median of 20", gpu.name, gpu.arch);
     println!("| kernel | layout | M x N x K | ms | TFLOP/s | cuBLAS TFLOP/s | % of cuBLAS |");
     println!("|---|---|---|---:|---:|---:|---:|");
@@ -303,12 +306,8 @@ pub fn bench_all(args: &[String]) -> ExitCode {
     ];
     for name in &o.names {
         for &layout in &o.layouts {
-            let loaded = match plan(name, layout)
-                .and_then(|p| emit(&p))
-                .map_err(RuntimeError::from)
-                .and_then(|k| gpu.load(&k))
-            {
-                Ok(l) => l,
+            let gemm = match Gemm::named(&gpu, name, layout) {
+                Ok(g) => g,
                 Err(e) => return fail(e),
             };
             for (m, n, k) in sizes {
@@ -316,7 +315,7 @@ pub fn bench_all(args: &[String]) -> ExitCode {
                     Ok(p) => p,
                     Err(e) => return fail(e),
                 };
-                match bench(&gpu, &blas, &loaded, &p, 20) {
+                match bench(&gpu, &blas, gemm.loaded(), &p, 20) {
                     Ok(t) => {
                         let (ours, theirs) = t.tflops(&p);
                         println!("| {name} | {layout} | {m} x {n} x {k} | {:.3} | {ours:.1} | {theirs:.1} | {:.1}% |", t.kernel_ms, 100.0 * ours / theirs);

@@ -76,6 +76,12 @@ pub fn mma(
     of(&p, sw).ok_or_else(|| cute_layout::Error::Eval("a partition of a pointer tensor".into()))
 }
 
+/// A thread base at `tid` (shared-memory partitions depend on `tid` only; `None` if it names
+/// another symbol).
+pub fn base_at(base: &Int, tid: i64) -> Option<i64> {
+    base.evaluate(&|name| (name == "tid").then_some(tid))
+}
+
 impl Frag {
     /// The offset (relative to the base) of a coordinate of the fragment.
     pub fn rel(&self, coord: &[Int]) -> cute_layout::Result<Int> {

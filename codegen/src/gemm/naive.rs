@@ -2,10 +2,10 @@
 
 use cute_layout::{s, Coord, Element, Layout, Tensor, Tiler};
 
-use super::common::{header, offset, signature, store_element, sym};
+use super::common::{header, offset, plain_kernel, signature, store_element, sym};
 use super::plan::{GemmPlan, Policy};
 use crate::error::Result;
-use crate::kernel::{Kernel, LaunchSpec};
+use crate::kernel::Kernel;
 use crate::writer::Writer;
 
 /// Emits a naive kernel.
@@ -54,26 +54,7 @@ pub fn emit(plan: &GemmPlan) -> Result<Kernel> {
     w.close("");
     store_element(&mut w, &plan.epilogue, "", "m", "n", "acc", &c);
     w.close("");
-    let launch = LaunchSpec {
-        grid: [
-            cute_layout::Int::symbol("M")
-                .ceil_div(&s(tile.0))
-                .map_err(plan.layout_error("grid"))?,
-            cute_layout::Int::symbol("N")
-                .ceil_div(&s(tile.1))
-                .map_err(plan.layout_error("grid"))?,
-            s(1),
-        ],
-        block: [threads, 1, 1],
-        dynamic_smem_bytes: 0,
-        params: super::common::params(plan),
-        requirements: Vec::new(),
-    };
-    Ok(Kernel {
-        name: plan.kernel_name(),
-        source: w.finish(),
-        launch,
-    })
+    plain_kernel(plan, w, *tile, threads)
 }
 
 /// The (m, n) C++ expressions of thread `tid`'s element, from the coordinate tensor.

@@ -51,22 +51,20 @@ pub fn emit(plan: &GemmPlan) -> Result<Kernel> {
         ("tCsA", &parts.mma_a, stage_stride(&p.smem_a)),
         ("tCsB", &parts.mma_b, stage_stride(&p.smem_b)),
     ] {
-        let mask = f.swizzle.map(|sw| (sw.yyy_mask(), sw.params().2));
         let bits = if vectorizable(f, &value_offsets(f), parts.threads, stage) {
             128
         } else {
             32
         };
-        if let Some(ways) = verify::bank_ways(f, frag_count(f), p.cta.2, bits, mask) {
+        if let Some(ways) = verify::bank_ways(f, frag_count(f), p.cta.2, bits) {
             report.notes.push(format!(
                 "bank conflicts of the {name} reads (warp 0, {bits}-bit): max_ways={ways}"
             ));
         }
     }
     for (name, cp) in [("tAsA", &parts.copy[0]), ("tBsB", &parts.copy[1])] {
-        let mask = cp.s.swizzle.map(|sw| (sw.yyy_mask(), sw.params().2));
         let bits = 32 * cp.vector;
-        if let Some(ways) = verify::copy_bank_ways(&cp.s, bits, mask) {
+        if let Some(ways) = verify::copy_bank_ways(&cp.s, bits) {
             report.notes.push(format!(
                 "bank conflicts of the {name} writes (warp 0, {bits}-bit): max_ways={ways}"
             ));
@@ -528,33 +526,50 @@ fn copy_tile(
     Ok(())
 }
 
+/// The copy at fragment coordinate `at` = `(_, i, j, _)` (static, or the loop symbols `ci`, `cj`);
+/// its shared index is `s_idx` when given (a split swizzle), else the full expression.
+fn one_copy(
+    which: &str,
+    cp: &CopyParts,
+    stage: i64,
+    bk: i64,
+    at: &[Int],
+    s_idx: Option<String>,
+) -> cute_layout::Result<OneCopy> {
+    let k_mode = cp.g.layout.mode(3)?;
+    let k_stride = c(k_mode
+        .stride()
+        .as_int()
+        .ok_or_else(|| cute_layout::Error::Eval("a k-tile stride that is one integer".into()))?);
+    let g_rel = c(&cp.g.rel(at)?);
+    let s_idx = match s_idx {
+        Some(i) => i,
+        None => {
+            let plain = format!("t{which}s{which} + {} + pipe * {stage}", c(&cp.s.rel(at)?));
+            match cp.s.swizzle {
+                Some(_) => format!("swizzle_{which}({plain})"),
+                None => plain,
+            }
+        }
+    };
+    let delta = frag::coord_delta(&cp.coord, at)?;
+    Ok(OneCopy {
+        s_idx,
+        g_idx: format!("t{which}g{which} + {g_rel} + kt * {k_stride}"),
+        row: crate::cexpr::add(&format!("t{which}c{which}_row"), &delta[0]),
+        k: format!(
+            "{} + kt * {bk}",
+            crate::cexpr::add(&format!("t{which}c{which}_k"), &delta[1])
+        ),
+    })
+}
+
 /// The copy of iteration `(ci, cj)` as expressions of the loop indices (None when the algebra
 /// cannot express a mode's offset symbolically), with the two trip counts.
 fn rolled_copy(which: &str, cp: &CopyParts, stage: i64, bk: i64) -> Option<(OneCopy, i64, i64)> {
-    let (n1, n2) = (cp.g.mode_size(1), cp.g.mode_size(2));
     let at = [s(0), Int::symbol("ci"), Int::symbol("cj"), s(0)];
-    let k_stride = c(cp.g.layout.mode(3).ok()?.stride().as_int()?);
-    let g_rel = c(&cp.g.rel(&at).ok()?);
-    let s_rel = c(&cp.s.rel(&at).ok()?);
-    let delta = frag::coord_delta(&cp.coord, &at).ok()?;
-    let s_idx = format!("t{which}s{which} + {s_rel} + pipe * {stage}");
-    let s_idx = match cp.s.swizzle {
-        Some(_) => format!("swizzle_{which}({s_idx})"),
-        None => s_idx,
-    };
-    Some((
-        OneCopy {
-            s_idx,
-            g_idx: format!("t{which}g{which} + {g_rel} + kt * {k_stride}"),
-            row: crate::cexpr::add(&format!("t{which}c{which}_row"), &delta[0]),
-            k: format!(
-                "{} + kt * {bk}",
-                crate::cexpr::add(&format!("t{which}c{which}_k"), &delta[1])
-            ),
-        },
-        n1,
-        n2,
-    ))
+    let copy = one_copy(which, cp, stage, bk, &at, None).ok()?;
+    Some((copy, cp.g.mode_size(1), cp.g.mode_size(2)))
 }
 
 /// Every copy instruction of one thread for one k-tile.
@@ -567,15 +582,14 @@ fn copy_list(
 ) -> Result<Vec<OneCopy>> {
     let err = plan.layout_error("copy");
     let (n1, n2) = (cp.g.mode_size(1), cp.g.mode_size(2));
-    let k_stride_g = cp.g.layout.mode(3).map_err(&err)?;
-    let k_stride = c(k_stride_g.stride().as_int().unwrap_or(&s(0)));
-    let mut statics = Vec::new();
-    for i in 0..n1 {
-        for j in 0..n2 {
-            let rel = cp.s.rel(&[s(0), s(i), s(j), s(0)]).map_err(&err)?;
-            statics.push(rel.as_static().unwrap_or(-1));
-        }
-    }
+    let coords: Vec<[Int; 4]> = (0..n1)
+        .flat_map(|i| (0..n2).map(move |j| [s(0), s(i), s(j), s(0)]))
+        .collect();
+    let statics = coords
+        .iter()
+        .map(|at| Ok(cp.s.rel(at)?.as_static().unwrap_or(-1)))
+        .collect::<cute_layout::Result<Vec<i64>>>()
+        .map_err(&err)?;
     let threads = match &plan.policy {
         Policy::Pipelined(p) => p
             .mma
@@ -585,34 +599,15 @@ fn copy_list(
             .unwrap_or(0),
         _ => 0,
     };
-    let s_base = format!("t{which}s{which}");
-    let s_idx = swizzled_writes(cp.s.swizzle, &s_base, &cp.s.base, &statics, threads, stage);
-    let mut out = Vec::new();
-    for i in 0..n1 {
-        for j in 0..n2 {
-            let at = [s(0), s(i), s(j), s(0)];
-            let g_rel = c(&cp.g.rel(&at).map_err(&err)?);
-            let s_rel = c(&cp.s.rel(&at).map_err(&err)?);
-            let s_idx = match &s_idx {
-                Some(v) => v[(i * n2 + j) as usize].clone(),
-                None => match cp.s.swizzle {
-                    Some(_) => format!("swizzle_{which}({s_base} + {s_rel} + pipe * {stage})"),
-                    None => format!("{s_base} + {s_rel} + pipe * {stage}"),
-                },
-            };
-            let delta = frag::coord_delta(&cp.coord, &at).map_err(&err)?;
-            out.push(OneCopy {
-                s_idx,
-                g_idx: format!("t{which}g{which} + {g_rel} + kt * {k_stride}"),
-                row: crate::cexpr::add(&format!("t{which}c{which}_row"), &delta[0]),
-                k: format!(
-                    "{} + kt * {bk}",
-                    crate::cexpr::add(&format!("t{which}c{which}_k"), &delta[1])
-                ),
-            });
-        }
-    }
-    Ok(out)
+    let split = swizzled_writes(cp.s.swizzle, which, &cp.s.base, &statics, threads, stage);
+    coords
+        .iter()
+        .enumerate()
+        .map(|(n, at)| {
+            let s_idx = split.as_ref().map(|v| v[n].clone());
+            one_copy(which, cp, stage, bk, at, s_idx).map_err(&err)
+        })
+        .collect()
 }
 
 /// Whether a fragment's values load as 128-bit vectors: groups of 4 contiguous, aligned values
@@ -667,8 +662,7 @@ fn split_swizzle(
         return false;
     }
     (0..threads).all(|tid| {
-        let env = |name: &str| (name == "tid").then_some(tid);
-        base.evaluate(&env)
+        frag::base_at(base, tid)
             .is_some_and(|b| b >= 0 && statics.iter().all(|&s| b & s == 0 && b + s < stage))
     })
 }
@@ -679,7 +673,7 @@ fn split_swizzle(
 /// `(swizzle(base) ^ Sw(s)) + pipe * stage`. `None` when the split does not hold (or no swizzle).
 fn swizzled_writes(
     sw: Option<cute_layout::Swizzle>,
-    base_name: &str,
+    which: &str,
     base: &Int,
     statics: &[i64],
     threads: i64,
@@ -694,14 +688,10 @@ fn swizzled_writes(
         .map(|&x| sw.apply(x).ok())
         .collect::<Option<_>>()?;
     let disjoint = (0..threads).all(|tid| {
-        let env = |name: &str| (name == "tid").then_some(tid);
-        let b = base.evaluate(&env).and_then(|b| sw.apply(b).ok());
+        let b = frag::base_at(base, tid).and_then(|b| sw.apply(b).ok());
         b.is_some_and(|b| folded.iter().all(|&f| b & f == 0))
     });
-    let name = format!(
-        "swizzle_{}({base_name})",
-        base_name.chars().nth(1).unwrap_or('A')
-    );
+    let name = format!("swizzle_{which}(t{which}s{which})");
     Some(
         folded
             .iter()
@@ -732,8 +722,7 @@ fn read_phases(f: &Frag, threads: i64, bk: i64, stage: i64) -> Option<i64> {
     let firsts: Vec<i64> = value_offsets(f).chunks(4).map(|g| g[0]).collect();
     let stages = f.mode_size(3).max(1);
     let holds = (0..threads).all(|tid| {
-        let env = |name: &str| (name == "tid").then_some(tid);
-        let Some(base) = f.base.evaluate(&env) else {
+        let Some(base) = frag::base_at(&f.base, tid) else {
             return false;
         };
         (0..bk).all(|kb| {
@@ -754,11 +743,7 @@ fn read_phases(f: &Frag, threads: i64, bk: i64, stage: i64) -> Option<i64> {
 /// Whether the swizzle leaves every thread's base unchanged.
 fn swizzle_fixes(sw: Option<cute_layout::Swizzle>, base: &Int, threads: i64) -> bool {
     let Some(sw) = sw else { return true };
-    (0..threads).all(|tid| {
-        let env = |name: &str| (name == "tid").then_some(tid);
-        base.evaluate(&env)
-            .is_some_and(|b| sw.apply(b).ok() == Some(b))
-    })
+    (0..threads).all(|tid| frag::base_at(base, tid).is_some_and(|b| sw.apply(b).ok() == Some(b)))
 }
 
 /// The static offsets `kb * k_stride + o` of every k block of a fragment.
@@ -930,46 +915,51 @@ mod tests {
     use super::*;
     use crate::gemm::GemmLayout;
 
-    /// Brute force over every thread, k block, fragment vector and stage of every named pipelined
-    /// kernel: where the split form is emitted, it equals the full swizzle.
-    #[test]
-    fn split_swizzle_equals_the_full_swizzle() {
-        let mut checked = 0;
+    /// Calls `f` with every named pipelined plan's name, layout, policy and partitions.
+    fn each_pipelined(mut f: impl FnMut(&str, GemmLayout, &Pipelined, &Parts)) {
         for name in crate::named::NAMES {
             for layout in GemmLayout::all() {
                 let plan = crate::named::plan(name, layout).unwrap();
                 let Policy::Pipelined(p) = &plan.policy else {
                     continue;
                 };
-                let parts = partitions(&plan, p).unwrap();
-                for (f, l) in [(&parts.mma_a, &p.smem_a), (&parts.mma_b, &p.smem_b)] {
-                    let stage = stage_stride(l);
-                    let k_stride = f.mode_stride(2).unwrap();
-                    let firsts: Vec<i64> = value_offsets(f).chunks(4).map(|g| g[0]).collect();
-                    let statics = fragment_statics(&firsts, k_stride, p.cta.2);
-                    if !split_swizzle(f.swizzle, &f.base, &statics, parts.threads, stage) {
-                        continue;
-                    }
-                    let sw = f.swizzle.unwrap();
-                    for tid in 0..parts.threads {
-                        let env = |n: &str| (n == "tid").then_some(tid);
-                        let base = f.base.evaluate(&env).unwrap();
-                        for kb in 0..p.cta.2 {
-                            for &o in &firsts {
-                                let st = kb * k_stride + o;
-                                for pipe in 0..p.stages {
-                                    let full = sw.apply(base + st + pipe * stage).unwrap();
-                                    let split = (sw.apply(base).unwrap() ^ sw.apply(st).unwrap())
-                                        + pipe * stage;
-                                    assert_eq!(full, split, "{name} {layout} tid {tid} kb {kb}");
-                                }
+                f(name, layout, p, &partitions(&plan, p).unwrap());
+            }
+        }
+    }
+
+    /// Brute force over every thread, k block, fragment vector and stage of every named pipelined
+    /// kernel: where the split form is emitted, it equals the full swizzle.
+    #[test]
+    fn split_swizzle_equals_the_full_swizzle() {
+        let mut checked = 0;
+        each_pipelined(|name, layout, p, parts| {
+            for (f, l) in [(&parts.mma_a, &p.smem_a), (&parts.mma_b, &p.smem_b)] {
+                let stage = stage_stride(l);
+                let k_stride = f.mode_stride(2).unwrap();
+                let firsts: Vec<i64> = value_offsets(f).chunks(4).map(|g| g[0]).collect();
+                let statics = fragment_statics(&firsts, k_stride, p.cta.2);
+                if !split_swizzle(f.swizzle, &f.base, &statics, parts.threads, stage) {
+                    continue;
+                }
+                let sw = f.swizzle.unwrap();
+                for tid in 0..parts.threads {
+                    let base = frag::base_at(&f.base, tid).unwrap();
+                    for kb in 0..p.cta.2 {
+                        for &o in &firsts {
+                            let st = kb * k_stride + o;
+                            for pipe in 0..p.stages {
+                                let full = sw.apply(base + st + pipe * stage).unwrap();
+                                let split = (sw.apply(base).unwrap() ^ sw.apply(st).unwrap())
+                                    + pipe * stage;
+                                assert_eq!(full, split, "{name} {layout} tid {tid} kb {kb}");
                             }
                         }
                     }
-                    checked += 1;
                 }
+                checked += 1;
             }
-        }
+        });
         assert!(
             checked >= 8,
             "the split form should apply to the swizzled K-major kernels"
@@ -981,59 +971,45 @@ mod tests {
     #[test]
     fn split_copy_writes_and_read_phases_equal_the_full_swizzle() {
         let (mut writes, mut phases) = (0, 0);
-        for name in crate::named::NAMES {
-            for layout in GemmLayout::all() {
-                let plan = crate::named::plan(name, layout).unwrap();
-                let Policy::Pipelined(p) = &plan.policy else {
-                    continue;
-                };
-                let parts = partitions(&plan, p).unwrap();
-                for (f, l) in [(&parts.mma_a, &p.smem_a), (&parts.mma_b, &p.smem_b)] {
-                    if f.swizzle.is_some() {
-                        assert!(read_phases(f, parts.threads, p.cta.2, stage_stride(l)).is_some());
-                        phases += 1;
-                    }
-                }
-                for (cp, l) in [(&parts.copy[0], &p.smem_a), (&parts.copy[1], &p.smem_b)] {
-                    let Some(sw) = cp.s.swizzle else { continue };
-                    let stage = stage_stride(l);
-                    let (n1, n2) = (cp.s.mode_size(1), cp.s.mode_size(2));
-                    let statics: Vec<i64> = (0..n1)
-                        .flat_map(|i| (0..n2).map(move |j| (i, j)))
-                        .map(|(i, j)| {
-                            cp.s.rel(&[s(0), s(i), s(j), s(0)])
-                                .unwrap()
-                                .as_static()
-                                .unwrap()
-                        })
-                        .collect();
-                    let forms = swizzled_writes(
-                        Some(sw),
-                        "tAsA",
-                        &cp.s.base,
-                        &statics,
-                        parts.threads,
-                        stage,
-                    )
-                    .expect("the K-major copies split");
-                    let disjoint = !forms[0].contains('^');
-                    for tid in 0..parts.threads {
-                        let env = |n: &str| (n == "tid").then_some(tid);
-                        let base = cp.s.base.evaluate(&env).unwrap();
-                        let sb = sw.apply(base).unwrap();
-                        for &st in &statics {
-                            let ss = sw.apply(st).unwrap();
-                            for pipe in 0..p.stages {
-                                let full = sw.apply(base + st + pipe * stage).unwrap();
-                                let split = if disjoint { sb + ss } else { sb ^ ss } + pipe * stage;
-                                assert_eq!(full, split, "{name} {layout} tid {tid}");
-                            }
-                        }
-                    }
-                    writes += 1;
+        each_pipelined(|name, layout, p, parts| {
+            for (f, l) in [(&parts.mma_a, &p.smem_a), (&parts.mma_b, &p.smem_b)] {
+                if f.swizzle.is_some() {
+                    assert!(read_phases(f, parts.threads, p.cta.2, stage_stride(l)).is_some());
+                    phases += 1;
                 }
             }
-        }
+            for (cp, l) in [(&parts.copy[0], &p.smem_a), (&parts.copy[1], &p.smem_b)] {
+                let Some(sw) = cp.s.swizzle else { continue };
+                let stage = stage_stride(l);
+                let (n1, n2) = (cp.s.mode_size(1), cp.s.mode_size(2));
+                let statics: Vec<i64> = (0..n1)
+                    .flat_map(|i| (0..n2).map(move |j| (i, j)))
+                    .map(|(i, j)| {
+                        cp.s.rel(&[s(0), s(i), s(j), s(0)])
+                            .unwrap()
+                            .as_static()
+                            .unwrap()
+                    })
+                    .collect();
+                let forms =
+                    swizzled_writes(Some(sw), "A", &cp.s.base, &statics, parts.threads, stage)
+                        .expect("the K-major copies split");
+                let disjoint = !forms[0].contains('^');
+                for tid in 0..parts.threads {
+                    let base = frag::base_at(&cp.s.base, tid).unwrap();
+                    let sb = sw.apply(base).unwrap();
+                    for &st in &statics {
+                        let ss = sw.apply(st).unwrap();
+                        for pipe in 0..p.stages {
+                            let full = sw.apply(base + st + pipe * stage).unwrap();
+                            let split = if disjoint { sb + ss } else { sb ^ ss } + pipe * stage;
+                            assert_eq!(full, split, "{name} {layout} tid {tid}");
+                        }
+                    }
+                }
+                writes += 1;
+            }
+        });
         assert!(
             writes >= 8 && phases >= 8,
             "writes {writes} phases {phases}"
@@ -1056,37 +1032,30 @@ mod tests {
             }
         };
         let mut rolled = 0;
-        for name in crate::named::NAMES {
-            for layout in GemmLayout::all() {
-                let plan = crate::named::plan(name, layout).unwrap();
-                let Policy::Pipelined(p) = &plan.policy else {
-                    continue;
-                };
-                let parts = partitions(&plan, p).unwrap();
-                for cp in &parts.copy {
-                    let sym = [s(0), Int::symbol("ci"), Int::symbol("cj"), s(0)];
-                    let (g, sh) = (cp.g.rel(&sym).unwrap(), cp.s.rel(&sym).unwrap());
-                    let d = cp.coord.coord_delta(&tuple(&sym)).unwrap();
-                    for i in 0..cp.g.mode_size(1) {
-                        for j in 0..cp.g.mode_size(2) {
-                            let env = env_at(i, j);
-                            let at = [s(0), s(i), s(j), s(0)];
-                            let same = |x: &Int, y: &Int| {
-                                x.evaluate(&env).is_some() && x.evaluate(&env) == y.evaluate(&env)
-                            };
-                            assert!(same(&g, &cp.g.rel(&at).unwrap()), "{name} {layout} gmem");
-                            assert!(same(&sh, &cp.s.rel(&at).unwrap()), "{name} {layout} smem");
-                            let dc = cp.coord.coord_delta(&tuple(&at)).unwrap();
-                            assert!(
-                                d.iter().zip(&dc).all(|(x, y)| same(x, y)),
-                                "{name} {layout}"
-                            );
-                        }
+        each_pipelined(|name, layout, _, parts| {
+            for cp in &parts.copy {
+                let sym = [s(0), Int::symbol("ci"), Int::symbol("cj"), s(0)];
+                let (g, sh) = (cp.g.rel(&sym).unwrap(), cp.s.rel(&sym).unwrap());
+                let d = cp.coord.coord_delta(&tuple(&sym)).unwrap();
+                for i in 0..cp.g.mode_size(1) {
+                    for j in 0..cp.g.mode_size(2) {
+                        let env = env_at(i, j);
+                        let at = [s(0), s(i), s(j), s(0)];
+                        let same = |x: &Int, y: &Int| {
+                            x.evaluate(&env).is_some() && x.evaluate(&env) == y.evaluate(&env)
+                        };
+                        assert!(same(&g, &cp.g.rel(&at).unwrap()), "{name} {layout} gmem");
+                        assert!(same(&sh, &cp.s.rel(&at).unwrap()), "{name} {layout} smem");
+                        let dc = cp.coord.coord_delta(&tuple(&at)).unwrap();
+                        assert!(
+                            d.iter().zip(&dc).all(|(x, y)| same(x, y)),
+                            "{name} {layout}"
+                        );
                     }
-                    rolled += 1;
                 }
+                rolled += 1;
             }
-        }
+        });
         assert!(rolled >= 12);
     }
 

@@ -4,12 +4,12 @@
 //! transposing stores of K-major operands are conflict-free); each thread then accumulates one
 //! output over the tile. Out-of-range elements load as zero, so any M, N, K works.
 
-use cute_layout::{s, tup, Element, Int, Layout, Tensor};
+use cute_layout::{s, tup, Element, Layout, Tensor};
 
-use super::common::{header, offset, signature, store_element, sym};
+use super::common::{header, offset, plain_kernel, signature, store_element, sym};
 use super::plan::{GemmPlan, Major, Policy};
 use crate::error::Result;
-use crate::kernel::{Kernel, LaunchSpec};
+use crate::kernel::Kernel;
 use crate::writer::Writer;
 
 /// Emits a shared-memory tiled kernel.
@@ -100,23 +100,7 @@ pub fn emit(plan: &GemmPlan) -> Result<Kernel> {
         &c,
     );
     w.close("");
-    let grid = |sym_name: &str| {
-        Int::symbol(sym_name)
-            .ceil_div(&s(t))
-            .map_err(plan.layout_error("grid"))
-    };
-    let launch = LaunchSpec {
-        grid: [grid("M")?, grid("N")?, s(1)],
-        block: [t * t, 1, 1],
-        dynamic_smem_bytes: 0,
-        params: super::common::params(plan),
-        requirements: Vec::new(),
-    };
-    Ok(Kernel {
-        name: plan.kernel_name(),
-        source: w.finish(),
-        launch,
-    })
+    plain_kernel(plan, w, (t, t), t * t)
 }
 
 /// One element of an operand's tile per thread, zero-filled outside the matrix. Consecutive
