@@ -58,6 +58,35 @@ fn emit_refuses_unknown_kernels_and_layouts() {
 }
 
 #[test]
+fn emit_takes_a_k_block_unroll_and_refuses_one_that_does_not_fit() {
+    let o = cute(&["emit", "sgemm-sm80", "--k-block-unroll", "8"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(text(&o).contains("#pragma unroll 8\n    for (int kb = 0; kb < 32; ++kb)"));
+    for (args, why) in [
+        (
+            &["emit", "sgemm-sm80", "--k-block-unroll", "4"][..],
+            "4 is not a multiple of the 8 swizzle phases of shared B",
+        ),
+        (
+            &["emit", "naive-rows", "--k-block-unroll", "8"],
+            "only a pipelined plan",
+        ),
+        (
+            &["run", "sgemm-sm80", "--k-block-unroll", "3"],
+            "3 must be even and divide BK = 32",
+        ),
+        (
+            &["emit", "sgemm-sm80", "--k-block-unroll", "x"],
+            "needs an integer",
+        ),
+    ] {
+        let o = cute(args);
+        assert_ne!(o.status.code(), Some(0), "{args:?}");
+        assert!(text(&o).contains(why), "{args:?}: {}", text(&o));
+    }
+}
+
+#[test]
 fn run_does_every_step_it_can() {
     let o = cute(&["run", "sgemm-sm80", "--m", "17", "--n", "33", "--k", "9"]);
     let out = text(&o);

@@ -107,9 +107,21 @@ fn k_block_unroll_must_keep_the_indices_static() {
         "k-block unroll",
         "4 is not a multiple of the 8 swizzle phases of shared B",
     );
-    pipelined(&mut nn).k_block_unroll = Some(8);
+    let nn = nn.with_k_block_unroll(8).unwrap();
     let k = emit(&nn).unwrap();
     assert!(k
         .source
         .contains("#pragma unroll 8\n    for (int kb = 0; kb < 32; ++kb)"));
+}
+
+#[test]
+fn only_a_pipelined_plan_has_a_k_block_unroll() {
+    let naive = named::plan("naive-rows", GemmLayout::parse("NN").unwrap()).unwrap();
+    let err = naive.with_k_block_unroll(8).unwrap_err().to_string();
+    assert!(
+        err.contains("naive-rows")
+            && err.contains("k-block unroll")
+            && err.contains("only a pipelined plan"),
+        "{err}"
+    );
 }

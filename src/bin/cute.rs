@@ -26,8 +26,11 @@ usage: cute <command> [args]
   cute print-layout EXPR...  print C++ CuTe's print_layout table of each rank-2 layout
   cute print EXPR...         print each value as C++ CuTe's print() does (multi-line for
                              Copy_Atom, TiledCopy, MMA_Atom and TiledMMA)
-  cute emit NAME [--layout NN|NT|TN|TT]
-                             write the CUDA C++ of a named GEMM kernel (default layout NN)
+  cute emit NAME [--layout NN|NT|TN|TT] [--k-block-unroll N]
+                             write the CUDA C++ of a named GEMM kernel (default layout NN;
+                             --k-block-unroll: N k blocks per trip of the mainloop's k-block
+                             loop instead of the whole k-tile, a shorter NVRTC compile for a
+                             slower kernel; also taken by run, check and bench)
   cute emit --list           the kernel names, one per line
   cute run NAME [--m M --n N --k K] [--layout L]
                              emit, compile, launch, verify against a float64 reference and
@@ -171,13 +174,17 @@ fn emit_command(args: &[String]) -> ExitCode {
         }
         return ExitCode::SUCCESS;
     }
-    let (mut name, mut layout) = (None, "NN".to_string());
+    let (mut name, mut layout, mut unroll) = (None, "NN".to_string(), None);
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--layout" => match it.next() {
                 Some(l) => layout = l.clone(),
                 None => return usage_error("--layout needs NN, NT, TN or TT"),
+            },
+            "--k-block-unroll" => match it.next().and_then(|n| n.parse::<i64>().ok()) {
+                Some(n) => unroll = Some(n),
+                None => return usage_error("--k-block-unroll needs an integer"),
             },
             _ if name.is_none() => name = Some(a.clone()),
             _ => return usage_error("emit takes one kernel name"),
@@ -189,7 +196,11 @@ fn emit_command(args: &[String]) -> ExitCode {
     let Some(layout) = cute::codegen::GemmLayout::parse(&layout) else {
         return usage_error(&format!("unknown layout '{layout}' (NN, NT, TN or TT)"));
     };
-    match cute::codegen::named::plan(&name, layout).and_then(|p| cute::codegen::emit(&p)) {
+    let plan = cute::codegen::named::plan(&name, layout).and_then(|p| match unroll {
+        Some(n) => p.with_k_block_unroll(n),
+        None => Ok(p),
+    });
+    match plan.and_then(|p| cute::codegen::emit(&p)) {
         Ok(k) => {
             print!("{}", k.source);
             ExitCode::SUCCESS

@@ -5,8 +5,9 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
+use cute::codegen::gemm::Policy;
 use cute::codegen::named::{plan, NAMES};
-use cute::codegen::{emit, GemmLayout, GemmPlan, Kernel};
+use cute::codegen::{emit, CodegenError, GemmLayout, GemmPlan, Kernel};
 use cute::runtime::api::Gemm;
 use cute::runtime::bench::bench;
 use cute::runtime::cache::{self, Source};
@@ -24,6 +25,8 @@ struct Opts {
     k: i64,
     layouts: Vec<GemmLayout>,
     report: Option<String>,
+    /// `--k-block-unroll N`: the pipelined plans unroll N k blocks per trip.
+    k_block_unroll: Option<i64>,
 }
 
 fn parse(args: &[String], default_size: i64) -> Result<Opts, String> {
@@ -34,6 +37,7 @@ fn parse(args: &[String], default_size: i64) -> Result<Opts, String> {
         k: default_size,
         layouts: Vec::new(),
         report: None,
+        k_block_unroll: None,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -46,6 +50,7 @@ fn parse(args: &[String], default_size: i64) -> Result<Opts, String> {
             "--m" => o.m = num("--m")?,
             "--n" => o.n = num("--n")?,
             "--k" => o.k = num("--k")?,
+            "--k-block-unroll" => o.k_block_unroll = Some(num("--k-block-unroll")?),
             "--layout" => {
                 let l = it.next().ok_or("--layout needs NN, NT, TN or TT")?;
                 o.layouts
@@ -59,6 +64,25 @@ fn parse(args: &[String], default_size: i64) -> Result<Opts, String> {
         o.layouts.push(GemmLayout::parse("NN").ok_or("NN")?);
     }
     Ok(o)
+}
+
+/// A named plan, with the k-block unroll of `--k-block-unroll` when given.
+fn named_plan(name: &str, layout: GemmLayout, o: &Opts) -> Result<GemmPlan, CodegenError> {
+    let p = plan(name, layout)?;
+    match o.k_block_unroll {
+        Some(n) => p.with_k_block_unroll(n),
+        None => Ok(p),
+    }
+}
+
+/// A named kernel compiled and loaded (the plan as `named_plan` builds it).
+fn named_gemm<'g>(
+    gpu: &'g Gpu,
+    name: &str,
+    layout: GemmLayout,
+    o: &Opts,
+) -> Result<Gemm<'g>, RuntimeError> {
+    Gemm::new(gpu, named_plan(name, layout, o)?)
 }
 
 fn fail(msg: impl std::fmt::Display) -> ExitCode {
@@ -82,10 +106,11 @@ pub fn run(args: &[String]) -> ExitCode {
     };
     println!("{name} {layout} M={} N={} K={}", o.m, o.n, o.k);
     let t = Instant::now();
-    let (gplan, kernel) = match plan(name, layout).and_then(|p| Ok((p.clone(), emit(&p)?))) {
-        Ok(pk) => pk,
-        Err(e) => return fail(e),
-    };
+    let (gplan, kernel) =
+        match named_plan(name, layout, &o).and_then(|p| Ok((p.clone(), emit(&p)?))) {
+            Ok(pk) => pk,
+            Err(e) => return fail(e),
+        };
     println!(
         "  plan + emit:   {:.2} ms, {} lines of CUDA",
         t.elapsed().as_secs_f64() * 1e3,
@@ -207,7 +232,16 @@ pub fn check_all(args: &[String]) -> ExitCode {
         Err(e) => return fail(e),
     };
     if o.names.is_empty() {
-        o.names = NAMES.iter().map(|s| s.to_string()).collect();
+        // every kernel; with --k-block-unroll, those that have a k-block loop
+        o.names = NAMES
+            .iter()
+            .filter(|n| {
+                o.k_block_unroll.is_none()
+                    || plan(n, GemmLayout::all()[0])
+                        .is_ok_and(|p| matches!(p.policy, Policy::Pipelined(_)))
+            })
+            .map(|s| s.to_string())
+            .collect();
     }
     if args.iter().all(|a| a != "--layout") {
         o.layouts = GemmLayout::all().to_vec();
@@ -225,7 +259,7 @@ pub fn check_all(args: &[String]) -> ExitCode {
     let (mut passed, mut failed) = (0, 0);
     for name in &o.names {
         for &layout in &o.layouts {
-            let gemm = match Gemm::named(&gpu, name, layout) {
+            let gemm = match named_gemm(&gpu, name, layout, &o) {
                 Ok(g) => g,
                 Err(e) => return fail(e),
             };
@@ -306,7 +340,7 @@ pub fn bench_all(args: &[String]) -> ExitCode {
     ];
     for name in &o.names {
         for &layout in &o.layouts {
-            let gemm = match Gemm::named(&gpu, name, layout) {
+            let gemm = match named_gemm(&gpu, name, layout, &o) {
                 Ok(g) => g,
                 Err(e) => return fail(e),
             };

@@ -221,6 +221,22 @@ impl GemmPlan {
         }
     }
 
+    /// The plan with `n` k blocks unrolled per trip of the k-block loop (`Pipelined::k_block_unroll`;
+    /// `cute ... --k-block-unroll N`): a shorter NVRTC compile for a slower mainloop. Whether `n`
+    /// suits the plan (even, divides BK, a multiple of the swizzle phases) is checked at emission.
+    pub fn with_k_block_unroll(mut self, n: i64) -> Result<GemmPlan, CodegenError> {
+        match &mut self.policy {
+            Policy::Pipelined(p) => {
+                p.k_block_unroll = Some(n);
+                Ok(self)
+            }
+            _ => Err(self.error(
+                "k-block unroll",
+                "only a pipelined plan (sgemm-sm80, sgemm-sm80-bias-relu, simt-hier) has a k-block loop",
+            )),
+        }
+    }
+
     /// The kernel's C++ name: `<plan>_<layout>` with `-` as `_`.
     pub fn kernel_name(&self) -> String {
         format!("{}_{}", self.name.replace('-', "_"), self.layout)
