@@ -343,7 +343,12 @@ fn body(w: &mut Writer, plan: &GemmPlan, parts: &Parts) -> Result<()> {
         ("A", &parts.mma_a, &p.smem_a),
         ("B", &parts.mma_b, &p.smem_b),
     ] {
-        if let Some(n) = read_phases(f, parts.threads, p.cta.2, stage_stride(l)) {
+        let (threads, bk, stage) = (parts.threads, p.cta.2, stage_stride(l));
+        if xor_reads(f, threads, bk, stage) {
+            w.comment(format!(
+                "tCs{which} reads: swizzle_{which}(tCs{which} + kb*ks + o) == (tCs{which} ^ swizzle_{which}(kb*ks) ^ kb*ks) + kb*ks + o (XOR-linear; the base stays clear of the swizzle's source bits)"
+            ));
+        } else if let Some(n) = read_phases(f, threads, bk, stage) {
             let k_stride = f.mode_stride(2).unwrap_or(0);
             w.comment(format!(
                 "the swizzle of tCs{which} repeats every {n} k blocks: one base per phase"
@@ -742,6 +747,36 @@ fn swizzled_writes(
     )
 }
 
+/// Whether a swizzled fragment's reads take the XOR form `(base ^ F(kb * ks)) + kb * ks + o +
+/// pipe * stage`, with `F(x) = Sw(x) ^ x` the bits the swizzle flips for k block `kb`: it holds
+/// (checked exhaustively, every thread, k block, vector and stage) when the thread bases and the
+/// vector offsets stay clear of the swizzle's source bits. One register per thread, one XOR per
+/// k block (an immediate once the k block is static), and the index needs no table, so it also
+/// suits a partly unrolled k-block loop.
+fn xor_reads(f: &Frag, threads: i64, bk: i64, stage: i64) -> bool {
+    let (Some(sw), Some(ks)) = (f.swizzle, f.mode_stride(2)) else {
+        return false;
+    };
+    let firsts: Vec<i64> = value_offsets(f).chunks(4).map(|g| g[0]).collect();
+    let stages = f.mode_size(3).max(1);
+    (0..threads).all(|tid| {
+        let Some(base) = frag::base_at(&f.base, tid) else {
+            return false;
+        };
+        (0..bk).all(|kb| {
+            let Ok(flip) = sw.apply(kb * ks).map(|x| x ^ (kb * ks)) else {
+                return false;
+            };
+            firsts.iter().all(|&o| {
+                (0..stages).all(|p| {
+                    let rest = kb * ks + o + p * stage;
+                    sw.apply(base + rest).ok() == Some((base ^ flip) + rest)
+                })
+            })
+        })
+    })
+}
+
 /// The number of k-block phases `n` after which a swizzled fragment's read offsets repeat, when
 /// `Sw(base + kb * ks + o + pipe * stage) == Sw(base + (kb % n) * ks) + (kb / n) * n * ks + o +
 /// pipe * stage` holds for every thread, k block, vector and stage (checked exhaustively): the
@@ -815,7 +850,8 @@ fn load_frags(
         let base = format!("tCs{which} + {kb} * {k_stride} + pipe_read * {stage}");
         let firsts: Vec<i64> = offs.chunks(4).map(|g| g[0]).collect();
         let statics = fragment_statics(&firsts, k_stride, bk_of(plan));
-        let phases = if vec4 {
+        let xor = vec4 && xor_reads(f, parts.threads, bk_of(plan), stage);
+        let phases = if vec4 && !xor {
             read_phases(f, parts.threads, bk_of(plan), stage)
         } else {
             None
@@ -825,7 +861,13 @@ fn load_frags(
         let fixed = split && swizzle_fixes(f.swizzle, &f.base, parts.threads);
         if vec4 {
             for (q, g) in offs.chunks(4).enumerate() {
-                let idx = if let Some(n) = phases {
+                let idx = if xor {
+                    let kbs = format!("{kb} * {k_stride}");
+                    format!(
+                        "(tCs{which} ^ swizzle_{which}({kbs}) ^ ({kbs})) + {kbs} + {} + pipe_read * {stage}",
+                        g[0]
+                    )
+                } else if let Some(n) = phases {
                     format!("tCs{which}_ph[({kb}) % {n}] + ({kb}) / {n} * {} + {} + pipe_read * {stage}", n * k_stride, g[0])
                 } else if split {
                     let b = if fixed {
@@ -1070,14 +1112,31 @@ mod tests {
     /// The copy writes' split form (`Sw(base) + Sw(s)` or `Sw(base) ^ Sw(s)`) against the full
     /// swizzle, for every thread, copy and stage; and the read phases apply where K is swizzled.
     #[test]
-    fn split_copy_writes_and_read_phases_equal_the_full_swizzle() {
+    fn split_copy_writes_and_xor_reads_equal_the_full_swizzle() {
         let (mut writes, mut phases) = (0, 0);
         each_pipelined(|name, layout, p, parts| {
             for (f, l) in [(&parts.mma_a, &p.smem_a), (&parts.mma_b, &p.smem_b)] {
-                if f.swizzle.is_some() {
-                    assert!(read_phases(f, parts.threads, p.cta.2, stage_stride(l)).is_some());
-                    phases += 1;
+                let Some(sw) = f.swizzle else { continue };
+                let (bk, stage) = (p.cta.2, stage_stride(l));
+                // the fallback holds too
+                assert!(read_phases(f, parts.threads, bk, stage).is_some());
+                // the emitted XOR form, re-proved: every thread, k block, vector and stage
+                assert!(xor_reads(f, parts.threads, bk, stage), "{name} {layout}");
+                let ks = f.mode_stride(2).unwrap();
+                for tid in 0..parts.threads {
+                    let base = frag::base_at(&f.base, tid).unwrap();
+                    for kb in 0..bk {
+                        let flip = sw.apply(kb * ks).unwrap() ^ (kb * ks);
+                        for o in value_offsets(f) {
+                            for pipe in 0..p.stages {
+                                let rest = kb * ks + o + pipe * stage;
+                                let full = sw.apply(base + rest).unwrap();
+                                assert_eq!(full, (base ^ flip) + rest, "{name} {layout} tid {tid}");
+                            }
+                        }
+                    }
                 }
+                phases += 1;
             }
             for (cp, l) in [(&parts.copy[0], &p.smem_a), (&parts.copy[1], &p.smem_b)] {
                 let Some(sw) = cp.s.swizzle else { continue };
