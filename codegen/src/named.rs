@@ -114,9 +114,13 @@ fn sgemm_sm80(name: &str, layout: GemmLayout) -> Result<Pipelined> {
         } else {
             2
         },
-        // the whole k-tile unrolled: 8 k blocks per trip compile in half the time but run 7% slower
-        // on the H200 (README, "NVRTC compile time")
-        k_block_unroll: None,
+        // NN/NT/TT unroll the whole k-tile: 8 k blocks per trip compile in half the time but run
+        // 1 to 5% slower on the H200; TN (one CTA per SM) runs 1% faster with 8 (README, "Speed")
+        k_block_unroll: if layout.a == Major::K && layout.b == Major::K {
+            Some(8)
+        } else {
+            None
+        },
     })
 }
 
