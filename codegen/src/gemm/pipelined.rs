@@ -372,18 +372,30 @@ fn body(w: &mut Writer, plan: &GemmPlan, parts: &Parts) -> Result<()> {
     ));
     // The tile loaders.
     let operands = [
-        ("A", &parts.copy[0], stage_a, "M", ("bm", p.cta.0)),
-        ("B", &parts.copy[1], stage_b, "N", ("bn", p.cta.1)),
+        Operand {
+            which: "A",
+            cp: &parts.copy[0],
+            stage: stage_a,
+            rows: "M",
+            tile: ("bm", p.cta.0),
+        },
+        Operand {
+            which: "B",
+            cp: &parts.copy[1],
+            stage: stage_b,
+            rows: "N",
+            tile: ("bn", p.cta.1),
+        },
     ];
     if p.predicated {
-        for (which, cp, stage, rows, _) in operands {
-            edge_copy(w, plan, which, cp, stage, rows, bk)?;
+        for op in &operands {
+            edge_copy(w, plan, op, bk)?;
         }
     }
     w.comment("copies k-tile `kt` of A and B into shared-memory stage `pipe` (zero-filling outside the matrix)");
     w.open("auto load_tile = [&](int kt, int pipe)");
-    for (which, cp, stage, rows, tile) in operands {
-        copy_tile(w, plan, which, cp, stage, rows, bk, tile)?;
+    for op in &operands {
+        copy_tile(w, plan, op, bk)?;
     }
     w.close(";");
     let k_block_max = bk;
@@ -472,20 +484,30 @@ struct OneCopy {
     k: String,
 }
 
+/// One operand's gmem -> smem copy as the tile loaders see it.
+struct Operand<'a> {
+    /// "A" or "B".
+    which: &'a str,
+    cp: &'a CopyParts,
+    /// The stride of the shared tile's stage mode.
+    stage: i64,
+    /// The problem symbol bounding the operand's rows ("M" or "N").
+    rows: &'a str,
+    /// The block index and the CTA tile's extent along those rows (`("bm", 128)`).
+    tile: (&'a str, i64),
+}
+
 /// The copies of one operand's k-tile `kt` into stage `pipe`. Predicated plans branch once per
 /// tile: a tile wholly inside the matrix (the CTA's rows and the k-tile) copies unpredicated; an
 /// edge tile zero-fills what lies outside (`src_bytes` of `cp.async`).
-#[allow(clippy::too_many_arguments)]
-fn copy_tile(
-    w: &mut Writer,
-    plan: &GemmPlan,
-    which: &str,
-    cp: &CopyParts,
-    stage: i64,
-    rows: &str,
-    bk: i64,
-    (block, tile_rows): (&str, i64),
-) -> Result<()> {
+fn copy_tile(w: &mut Writer, plan: &GemmPlan, op: &Operand, bk: i64) -> Result<()> {
+    let Operand {
+        which,
+        cp,
+        stage,
+        rows,
+        tile: (block, tile_rows),
+    } = *op;
     let copies = copy_list(plan, which, cp, stage, bk)?;
     let bytes = cp.vector * 4;
     let unpredicated = |w: &mut Writer| {
@@ -514,15 +536,14 @@ fn copy_tile(
 /// `copy_A_edge(kt, pipe)` (or B): the copies of a k-tile that may cross the matrix's edge,
 /// zero-filling what lies outside (`src_bytes` of `cp.async`); a rolled loop where the algebra
 /// gives the offsets as expressions of the loop indices, so the fast path keeps its registers.
-fn edge_copy(
-    w: &mut Writer,
-    plan: &GemmPlan,
-    which: &str,
-    cp: &CopyParts,
-    stage: i64,
-    rows: &str,
-    bk: i64,
-) -> Result<()> {
+fn edge_copy(w: &mut Writer, plan: &GemmPlan, op: &Operand, bk: i64) -> Result<()> {
+    let Operand {
+        which,
+        cp,
+        stage,
+        rows,
+        ..
+    } = *op;
     let copies = copy_list(plan, which, cp, stage, bk)?;
     let bytes = cp.vector * 4;
     let (bound, other, pos, opos) = if cp.vector_dim == 1 {
@@ -1288,8 +1309,15 @@ mod tests {
         insta::assert_snapshot!(
             "piece_copy_b",
             piece(&|w| {
-                edge_copy(w, &plan, "B", &parts.copy[1], sb, "N", 32).unwrap();
-                copy_tile(w, &plan, "B", &parts.copy[1], sb, "N", 32, ("bn", 128)).unwrap()
+                let op = Operand {
+                    which: "B",
+                    cp: &parts.copy[1],
+                    stage: sb,
+                    rows: "N",
+                    tile: ("bn", 128),
+                };
+                edge_copy(w, &plan, &op, 32).unwrap();
+                copy_tile(w, &plan, &op, 32).unwrap()
             })
         );
         insta::assert_snapshot!(
