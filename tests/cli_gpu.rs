@@ -79,6 +79,15 @@ fn emit_takes_a_k_block_unroll_and_refuses_one_that_does_not_fit() {
             &["emit", "sgemm-sm80", "--k-block-unroll", "x"],
             "needs an integer",
         ),
+        // planned before the GPU is looked for: refused on any machine
+        (
+            &["bench", "sgemm-sm80", "--k-block-unroll", "3"],
+            "3 must be even and divide BK = 32",
+        ),
+        (
+            &["check", "--k-block-unroll", "4"],
+            "4 is not a multiple of the 8 swizzle phases",
+        ),
     ] {
         let o = cute(args);
         assert_ne!(o.status.code(), Some(0), "{args:?}");

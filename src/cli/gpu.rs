@@ -75,14 +75,38 @@ fn named_plan(name: &str, layout: GemmLayout, o: &Opts) -> Result<GemmPlan, Code
     }
 }
 
-/// A named kernel compiled and loaded (the plan as `named_plan` builds it).
-fn named_gemm<'g>(
-    gpu: &'g Gpu,
-    name: &str,
+/// One kernel of a `check` or `bench` run: planned and emitted before the GPU is looked for, so
+/// a plan that cannot be built is an error on any machine.
+struct Planned {
+    name: String,
     layout: GemmLayout,
-    o: &Opts,
-) -> Result<Gemm<'g>, RuntimeError> {
-    Gemm::new(gpu, named_plan(name, layout, o)?)
+    plan: GemmPlan,
+    kernel: Kernel,
+}
+
+impl Planned {
+    /// Compiled (or found in the cache) and loaded.
+    fn load<'g>(&self, gpu: &'g Gpu) -> Result<Gemm<'g>, RuntimeError> {
+        Gemm::from_kernel(gpu, self.plan.clone(), &self.kernel)
+    }
+}
+
+/// Every name x layout of the options, planned and emitted.
+fn plan_all(o: &Opts) -> Result<Vec<Planned>, CodegenError> {
+    let mut out = Vec::new();
+    for name in &o.names {
+        for &layout in &o.layouts {
+            let plan = named_plan(name, layout, o)?;
+            let kernel = emit(&plan)?;
+            out.push(Planned {
+                name: name.clone(),
+                layout,
+                plan,
+                kernel,
+            });
+        }
+    }
+    Ok(out)
 }
 
 fn fail(msg: impl std::fmt::Display) -> ExitCode {
@@ -246,6 +270,10 @@ pub fn check_all(args: &[String]) -> ExitCode {
     if args.iter().all(|a| a != "--layout") {
         o.layouts = GemmLayout::all().to_vec();
     }
+    let planned = match plan_all(&o) {
+        Ok(p) => p,
+        Err(e) => return fail(e),
+    };
     let Some((gpu, blas)) = (match gpu_and_blas("skipped") {
         Ok(g) => g,
         Err(e) => return fail(e),
@@ -257,46 +285,45 @@ pub fn check_all(args: &[String]) -> ExitCode {
         gpu.name, gpu.arch
     )];
     let (mut passed, mut failed) = (0, 0);
-    for name in &o.names {
-        for &layout in &o.layouts {
-            let gemm = match named_gemm(&gpu, name, layout, &o) {
-                Ok(g) => g,
-                Err(e) => return fail(e),
-            };
-            let (loaded, epilogue) = (gemm.loaded(), &gemm.plan().epilogue);
-            // `--m/--n/--k` pick one size (as the sanitizer script does); otherwise the matrix
-            let one = [(o.m.max(1), o.n.max(1), o.k.max(1))];
-            let sizes: &[(i64, i64, i64)] = if o.m > 0 || o.n > 0 || o.k > 0 {
-                &one
-            } else {
-                CHECK_SIZES
-            };
-            for (i, &(m, n, k)) in sizes.iter().enumerate() {
-                if name.starts_with("naive") && m * n * k > 1 << 31 {
-                    continue;
-                }
-                for beta in [0.0f32, 0.5] {
-                    let p = match Problem::new(m, n, k, layout, 1.5, beta) {
-                        Ok(p) => p,
-                        Err(e) => return fail(e),
-                    };
-                    let line = match check(&gpu, &blas, loaded, &p, epilogue, i as u64) {
-                        Ok(out) => {
-                            if out.pass {
-                                passed += 1
-                            } else {
-                                failed += 1
-                            }
-                            format!("{name} {layout} {m} {n} {k} {beta} {} {:.3} (m={} n={} got {} want {})", if out.pass { "pass" } else { "FAIL" }, out.worst, out.at.0, out.at.1, out.at.2, out.at.3)
+    for p in &planned {
+        let (name, layout) = (p.name.as_str(), p.layout);
+        let gemm = match p.load(&gpu) {
+            Ok(g) => g,
+            Err(e) => return fail(e),
+        };
+        let (loaded, epilogue) = (gemm.loaded(), &gemm.plan().epilogue);
+        // `--m/--n/--k` pick one size (as the sanitizer script does); otherwise the matrix
+        let one = [(o.m.max(1), o.n.max(1), o.k.max(1))];
+        let sizes: &[(i64, i64, i64)] = if o.m > 0 || o.n > 0 || o.k > 0 {
+            &one
+        } else {
+            CHECK_SIZES
+        };
+        for (i, &(m, n, k)) in sizes.iter().enumerate() {
+            if name.starts_with("naive") && m * n * k > 1 << 31 {
+                continue;
+            }
+            for beta in [0.0f32, 0.5] {
+                let p = match Problem::new(m, n, k, layout, 1.5, beta) {
+                    Ok(p) => p,
+                    Err(e) => return fail(e),
+                };
+                let line = match check(&gpu, &blas, loaded, &p, epilogue, i as u64) {
+                    Ok(out) => {
+                        if out.pass {
+                            passed += 1
+                        } else {
+                            failed += 1
                         }
-                        Err(e) => {
-                            failed += 1;
-                            format!("{name} {layout} {m} {n} {k} {beta} ERROR {e}")
-                        }
-                    };
-                    println!("{line}");
-                    lines.push(line);
-                }
+                        format!("{name} {layout} {m} {n} {k} {beta} {} {:.3} (m={} n={} got {} want {})", if out.pass { "pass" } else { "FAIL" }, out.worst, out.at.0, out.at.1, out.at.2, out.at.3)
+                    }
+                    Err(e) => {
+                        failed += 1;
+                        format!("{name} {layout} {m} {n} {k} {beta} ERROR {e}")
+                    }
+                };
+                println!("{line}");
+                lines.push(line);
             }
         }
     }
@@ -322,6 +349,10 @@ pub fn bench_all(args: &[String]) -> ExitCode {
     if o.names.is_empty() {
         return fail("bench needs kernel names (cute emit --list)");
     }
+    let planned = match plan_all(&o) {
+        Ok(p) => p,
+        Err(e) => return fail(e),
+    };
     let Some((gpu, blas)) = (match gpu_and_blas("skipped") {
         Ok(g) => g,
         Err(e) => return fail(e),
@@ -338,24 +369,23 @@ pub fn bench_all(args: &[String]) -> ExitCode {
         (8192, 8192, 8192),
         (8192, 2048, 4096),
     ];
-    for name in &o.names {
-        for &layout in &o.layouts {
-            let gemm = match named_gemm(&gpu, name, layout, &o) {
-                Ok(g) => g,
+    for p in &planned {
+        let (name, layout) = (p.name.as_str(), p.layout);
+        let gemm = match p.load(&gpu) {
+            Ok(g) => g,
+            Err(e) => return fail(e),
+        };
+        for (m, n, k) in sizes {
+            let p = match Problem::new(m, n, k, layout, 1.0, 0.0) {
+                Ok(p) => p,
                 Err(e) => return fail(e),
             };
-            for (m, n, k) in sizes {
-                let p = match Problem::new(m, n, k, layout, 1.0, 0.0) {
-                    Ok(p) => p,
-                    Err(e) => return fail(e),
-                };
-                match bench(&gpu, &blas, gemm.loaded(), &p, 20) {
-                    Ok(t) => {
-                        let (ours, theirs) = t.tflops(&p);
-                        println!("| {name} | {layout} | {m} x {n} x {k} | {:.3} | {ours:.1} | {theirs:.1} | {:.1}% |", t.kernel_ms, 100.0 * ours / theirs);
-                    }
-                    Err(e) => return fail(e),
+            match bench(&gpu, &blas, gemm.loaded(), &p, 20) {
+                Ok(t) => {
+                    let (ours, theirs) = t.tflops(&p);
+                    println!("| {name} | {layout} | {m} x {n} x {k} | {:.3} | {ours:.1} | {theirs:.1} | {:.1}% |", t.kernel_ms, 100.0 * ours / theirs);
                 }
+                Err(e) => return fail(e),
             }
         }
     }
