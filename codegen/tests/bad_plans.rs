@@ -125,3 +125,50 @@ fn only_a_pipelined_plan_has_a_k_block_unroll() {
         "{err}"
     );
 }
+
+/// The emitter lowers a per-thread FMA outer product: a tensor-core MMA atom would need the
+/// `mma.sync` lowering, so it is refused rather than emitted as something else.
+#[test]
+fn only_universal_fma_is_lowered() {
+    use cute_layout::atom::{make_tiled_mma, MmaAtom, MmaOp};
+    let mut plan = sgemm();
+    let op = MmaOp::from_name("SM80_16x8x8_F32TF32TF32F32_TN").unwrap();
+    let mma = make_tiled_mma(
+        MmaAtom::new(op),
+        &Layout::new(tup![s(2), s(4)], tup![s(1), s(2)]).unwrap(),
+        &[],
+    )
+    .unwrap();
+    pipelined(&mut plan).mma = mma;
+    refused(&plan, "TiledMMA", "SM80_16x8x8_F32TF32TF32F32_TN");
+}
+
+/// FP32 only so far: an FMA over other types is refused with the types it has.
+#[test]
+fn only_fp32_is_emitted() {
+    use cute_layout::atom::{make_tiled_mma, MmaAtom, MmaOp};
+    use cute_layout::ElemType::{F16, F32};
+    let mut plan = sgemm();
+    let p = pipelined(&mut plan);
+    let mma = make_tiled_mma(
+        MmaAtom::new(MmaOp::universal_fma(F32, F16, F16, F32)),
+        &Layout::new(tup![s(16), s(16)], tup![s(1), s(16)]).unwrap(),
+        &[],
+    )
+    .unwrap();
+    p.mma = mma;
+    refused(&plan, "TiledMMA", "UniversalFMA<float,half_t,half_t,float>");
+}
+
+#[test]
+fn a_copy_of_other_values_is_refused() {
+    use cute_layout::atom::{make_tiled_copy, CopyAtom, CopyOp};
+    use cute_layout::ElemType::F16;
+    let mut plan = sgemm();
+    // NT: A is M-major, copied as 128-bit vectors by 32 x 8 threads
+    let atom = CopyAtom::new(CopyOp::CpAsyncCacheGlobal { bits: 128 }, F16).unwrap();
+    let thr = Layout::new(tup![s(32), s(8)], tup![s(1), s(32)]).unwrap();
+    let val = Layout::new(tup![s(8), s(1)], tup![s(1), s(0)]).unwrap();
+    pipelined(&mut plan).copy_a = make_tiled_copy(&atom, &thr, &val).unwrap();
+    refused(&plan, "TiledCopy A", "copies half_t values");
+}

@@ -3,7 +3,8 @@
 
 use std::collections::BTreeSet;
 
-use cute_layout::{AnyLayout, Int};
+use cute_layout::atom::MmaOp;
+use cute_layout::{AnyLayout, ElemType, Int};
 
 use super::frag::Frag;
 use super::plan::{GemmPlan, Pipelined};
@@ -22,12 +23,42 @@ pub const MAX_SMEM: i64 = 227 * 1024;
 /// Shared memory of one SM on the H100/H200 (sm_90), for CTAs sharing it.
 const SM_SMEM: i64 = 228 * 1024;
 
+/// What the emitter lowers: a `UniversalFMA` (a per-thread FMA outer product) over FP32, copied
+/// as FP32. A tensor-core atom would need the `mma.sync` lowering and other types their own
+/// loads and epilogue; both are refused rather than emitted as FP32 FMA code.
+fn element_types(plan: &GemmPlan, p: &Pipelined) -> Result<()> {
+    let op = p.mma.atom().op();
+    if !matches!(op, MmaOp::UniversalFma { .. }) {
+        return Err(plan.error(
+            "TiledMMA",
+            format!("{op} is a tensor-core atom; the emitter lowers UniversalFMA only"),
+        ));
+    }
+    if op.types().iter().any(|&t| t != ElemType::F32) {
+        return Err(plan.error(
+            "TiledMMA",
+            format!("{op}: only FP32 GEMM is emitted so far (D, A, B and C all float)"),
+        ));
+    }
+    for (part, tc) in [("TiledCopy A", &p.copy_a), ("TiledCopy B", &p.copy_b)] {
+        let t = tc.atom().val_type();
+        if t != ElemType::F32 {
+            return Err(plan.error(
+                part,
+                format!("copies {t} values; only FP32 GEMM is emitted so far"),
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn static_of(x: cute_layout::Result<Int>) -> Option<i64> {
     x.ok().and_then(|v| v.as_static())
 }
 
 /// Checks a pipelined plan.
 pub fn pipelined(plan: &GemmPlan, p: &Pipelined) -> Result<Report> {
+    element_types(plan, p)?;
     let mut notes = Vec::new();
     let threads = static_of(p.mma.num_threads())
         .ok_or_else(|| plan.error("TiledMMA", "thread count must be static"))?;
