@@ -44,6 +44,97 @@ pub fn signature(w: &mut Writer, plan: &GemmPlan, threads: i64, min_blocks: i64)
     w.open(format!("{}({})", plan.kernel_name(), decls.join(", ")));
 }
 
+/// What is pasted into the CUDA as written: the kernel name must be a C identifier, and each
+/// epilogue functor a balanced statement list (it is placed inside its own `{ }` scope, within
+/// the store's guard, and must stay there).
+pub fn check_names(plan: &GemmPlan) -> Result<()> {
+    let name = plan.kernel_name();
+    let ident = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !ident {
+        return Err(plan.error(
+            "name",
+            format!(
+                "the kernel name '{name}' is not a C identifier (letters, digits, '_' and '-')"
+            ),
+        ));
+    }
+    for f in &plan.epilogue.functors {
+        if !balanced(f) {
+            return Err(plan.error(
+                "epilogue",
+                format!("the functor `{f}` does not balance its (), [] and {{}} outside strings and comments"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Whether a C++ fragment's brackets balance (string and character literals and comments
+/// skipped), never closing more than it opened.
+fn balanced(code: &str) -> bool {
+    let mut stack = Vec::new();
+    let mut chars = code.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' | '\'' => {
+                // a literal: up to the unescaped closing quote
+                let mut closed = false;
+                while let Some(d) = chars.next() {
+                    if d == '\\' {
+                        chars.next();
+                    } else if d == c {
+                        closed = true;
+                        break;
+                    }
+                }
+                if !closed {
+                    return false;
+                }
+            }
+            '/' if chars.peek() == Some(&'/') => {
+                // a line comment: to the end of the line
+                for d in chars.by_ref() {
+                    if d == '\n' {
+                        break;
+                    }
+                }
+            }
+            '/' if chars.peek() == Some(&'*') => {
+                chars.next();
+                let mut prev = ' ';
+                let mut closed = false;
+                for d in chars.by_ref() {
+                    if prev == '*' && d == '/' {
+                        closed = true;
+                        break;
+                    }
+                    prev = d;
+                }
+                if !closed {
+                    return false;
+                }
+            }
+            '(' | '[' | '{' => stack.push(c),
+            ')' | ']' | '}' => {
+                let open = match c {
+                    ')' => '(',
+                    ']' => '[',
+                    _ => '{',
+                };
+                if stack.pop() != Some(open) {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    stack.is_empty()
+}
+
 /// A symbol standing for a runtime index (`tid`, `bm`, `k`).
 pub fn sym(name: &str) -> Int {
     Int::symbol(name)
@@ -137,4 +228,34 @@ pub fn plain_kernel(plan: &GemmPlan, w: Writer, tile: (i64, i64), threads: i64) 
         source: w.finish(),
         launch,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::balanced;
+
+    #[test]
+    fn functor_brackets() {
+        for ok in [
+            "x = x * 0.5f;",
+            "x = fmaxf(x, bias[n_]) + a[(m_ + 1)];",
+            "if (x < 0.0f) { x = -x; }",
+            "x += 1.0f; // a note with a } in it",
+            "x += 1.0f; /* ) */",
+            "const char* s = \"}\"; (void)s;",
+            "char c = '{'; (void)c;",
+        ] {
+            assert!(balanced(ok), "{ok}");
+        }
+        for bad in [
+            "x = x * 2.0f; }",
+            "} x = 0.0f; {",
+            "x = (x;",
+            "x = a[1);",
+            "x = 1.0f; /* open",
+            "const char* s = \"open;",
+        ] {
+            assert!(!balanced(bad), "{bad}");
+        }
+    }
 }

@@ -17,6 +17,7 @@ use crate::kernel::Kernel;
 
 /// Verifies a plan and lowers it to CUDA C++.
 pub fn emit(plan: &GemmPlan) -> Result<Kernel> {
+    common::check_names(plan)?;
     match &plan.policy {
         Policy::Naive { .. } => naive::emit(plan),
         Policy::SmemTiled { .. } => tiled::emit(plan),

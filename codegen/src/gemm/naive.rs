@@ -27,6 +27,14 @@ pub fn emit(plan: &GemmPlan) -> Result<Kernel> {
             ),
         ));
     }
+    let image: std::collections::BTreeSet<i64> =
+        (0..threads).filter_map(|i| thr.eval(i).ok()).collect();
+    if image.len() as i64 != threads || image.iter().any(|&t| !(0..threads).contains(&t)) {
+        return Err(plan.error(
+            "thread layout",
+            format!("{thr} must be a bijection onto threads 0..{threads}, one per output"),
+        ));
+    }
     let (m, n) = coordinates(plan, *tile, thr)?;
     let mut w = Writer::new();
     header(&mut w, plan, "one thread per output element");

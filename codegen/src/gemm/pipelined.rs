@@ -47,6 +47,7 @@ pub fn emit(plan: &GemmPlan) -> Result<Kernel> {
     };
     let mut report = verify::pipelined(plan, p)?;
     let parts = partitions(plan, p)?;
+    check_copies(plan, &parts)?;
     for (name, f, stage) in [
         ("tCsA", &parts.mma_a, stage_stride(&p.smem_a)),
         ("tCsB", &parts.mma_b, stage_stride(&p.smem_b)),
@@ -164,7 +165,7 @@ fn partitions<'a>(plan: &GemmPlan, p: &'a Pipelined) -> Result<Parts<'a>> {
         )
     };
     let mut copy = Vec::new();
-    let smem_a = smem_elems(&p.smem_a);
+    let (smem_b_offset, _) = verify::smem_offsets(p);
     for (which, gl, sl, tc, proj, smem_offset) in [
         (
             "A",
@@ -180,7 +181,7 @@ fn partitions<'a>(plan: &GemmPlan, p: &'a Pipelined) -> Result<Parts<'a>> {
             &p.smem_b,
             &p.copy_b,
             step([false, true, true]),
-            smem_a,
+            smem_b_offset,
         ),
     ] {
         let thr = tc.get_slice(sym("tid"));
@@ -243,13 +244,70 @@ fn partitions<'a>(plan: &GemmPlan, p: &'a Pipelined) -> Result<Parts<'a>> {
     })
 }
 
-/// Elements of one operand's shared tile (all stages).
-fn smem_elems(l: &AnyLayout) -> i64 {
-    l.shape_layout()
-        .cosize()
-        .ok()
-        .and_then(|c| c.value())
-        .unwrap_or(0)
+/// Each copy instruction moves what its `cp.async` moves: the atom is as wide as the
+/// partition's vector, the vector is contiguous in global and in shared memory, and every
+/// destination (every thread, copy and stage, through the swizzle) and every global source is
+/// aligned to the vector.
+fn check_copies(plan: &GemmPlan, parts: &Parts) -> Result<()> {
+    let p = parts.p;
+    for (part, cp, tc, l) in [
+        ("TiledCopy A", &parts.copy[0], &p.copy_a, &p.smem_a),
+        ("TiledCopy B", &parts.copy[1], &p.copy_b, &p.smem_b),
+    ] {
+        let v = cp.vector;
+        let bits = match tc.atom().op() {
+            CopyOp::CpAsyncCacheGlobal { bits } | CopyOp::CpAsyncCacheAlways { bits } => {
+                i64::from(bits)
+            }
+            _ => 0,
+        };
+        if bits != 32 * v {
+            return Err(plan.error(
+                part,
+                format!("each thread copies {v} values at a time but its atom moves {bits} bits"),
+            ));
+        }
+        let at = |k: i64| [s(k), s(0), s(0), s(0)];
+        let contiguous =
+            |f: &Frag| (0..v).all(|k| f.rel(&at(k)).ok().and_then(|o| o.as_static()) == Some(k));
+        for (mem, f) in [("global", &cp.g), ("shared", &cp.s)] {
+            if !contiguous(f) {
+                return Err(plan.error(
+                    part,
+                    format!(
+                        "its {v}-value vectors are not contiguous in {mem} memory ({})",
+                        f.layout
+                    ),
+                ));
+            }
+        }
+        let statics: Option<Vec<i64>> = (0..cp.s.mode_size(1))
+            .flat_map(|i| (0..cp.s.mode_size(2)).map(move |j| (i, j)))
+            .map(|(i, j)| cp.s.rel(&[s(0), s(i), s(j), s(0)]).ok()?.as_static())
+            .collect();
+        let stage = stage_stride(l);
+        let aligned = statics.is_some_and(|st| {
+            (0..parts.threads).all(|tid| {
+                frag::base_at(&cp.s.base, tid).is_some_and(|b| {
+                    st.iter().all(|&o| {
+                        (0..p.stages).all(|pipe| {
+                            let x = b + o + pipe * stage;
+                            cp.s.swizzle
+                                .map_or(Some(x), |sw| sw.apply(x).ok())
+                                .is_some_and(|x| (x + cp.smem_offset) % v == 0)
+                        })
+                    })
+                })
+            })
+        });
+        if !aligned || !aligned_for_all_threads(&cp.g.base, v, parts.threads) {
+            return Err(plan.error(
+                part,
+                format!("its {}-byte copies are not aligned to {} bytes for every thread, copy and stage", 4 * v, 4 * v),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The device helpers: cp.async, its fence and wait, the swizzles.
@@ -282,17 +340,26 @@ fn helpers(w: &mut Writer, p: &Pipelined) {
         if let AnyLayout::Composed(cl) = l {
             let sw = cl.layout_a();
             let (b, m, sh) = sw.params();
-            w.comment(format!(
-                "s{name}: {sw} (XOR bits [{},{}) into bits [{},{}))",
+            // CuTe: the B bits at M + max(S, 0) are XORed into the B bits at M - min(S, 0)
+            let (from, to) = (
                 i64::from(m) + i64::from(sh.max(0)),
-                i64::from(m) + i64::from(sh.max(0)) + i64::from(b),
-                m,
-                m + b
+                i64::from(m) - i64::from(sh.min(0)),
+            );
+            let b = i64::from(b);
+            w.comment(format!(
+                "s{name}: {sw} (XOR bits [{from},{}) into bits [{to},{}))",
+                from + b,
+                to + b
             ));
             w.open(format!(
                 "__device__ __forceinline__ int swizzle_{name}(int o)"
             ));
-            w.line(format!("return o ^ ((o & {}) >> {});", sw.yyy_mask(), sh));
+            let shift = if sh >= 0 {
+                format!(">> {sh}")
+            } else {
+                format!("<< {}", -i64::from(sh))
+            };
+            w.line(format!("return o ^ ((o & {}) {shift});", sw.yyy_mask()));
             w.close("");
             w.comment(format!(
                 "a swizzle is XOR-linear: swizzle_{name}(base + s) == swizzle_{name}(base) ^ swizzle_{name}(s) when base and s share no bits"
@@ -1024,7 +1091,7 @@ fn edge_stores(w: &mut Writer, plan: &GemmPlan, parts: &Parts) -> Result<()> {
     let (fm, fn_) = (frag_count(&parts.mma_a), frag_count(&parts.mma_b));
     let total = fm * fn_;
     let threads = parts.threads;
-    let smem_total = parts.copy[1].smem_offset + smem_elems(&parts.p.smem_b);
+    let (_, smem_total) = verify::smem_offsets(parts.p);
     let store = |w: &mut Writer, at: &[Int], value: &str| -> Result<()> {
         let crd = frag::coord_at(&parts.c_coord, at).map_err(&err)?;
         let off = c(&parts.mma_c.rel(at).map_err(&err)?);

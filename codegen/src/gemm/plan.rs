@@ -151,9 +151,9 @@ pub enum Policy {
     Naive { tile: (i64, i64), thr: Layout },
     /// A `tile x tile` shared-memory tile of A and B per K step, one output per thread.
     SmemTiled { tile: i64 },
-    /// A pipelined mainloop: gmem -> smem by a TiledCopy per operand (`cp.async` or plain vector
-    /// loads) over `stages` shared-memory buffers, smem -> registers double-buffered over K blocks,
-    /// a UniversalFMA TiledMMA.
+    /// A pipelined mainloop: gmem -> smem by a `cp.async` TiledCopy per operand (CACHEALWAYS or
+    /// CACHEGLOBAL, 32 to 128 bits) over `stages` shared-memory buffers, smem -> registers
+    /// double-buffered over K blocks, a UniversalFMA TiledMMA over FP32.
     Pipelined(Box<Pipelined>),
 }
 

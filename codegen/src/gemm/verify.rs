@@ -3,8 +3,8 @@
 
 use std::collections::BTreeSet;
 
-use cute_layout::atom::MmaOp;
-use cute_layout::{AnyLayout, ElemType, Int};
+use cute_layout::atom::{CopyOp, MmaOp};
+use cute_layout::{s, AnyLayout, ElemType, Element, Int, IntTuple, Tensor};
 
 use super::frag::Frag;
 use super::plan::{GemmPlan, Pipelined};
@@ -52,6 +52,283 @@ fn element_types(plan: &GemmPlan, p: &Pipelined) -> Result<()> {
     Ok(())
 }
 
+/// The copies are `cp.async` (CACHEALWAYS or CACHEGLOBAL), and two copies of one width use one
+/// cache policy (the kernel defines one `cp_async_<bytes>` helper per width).
+fn copy_ops(plan: &GemmPlan, p: &Pipelined) -> Result<()> {
+    let mut widths: Vec<(u32, &str)> = Vec::new();
+    for (part, tc) in [("TiledCopy A", &p.copy_a), ("TiledCopy B", &p.copy_b)] {
+        let (bits, cache) = match tc.atom().op() {
+            CopyOp::CpAsyncCacheGlobal { bits } => (bits, "cg"),
+            CopyOp::CpAsyncCacheAlways { bits } => (bits, "ca"),
+            other => {
+                return Err(plan.error(
+                    part,
+                    format!("{other}: the pipelined kernel copies with cp.async (CACHEALWAYS or CACHEGLOBAL) only"),
+                ))
+            }
+        };
+        if let Some((_, c)) = widths.iter().find(|(b, c)| *b == bits && *c != cache) {
+            return Err(plan.error(
+                part,
+                format!("cp.async.{cache} of {bits} bits beside the other copy's cp.async.{c} of the same width: one cache policy per width"),
+            ));
+        }
+        widths.push((bits, cache));
+    }
+    Ok(())
+}
+
+/// The CTA tile is positive, BK even (the two register buffers alternate k block by k block and
+/// the k-tile loop restarts them), and there are at least two stages (one being read while the
+/// next is copied).
+fn pipeline_shape(plan: &GemmPlan, p: &Pipelined) -> Result<()> {
+    let (bm, bn, bk) = p.cta;
+    if bm <= 0 || bn <= 0 || bk <= 0 {
+        return Err(plan.error("CTA tile", format!("({bm},{bn},{bk}) must be positive")));
+    }
+    if bk % 2 != 0 {
+        return Err(plan.error(
+            "CTA tile",
+            format!("BK = {bk} must be even: the two register buffers alternate across k-tiles"),
+        ));
+    }
+    if p.stages < 2 {
+        return Err(plan.error(
+            "stages",
+            format!(
+                "{} stages: at least 2 (one read while the next is copied)",
+                p.stages
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The TiledMMA is what the emitter writes: each thread owns `fm` rows of A and `fn` columns of B
+/// for every k block of the tile, and C value `(i, j)` is row `i` of its A fragment times column
+/// `j` of its B fragment (`acc[i + fm*j] += rA[i] * rB[j]`); the C fragments of all threads
+/// cover the CTA tile exactly once (no thread layout along K, no permutation leaving the tile).
+fn outer_product(plan: &GemmPlan, p: &Pipelined, threads: i64) -> Result<()> {
+    let err = plan.layout_error("TiledMMA");
+    let (bm, bn, bk) = p.cta;
+    let thr = p.mma.get_slice(&Int::symbol("tid")).map_err(&err)?;
+    let part = |which: char, rows: i64, cols: i64| -> Result<Tensor> {
+        let id = Tensor::identity(&IntTuple::Tuple(vec![
+            IntTuple::Int(s(rows)),
+            IntTuple::Int(s(cols)),
+        ]))
+        .map_err(&err)?;
+        thr.partition(which, &id).map_err(&err)
+    };
+    let (ta, tb, tc) = (part('A', bm, bk)?, part('B', bn, bk)?, part('C', bm, bn)?);
+    let size = |t: &Tensor, i: usize| {
+        t.layout()
+            .shape_layout()
+            .mode(i)
+            .ok()
+            .and_then(|m| static_of(m.size()))
+            .unwrap_or(-1)
+    };
+    let (fm, fn_) = (size(&ta, 1), size(&tb, 1));
+    let shapes = [
+        size(&ta, 0),
+        size(&tb, 0),
+        size(&tc, 0),
+        size(&ta, 2),
+        size(&tb, 2),
+    ];
+    if shapes != [1, 1, 1, bk, bk] || size(&tc, 1) != fm || size(&tc, 2) != fn_ {
+        return Err(plan.error(
+            "TiledMMA",
+            format!("each thread must own whole rows of A and columns of B over all {bk} k blocks and their outer product in C; its fragments are A {}, B {}, C {}", ta.layout(), tb.layout(), tc.layout()),
+        ));
+    }
+    // thread origins, then static offsets per fragment coordinate
+    // each thread's origin: one expression of `tid` per operand, evaluated per thread
+    let origin_expr = |t: &Tensor| -> Option<Vec<Int>> {
+        let zero = IntTuple::Tuple(vec![IntTuple::Int(s(0)); 3]);
+        match t.at(&zero) {
+            Ok(Element::Coord(v)) if v.len() == 2 => Some(v),
+            _ => None,
+        }
+    };
+    let origin = |v: &[Int], tid: i64| -> Option<(i64, i64)> {
+        let env = |n: &str| (n == "tid").then_some(tid);
+        Some((v[0].evaluate(&env)?, v[1].evaluate(&env)?))
+    };
+    let delta = |t: &Tensor, i: i64, j: i64| -> Option<(i64, i64)> {
+        let c = IntTuple::Tuple(vec![
+            IntTuple::Int(s(0)),
+            IntTuple::Int(s(i)),
+            IntTuple::Int(s(j)),
+        ]);
+        let d = t.coord_delta(&c).ok()?;
+        Some((d.first()?.as_static()?, d.get(1)?.as_static()?))
+    };
+    // a layout is a sum over its modes: delta(i, j) = delta(i, 0) + delta(0, j)
+    let table = |t: &Tensor, n: i64, m: i64| -> Option<Vec<(i64, i64)>> {
+        let rows: Vec<(i64, i64)> = (0..n).map(|i| delta(t, i, 0)).collect::<Option<_>>()?;
+        let cols: Vec<(i64, i64)> = (0..m).map(|j| delta(t, 0, j)).collect::<Option<_>>()?;
+        Some(
+            rows.iter()
+                .flat_map(|r| cols.iter().map(move |c| (r.0 + c.0, r.1 + c.1)))
+                .collect(),
+        )
+    };
+    let fail = || {
+        plan.error("TiledMMA", "its A, B and C fragments are not one outer product per thread covering the CTA tile once")
+    };
+    let (da, db, dc) = (
+        table(&ta, fm, bk).ok_or_else(fail)?,
+        table(&tb, fn_, bk).ok_or_else(fail)?,
+        table(&tc, fm, fn_).ok_or_else(fail)?,
+    );
+    let (ea, eb, ec) = (
+        origin_expr(&ta).ok_or_else(fail)?,
+        origin_expr(&tb).ok_or_else(fail)?,
+        origin_expr(&tc).ok_or_else(fail)?,
+    );
+    let mut covered = vec![false; (bm * bn) as usize];
+    for tid in 0..threads {
+        let (oa, ob, oc) = (
+            origin(&ea, tid).ok_or_else(fail)?,
+            origin(&eb, tid).ok_or_else(fail)?,
+            origin(&ec, tid).ok_or_else(fail)?,
+        );
+        let row = |i: i64| oa.0 + da[(i * bk) as usize].0;
+        let col = |j: i64| ob.0 + db[(j * bk) as usize].0;
+        for (frag, o, n, d) in [(&da, oa, fm, 0), (&db, ob, fn_, 1)] {
+            for i in 0..n {
+                for kb in 0..bk {
+                    let (r, k) = frag[(i * bk + kb) as usize];
+                    let first = frag[(i * bk) as usize].0;
+                    if r != first || o.1 + k != kb {
+                        return Err(plan.error(
+                            "TiledMMA",
+                            format!("thread {tid}'s {} value {i} does not walk k blocks 0..{bk} in order", if d == 0 { "A" } else { "B" }),
+                        ));
+                    }
+                }
+            }
+        }
+        for i in 0..fm {
+            for j in 0..fn_ {
+                let (dm, dn) = dc[(i * fn_ + j) as usize];
+                let (m, n) = (oc.0 + dm, oc.1 + dn);
+                if (m, n) != (row(i), col(j)) || !(0..bm).contains(&m) || !(0..bn).contains(&n) {
+                    return Err(plan.error(
+                        "TiledMMA",
+                        format!("thread {tid}'s C value ({i},{j}) is ({m},{n}), not its A row {} times its B column {} inside the ({bm},{bn}) tile", row(i), col(j)),
+                    ));
+                }
+                if std::mem::replace(&mut covered[(m + bm * n) as usize], true) {
+                    return Err(plan.error(
+                        "TiledMMA",
+                        format!("C element ({m},{n}) of the tile is computed twice"),
+                    ));
+                }
+            }
+        }
+    }
+    let done = covered.iter().filter(|&&c| c).count() as i64;
+    if done != bm * bn {
+        return Err(plan.error(
+            "TiledMMA",
+            format!(
+                "its threads compute {done} of the {} elements of the C tile",
+                bm * bn
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Where sB starts and how many elements the two shared tiles take: sB is placed after sA,
+/// rounded up to 128 bytes (the alignment of 128-bit accesses and of every swizzle the
+/// bank analysis picks).
+pub fn smem_offsets(p: &Pipelined) -> (i64, i64) {
+    let cosize = |l: &AnyLayout| static_of(l.shape_layout().cosize()).unwrap_or(0);
+    let b_offset = (cosize(&p.smem_a) + 31) / 32 * 32;
+    (b_offset, b_offset + cosize(&p.smem_b))
+}
+
+/// A shared tile `(rows, BK, stages)` is stored without overlap: its stage mode is one static
+/// stride (the kernel addresses stage `pipe` as `pipe * stride`), and every element of every
+/// stage, through the swizzle, has its own offset inside the allocation (the inner layout's
+/// cosize).
+fn storage(plan: &GemmPlan, part: &'static str, l: &AnyLayout) -> Result<()> {
+    let inner = l.shape_layout();
+    let stage = inner
+        .mode(2)
+        .ok()
+        .and_then(|m| m.stride().as_int().and_then(Int::as_static));
+    if stage.is_none_or(|s| s <= 0) {
+        return Err(plan.error(
+            part,
+            format!("{l}: its stage mode must be one static positive stride"),
+        ));
+    }
+    let alloc = static_of(inner.cosize()).unwrap_or(0);
+    if 4 * alloc > MAX_SMEM {
+        return Err(plan.error(
+            "shared memory",
+            format!(
+                "{part}, {l}, takes {} bytes; a block has {MAX_SMEM}",
+                4 * alloc
+            ),
+        ));
+    }
+    if static_of(inner.size()).is_none_or(|n| n > alloc) {
+        return Err(plan.error(
+            part,
+            format!("{l} has more elements than offsets: stages and k blocks must not overlap"),
+        ));
+    }
+    let sw = match l {
+        AnyLayout::Composed(c) => Some(c.layout_a()),
+        AnyLayout::Plain(_) => None,
+    };
+    let Some(offsets) = static_offsets(inner) else {
+        return Err(plan.error(part, format!("{l} must be static")));
+    };
+    let mut seen = vec![false; alloc.max(0) as usize];
+    for o in offsets {
+        let o = match sw {
+            Some(sw) => sw.apply(o).map_err(plan.layout_error(part))?,
+            None => o,
+        };
+        let Some(slot) = usize::try_from(o).ok().and_then(|i| seen.get_mut(i)) else {
+            return Err(plan.error(
+                part,
+                format!("{l} puts an element at {o}, outside its {alloc}-element allocation"),
+            ));
+        };
+        if std::mem::replace(slot, true) {
+            return Err(plan.error(
+                part,
+                format!("{l} puts two elements at {o}: stages and k blocks must not overlap"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Every offset of a static layout (in no particular order), from its flattened shape and
+/// stride: one addition per element.
+fn static_offsets(l: &cute_layout::Layout) -> Option<Vec<i64>> {
+    let shape = l.shape().leaves();
+    let stride = l.stride().leaves();
+    let mut offsets = vec![0i64];
+    for (n, d) in shape.iter().zip(&stride) {
+        let (n, d) = (n.as_static()?, d.as_static()?);
+        offsets = offsets
+            .iter()
+            .flat_map(|&o| (0..n).map(move |c| o + c * d))
+            .collect();
+    }
+    Some(offsets)
+}
+
 fn static_of(x: cute_layout::Result<Int>) -> Option<i64> {
     x.ok().and_then(|v| v.as_static())
 }
@@ -59,9 +336,17 @@ fn static_of(x: cute_layout::Result<Int>) -> Option<i64> {
 /// Checks a pipelined plan.
 pub fn pipelined(plan: &GemmPlan, p: &Pipelined) -> Result<Report> {
     element_types(plan, p)?;
+    copy_ops(plan, p)?;
+    pipeline_shape(plan, p)?;
     let mut notes = Vec::new();
     let threads = static_of(p.mma.num_threads())
         .ok_or_else(|| plan.error("TiledMMA", "thread count must be static"))?;
+    if !(1..=1024).contains(&threads) {
+        return Err(plan.error(
+            "TiledMMA",
+            format!("{threads} threads: a CTA has 1 to 1024"),
+        ));
+    }
     for (part, tc) in [("TiledCopy A", &p.copy_a), ("TiledCopy B", &p.copy_b)] {
         let t = static_of(tc.num_threads()).unwrap_or(0);
         if t != threads {
@@ -82,6 +367,7 @@ pub fn pipelined(plan: &GemmPlan, p: &Pipelined) -> Result<Report> {
             ));
         }
     }
+    outer_product(plan, p, threads)?;
     for (part, tc, rows) in [
         ("TiledCopy A", &p.copy_a, bm),
         ("TiledCopy B", &p.copy_b, bn),
@@ -118,11 +404,9 @@ pub fn pipelined(plan: &GemmPlan, p: &Pipelined) -> Result<Report> {
                 return Err(plan.error(part, format!("{} moves elements within 16-byte vectors (its M must be at least 2 for 128-bit copies)", c.layout_a())));
             }
         }
+        storage(plan, part, l)?;
     }
-    let elems: i64 = [&p.smem_a, &p.smem_b]
-        .iter()
-        .map(|l| static_of(l.shape_layout().cosize()).unwrap_or(0))
-        .sum();
+    let (_, elems) = smem_offsets(p);
     let smem_bytes = 4 * elems;
     if smem_bytes > MAX_SMEM {
         return Err(plan.error(
