@@ -44,6 +44,12 @@ pub enum Requirement {
     Divisible { symbol: &'static str, by: i64 },
     /// The pointer is aligned to `bytes`.
     Aligned { pointer: &'static str, bytes: i64 },
+    /// The buffer holds at least `symbol` elements (a fused bias: one per row, `M`, or per
+    /// column, `N`).
+    Length {
+        buffer: &'static str,
+        symbol: &'static str,
+    },
 }
 
 impl fmt::Display for Requirement {
@@ -52,6 +58,9 @@ impl fmt::Display for Requirement {
             Requirement::Divisible { symbol, by } => write!(f, "{symbol} % {by} == 0"),
             Requirement::Aligned { pointer, bytes } => {
                 write!(f, "{pointer} aligned to {bytes} bytes")
+            }
+            Requirement::Length { buffer, symbol } => {
+                write!(f, "{buffer} holds {symbol} values")
             }
         }
     }

@@ -6,7 +6,7 @@ use cudarc::cublas::sys::{cublasMath_t, cublasOperation_t};
 use cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
 use cudarc::driver::{CudaSlice, DevicePtr, LaunchConfig, PushKernelArg};
 use cute_codegen::gemm::Major;
-use cute_codegen::{GemmLayout, Param, Requirement};
+use cute_codegen::{GemmLayout, Kernel, Param, Requirement};
 
 use crate::error::{Result, RuntimeError};
 use crate::gpu::{Gpu, Loaded};
@@ -37,35 +37,72 @@ impl Problem {
         alpha: f32,
         beta: f32,
     ) -> Result<Problem> {
-        for (what, v) in [("M", m), ("N", n), ("K", k)] {
-            if v <= 0 {
-                return Err(RuntimeError::Problem(format!(
-                    "{what} = {v}: sizes must be positive"
-                )));
-            }
-        }
-        if [m * k, n * k, m * n]
-            .iter()
-            .any(|&e| e > i64::from(i32::MAX))
-        {
-            return Err(RuntimeError::Problem(format!(
-                "{m}x{n}x{k}: a matrix exceeds 2^31 elements"
-            )));
-        }
-        let up4 = |x: i64| (x + 3) / 4 * 4;
-        let lda = up4(if layout.a == Major::MN { m } else { k });
-        let ldb = up4(if layout.b == Major::K { k } else { n });
-        Ok(Problem {
+        let up4 = |x: i64| x.saturating_add(3) / 4 * 4;
+        let p = Problem {
             m,
             n,
             k,
             layout,
             alpha,
             beta,
-            lda,
-            ldb,
+            lda: up4(if layout.a == Major::MN { m } else { k }),
+            ldb: up4(if layout.b == Major::K { k } else { n }),
             ldc: up4(m),
-        })
+        };
+        p.check()?;
+        Ok(p)
+    }
+
+    /// `(ld, rows, cols)` of A, B and C as stored: a leading dimension, the extent it strides
+    /// over (the contiguous mode) and the other mode.
+    fn storage(&self) -> [(&'static str, i64, i64, i64); 3] {
+        let (m, n, k) = (self.m, self.n, self.k);
+        let (ra, ca) = if self.layout.a == Major::MN {
+            (m, k)
+        } else {
+            (k, m)
+        };
+        let (rb, cb) = if self.layout.b == Major::K {
+            (k, n)
+        } else {
+            (n, k)
+        };
+        [
+            ("A", self.lda, ra, ca),
+            ("B", self.ldb, rb, cb),
+            ("C", self.ldc, m, n),
+        ]
+    }
+
+    /// Checks every field (they are public): positive sizes, leading dimensions at least the
+    /// rows they stride over, and every matrix (padding included) addressable by the kernels'
+    /// 32-bit `int` offsets.
+    pub fn check(&self) -> Result<()> {
+        for (what, v) in [("M", self.m), ("N", self.n), ("K", self.k)] {
+            if v <= 0 {
+                return Err(RuntimeError::Problem(format!(
+                    "{what} = {v}: sizes must be positive"
+                )));
+            }
+        }
+        for (what, ld, rows, cols) in self.storage() {
+            if ld
+                .max(rows)
+                .checked_mul(cols)
+                .is_none_or(|e| e > i64::from(i32::MAX))
+            {
+                return Err(RuntimeError::Problem(format!(
+                    "{}x{}x{}: {what} ({} x {cols} with its leading dimension) exceeds 2^31 - 1 elements, the kernels' 32-bit offsets",
+                    self.m, self.n, self.k, ld.max(rows)
+                )));
+            }
+            if ld < rows {
+                return Err(RuntimeError::Problem(format!(
+                    "ld{what} = {ld} is below the {rows} rows it strides over"
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// Leading dimensions: ldA, ldB, ldC.
@@ -73,21 +110,15 @@ impl Problem {
         (self.lda, self.ldb, self.ldc)
     }
 
-    /// Elements of the A, B and C buffers (leading dimension x the other storage dimension).
+    /// Elements of the A, B and C buffers (leading dimension x the other storage dimension;
+    /// never less than the rows x cols the kernels address, saturating instead of overflowing
+    /// for fields [`Problem::check`] would refuse).
     pub fn buffer_sizes(&self) -> (usize, usize, usize) {
-        let a = self.lda
-            * if self.layout.a == Major::MN {
-                self.k
-            } else {
-                self.m
-            };
-        let b = self.ldb
-            * if self.layout.b == Major::K {
-                self.n
-            } else {
-                self.k
-            };
-        (a as usize, b as usize, (self.ldc * self.n) as usize)
+        let [a, b, c] = self.storage().map(|(_, ld, rows, cols)| {
+            let e = ld.max(rows).max(0).saturating_mul(cols.max(0));
+            usize::try_from(e).unwrap_or(usize::MAX)
+        });
+        (a, b, c)
     }
 
     /// The value of a problem symbol.
@@ -128,6 +159,7 @@ impl Buffers {
         c: &[f32],
         bias: &[f32],
     ) -> Result<Buffers> {
+        p.check()?;
         let (sa, sb, sc) = p.buffer_sizes();
         let want = [(sa, a.len(), "A"), (sb, b.len(), "B"), (sc, c.len(), "C")];
         for (n, got, what) in want {
@@ -136,13 +168,6 @@ impl Buffers {
                     "{what} has {got} elements, the problem needs {n}"
                 )));
             }
-        }
-        if bias.len() < p.m as usize {
-            return Err(RuntimeError::Problem(format!(
-                "bias has {} elements, the problem needs {}",
-                bias.len(),
-                p.m
-            )));
         }
         let up = |x: &[f32]| {
             gpu.stream
@@ -158,36 +183,106 @@ impl Buffers {
     }
 }
 
-/// Checks a kernel's requirements against a problem (the divisible-only fast paths, vector
-/// alignment of leading dimensions; device allocations are 256-byte aligned).
-pub fn check_requirements(loaded: &Loaded, p: &Problem) -> Result<()> {
-    for r in &loaded.kernel.launch.requirements {
-        if let Requirement::Divisible { symbol, by } = r {
-            let v = p.symbol(symbol).unwrap_or(0);
-            if v % by != 0 {
-                return Err(RuntimeError::Problem(format!(
-                    "{} needs {r}, but {symbol} = {v}",
-                    loaded.kernel.name
-                )));
+/// Element counts of the buffers a launch passes: A, B, C and the bias.
+#[derive(Debug, Clone, Copy)]
+pub struct BufferLens {
+    pub a: usize,
+    pub b: usize,
+    pub c: usize,
+    pub bias: usize,
+}
+
+/// Checks a kernel's requirements and the buffers against a problem before a launch: the
+/// problem's own fields, the buffer sizes, the divisible-only fast paths, the vector alignment of
+/// leading dimensions, a fused bias's length (device allocations are 256-byte aligned, which
+/// covers the pointer alignments).
+pub fn check_buffers(kernel: &Kernel, p: &Problem, lens: BufferLens) -> Result<()> {
+    check_sizes(p, lens)?;
+    for r in &kernel.launch.requirements {
+        let fails = match r {
+            Requirement::Divisible { symbol, by } => p.symbol(symbol).is_none_or(|v| v % by != 0),
+            Requirement::Length { symbol, .. } => {
+                p.symbol(symbol).is_none_or(|v| (lens.bias as i64) < v)
             }
+            Requirement::Aligned { .. } => false,
+        };
+        if fails {
+            let (symbol, v) = match r {
+                Requirement::Divisible { symbol, .. } | Requirement::Length { symbol, .. } => {
+                    (*symbol, p.symbol(symbol).unwrap_or(0))
+                }
+                Requirement::Aligned { pointer, .. } => (*pointer, 0),
+            };
+            let got = match r {
+                Requirement::Length { buffer, .. } => format!(" and {buffer} has {}", lens.bias),
+                _ => String::new(),
+            };
+            return Err(RuntimeError::Problem(format!(
+                "{} needs {r}, but {symbol} = {v}{got}",
+                kernel.name
+            )));
         }
     }
     Ok(())
 }
 
-/// Launches a loaded GEMM kernel on a problem (asynchronously on the GPU's stream).
-pub fn launch(gpu: &Gpu, loaded: &Loaded, p: &Problem, bufs: &mut Buffers) -> Result<()> {
-    check_requirements(loaded, p)?;
-    let spec = &loaded.kernel.launch;
+/// The problem's fields, and A, B and C at least as large as the problem needs.
+fn check_sizes(p: &Problem, lens: BufferLens) -> Result<()> {
+    p.check()?;
+    let (sa, sb, sc) = p.buffer_sizes();
+    for (what, need, got) in [("A", sa, lens.a), ("B", sb, lens.b), ("C", sc, lens.c)] {
+        if got < need {
+            return Err(RuntimeError::Problem(format!(
+                "{what} has {got} elements, the problem needs {need}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+impl Buffers {
+    /// The element counts of the buffers.
+    pub fn lens(&self) -> BufferLens {
+        BufferLens {
+            a: self.a.len(),
+            b: self.b.len(),
+            c: self.c.len(),
+            bias: self.bias.len(),
+        }
+    }
+}
+
+/// CUDA's grid limits: x below 2^31, y and z at most 65535.
+const GRID_MAX: [i64; 3] = [(1 << 31) - 1, 65535, 65535];
+
+/// The grid of a launch, checked against CUDA's limits.
+pub fn launch_dims(kernel: &Kernel, p: &Problem) -> Result<[u32; 3]> {
     let env = |name: &str| p.symbol(name);
     let mut grid = [1u32; 3];
-    for (g, e) in grid.iter_mut().zip(&spec.grid) {
+    for ((g, e), (axis, max)) in grid
+        .iter_mut()
+        .zip(&kernel.launch.grid)
+        .zip(["x", "y", "z"].into_iter().zip(GRID_MAX))
+    {
         let v = e
             .evaluate(&env)
             .ok_or_else(|| RuntimeError::Problem(format!("grid size {e} has unbound symbols")))?;
-        *g = u32::try_from(v)
-            .map_err(|_| RuntimeError::Problem(format!("grid size {v} out of range")))?;
+        if !(1..=max).contains(&v) {
+            return Err(RuntimeError::Problem(format!(
+                "{} on {}x{}x{}: gridDim.{axis} = {e} = {v}, beyond CUDA's 1..{max}",
+                kernel.name, p.m, p.n, p.k
+            )));
+        }
+        *g = v as u32;
     }
+    Ok(grid)
+}
+
+/// Launches a loaded GEMM kernel on a problem (asynchronously on the GPU's stream).
+pub fn launch(gpu: &Gpu, loaded: &Loaded, p: &Problem, bufs: &mut Buffers) -> Result<()> {
+    check_buffers(&loaded.kernel, p, bufs.lens())?;
+    let spec = &loaded.kernel.launch;
+    let grid = launch_dims(&loaded.kernel, p)?;
     let cfg = LaunchConfig {
         grid_dim: (grid[0], grid[1], grid[2]),
         block_dim: (
@@ -235,8 +330,8 @@ pub fn launch(gpu: &Gpu, loaded: &Loaded, p: &Problem, bufs: &mut Buffers) -> Re
             }
         }
     }
-    // SAFETY: the arguments follow the kernel's parameter list; the buffers have the problem's
-    // sizes (checked on upload) and the kernel predicates every access outside them.
+    // SAFETY: the arguments follow the kernel's parameter list; `check_buffers` checked the
+    // problem and the buffers' sizes, and the kernel predicates every access outside them.
     unsafe { builder.launch(cfg) }
         .map_err(|e| RuntimeError::Driver(format!("launch of {}: {e:?}", loaded.kernel.name)))?;
     Ok(())
@@ -280,8 +375,9 @@ fn gemm_config<T>(p: &Problem, alpha: T, beta: T) -> GemmConfig<T> {
 
 /// cuBLAS SGEMM on the same buffers, in pedantic (pure FP32, no TF32) math mode.
 pub fn cublas_sgemm(blas: &CudaBlas, p: &Problem, bufs: &mut Buffers) -> Result<()> {
+    check_sizes(p, bufs.lens())?;
     let cfg = gemm_config(p, p.alpha, p.beta);
-    // SAFETY: the buffers have the problem's sizes.
+    // SAFETY: `check_sizes` checked the problem and the buffers' sizes.
     unsafe { blas.gemm(cfg, &bufs.a, &bufs.b, &mut bufs.c) }
         .map_err(|e| RuntimeError::Cublas(format!("{e:?}")))
 }
@@ -313,9 +409,16 @@ pub fn reference(
             .clone_htod(&v)
             .map_err(|e| RuntimeError::Driver(format!("upload: {e:?}")))
     };
+    let lens = BufferLens {
+        a: a.len(),
+        b: b.len(),
+        c: c.len(),
+        bias: 0,
+    };
+    check_sizes(p, lens)?;
     let (da, db, mut dc) = (up(a)?, up(b)?, up(c)?);
     let cfg = gemm_config(p, f64::from(p.alpha), f64::from(p.beta));
-    // SAFETY: the buffers have the problem's sizes.
+    // SAFETY: `check_sizes` checked the problem and the buffers' sizes.
     unsafe { blas.gemm(cfg, &da, &db, &mut dc) }
         .map_err(|e| RuntimeError::Cublas(format!("{e:?}")))?;
     let _ = da.device_ptr(&gpu.stream);

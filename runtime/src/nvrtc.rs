@@ -181,6 +181,12 @@ pub fn compile(kernel: &str, source: &str, arch: &str) -> Result<Compiled> {
         .map_err(|_| RuntimeError::Nvrtc("bad kernel name".into()))?;
     let prog = result::create_program(&src, Some(&name))
         .map_err(|e| RuntimeError::Nvrtc(format!("{e:?}")))?;
+    if !valid_arch(arch) {
+        return Err(RuntimeError::Nvrtc(format!(
+            "'{}' is not a GPU architecture (sm_90a, sm_80, compute_90, ...)",
+            arch.escape_debug()
+        )));
+    }
     let mut opts = vec![format!("--gpu-architecture={arch}")];
     opts.extend(OPTIONS.iter().map(|o| o.to_string()));
     // SAFETY: `prog` is a live program; the options outlive the call.
@@ -243,11 +249,20 @@ fn parse_report(log: &str, before: &str, after: &str) -> Option<u32> {
     })
 }
 
+/// `sm_NN` or `compute_NN`, optionally with an `a` or `f` suffix (also what names a cache file).
+pub fn valid_arch(arch: &str) -> bool {
+    let digits = arch
+        .strip_prefix("sm_")
+        .or_else(|| arch.strip_prefix("compute_"))
+        .map(|r| r.strip_suffix(['a', 'f']).unwrap_or(r));
+    digits.is_some_and(|d| (2..=4).contains(&d.len()) && d.bytes().all(|b| b.is_ascii_digit()))
+}
+
 /// Spill stores + loads from `N bytes spill stores, M bytes spill loads`.
 fn spills(log: &str) -> Option<u32> {
     let stores = parse_report(log, "stack frame, ", " bytes spill stores")?;
     let loads = parse_report(log, "spill stores, ", " bytes spill loads")?;
-    Some(stores + loads)
+    Some(stores.saturating_add(loads))
 }
 
 /// The source with line numbers, for error messages.

@@ -59,7 +59,7 @@ fn problems_with_bad_sizes_are_refused() {
         (0, 4, 4, "M = 0: sizes must be positive"),
         (4, -1, 4, "N = -1: sizes must be positive"),
         (4, 4, 0, "K = 0: sizes must be positive"),
-        (1 << 20, 1 << 20, 4, "exceeds 2^31 elements"),
+        (1 << 20, 1 << 20, 4, "exceeds 2^31 - 1 elements"),
     ] {
         let e = Problem::new(m, n, k, nn, 1.0, 0.0).unwrap_err().to_string();
         assert!(e.contains(needle), "{m}x{n}x{k}: {e}");

@@ -6,7 +6,7 @@ use cute_layout::{Int, IntTuple, Layout};
 use super::plan::{Bias, Epilogue, GemmPlan};
 use crate::cexpr::c;
 use crate::error::Result;
-use crate::kernel::{Kernel, LaunchSpec, Param};
+use crate::kernel::{Kernel, LaunchSpec, Param, Requirement};
 use crate::writer::Writer;
 
 /// The parameters of every GEMM kernel, in order.
@@ -28,6 +28,22 @@ pub fn params(plan: &GemmPlan) -> Vec<Param> {
         p.push(Param::In("bias"));
     }
     p
+}
+
+/// What every kernel of the plan needs of its buffers beyond the problem's matrices: a fused
+/// bias of one value per row (`M`) or per column (`N`).
+pub fn buffer_requirements(plan: &GemmPlan) -> Vec<Requirement> {
+    match plan.epilogue.bias {
+        Some(Bias::PerRow) => vec![Requirement::Length {
+            buffer: "bias",
+            symbol: "M",
+        }],
+        Some(Bias::PerCol) => vec![Requirement::Length {
+            buffer: "bias",
+            symbol: "N",
+        }],
+        None => Vec::new(),
+    }
 }
 
 /// `extern "C" __global__ void name(params) {`, opened.
@@ -221,7 +237,7 @@ pub fn plain_kernel(plan: &GemmPlan, w: Writer, tile: (i64, i64), threads: i64) 
         block: [threads, 1, 1],
         dynamic_smem_bytes: 0,
         params: params(plan),
-        requirements: Vec::new(),
+        requirements: buffer_requirements(plan),
     };
     Ok(Kernel {
         name: plan.kernel_name(),

@@ -132,6 +132,7 @@ pub fn emit(plan: &GemmPlan) -> Result<Kernel> {
             by: p.cta.2,
         });
     }
+    requirements.extend(super::common::buffer_requirements(plan));
     let launch = LaunchSpec {
         grid: [grid("M", p.cta.0)?, grid("N", p.cta.1)?, s(1)],
         block: [parts.threads, 1, 1],
