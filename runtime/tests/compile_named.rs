@@ -6,16 +6,8 @@ use cute_codegen::named::{plan, NAMES};
 use cute_codegen::{emit, GemmLayout};
 use cute_runtime::nvrtc;
 
-fn nvrtc_or_skip() -> bool {
-    match nvrtc::available() {
-        Ok(()) => true,
-        Err(e) if std::env::var("CUTE_ALLOW_NO_NVRTC").is_ok() => {
-            eprintln!("skipped: {e}");
-            false
-        }
-        Err(e) => panic!("{e}"),
-    }
-}
+mod common;
+use common::nvrtc_or_skip;
 
 #[test]
 fn every_named_kernel_compiles_for_sm_90a_and_sm_80() {

@@ -12,19 +12,11 @@ use cute_runtime::cache::{self, Source};
 use cute_runtime::gemm::{check_buffers, launch_dims, BufferLens, Problem};
 use cute_runtime::{gpu::Gpu, nvrtc, RuntimeError};
 
+mod common;
+use common::nvrtc_or_skip;
+
 /// `CUTE_CACHE_DIR` is process-wide: the tests that set it take turns.
 static ENV: Mutex<()> = Mutex::new(());
-
-fn nvrtc_or_skip() -> bool {
-    match nvrtc::available() {
-        Ok(()) => true,
-        Err(e) if std::env::var("CUTE_ALLOW_NO_NVRTC").is_ok() => {
-            eprintln!("skipped: {e}");
-            false
-        }
-        Err(e) => panic!("{e}"),
-    }
-}
 
 /// Runs `f`, turning a panic into `Err(message)`.
 fn no_panic<T>(f: impl FnOnce() -> T) -> Result<T, String> {
