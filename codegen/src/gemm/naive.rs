@@ -13,6 +13,29 @@ pub fn emit(plan: &GemmPlan) -> Result<Kernel> {
     let Policy::Naive { tile, thr } = &plan.policy else {
         return Err(plan.error("policy", "not a naive plan"));
     };
+    if tile.0 <= 0 || tile.1 <= 0 || tile.0.checked_mul(tile.1).is_none_or(|t| t > 1024) {
+        return Err(plan.error(
+            "tile",
+            format!(
+                "{}x{}: a tile of 1 to 1024 outputs, one per thread",
+                tile.0, tile.1
+            ),
+        ));
+    }
+    let shape = thr
+        .shape()
+        .product_each()
+        .map_err(plan.layout_error("thread layout"))?
+        .leaves();
+    if shape.len() != 2
+        || shape[0].as_static() != Some(tile.0)
+        || shape[1].as_static() != Some(tile.1)
+    {
+        return Err(plan.error(
+            "thread layout",
+            format!("{thr} must have the tile's shape ({},{})", tile.0, tile.1),
+        ));
+    }
     let threads = thr
         .size()
         .map_err(plan.layout_error("thread layout"))?
