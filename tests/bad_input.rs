@@ -146,3 +146,31 @@ fn overflow_and_division_by_zero() {
         &["cosize", "overflow"],
     );
 }
+
+/// Pictures and access patterns of layouts with negative extents or offsets near i64's range
+/// (found by fuzzing the CLI): errors, not panics.
+#[test]
+fn tables_pictures_and_access_patterns_of_hostile_layouts() {
+    use cute::layout::svg::{draw_layout, Shading};
+    use cute::layout::{bank_conflicts, coalescing, print_layout, AnyLayout};
+    let layout = |e: &str| -> AnyLayout {
+        match cute::layout::expr::eval(e).unwrap() {
+            cute::layout::expr::Value::Layout(l) => l,
+            other => panic!("{e} is {other}"),
+        }
+    };
+    let negative = layout("(_3,_-4):(_3,_4)");
+    let err = print_layout(&negative).unwrap_err().to_string();
+    assert!(err.contains("positive"), "{err}");
+    assert!(draw_layout(&negative, Shading::Offsets).is_err());
+    let pattern = layout("(_4,_-4):(_1,_4)");
+    assert!(bank_conflicts(&pattern, 32).is_err());
+    assert!(coalescing(&pattern, 32).is_err());
+    // banks of offsets near i64's range, in 128-bit units: an error or a picture, not a panic
+    for e in [
+        "(_8,_8):(_-9223372036854775808,_1)",
+        "(_8,_8):(_9223372036854775807,_1)",
+    ] {
+        let _ = draw_layout(&layout(e), Shading::Banks { bits: 128 });
+    }
+}

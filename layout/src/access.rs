@@ -115,10 +115,10 @@ fn offsets(pattern: &AnyLayout) -> Result<Vec<Vec<i64>>> {
     };
     let threads = known(l.mode(0)?.size()?.value())?;
     let total = known(l.size()?.value())?;
-    if threads <= 0 {
+    if threads <= 0 || total <= 0 {
         return Err(algebra(
             "access pattern",
-            format!("{pattern} has no threads"),
+            format!("{pattern} has {threads} threads and {total} accesses: both must be positive"),
         ));
     }
     if total > MAX_ACCESSES {

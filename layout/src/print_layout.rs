@@ -67,6 +67,12 @@ pub fn grid_size(op: &'static str, l: &AnyLayout) -> Result<(i64, i64)> {
     }
     let rows = known(op, l, b.mode(0)?.size()?.value())?;
     let cols = known(op, l, b.mode(1)?.size()?.value())?;
+    if rows <= 0 || cols <= 0 {
+        return Err(algebra(
+            op,
+            format!("{l} is {rows}x{cols}: a table needs positive extents"),
+        ));
+    }
     if rows.saturating_mul(cols) > MAX_CELLS {
         return Err(algebra(
             op,

@@ -222,7 +222,8 @@ pub fn draw_layout(l: &AnyLayout, shading: Shading) -> Result<String> {
                 marked: false,
             },
             Shading::Banks { bits } => {
-                let bank = (off * bits / 32).rem_euclid(32);
+                // in i128: an offset near i64's range must not overflow
+                let bank = (i128::from(off) * i128::from(bits) / 32).rem_euclid(32) as i64;
                 Cell {
                     label: off.to_string(),
                     sublabel: Some(format!("b{bank}")),

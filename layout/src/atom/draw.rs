@@ -10,6 +10,12 @@ use crate::svg::{palette, panels_svg, Cell, Panel};
 /// The owner `(thread, value)` of each element of a `rows x cols` column-major tile under a
 /// (thread, value) -> index layout; the first owner wins, as in CuTe's pictures.
 fn owners(tv: &Layout, rows: i64, cols: i64) -> Result<Vec<Option<(i64, i64)>>> {
+    if rows <= 0 || cols <= 0 {
+        return Err(algebra(
+            "draw",
+            format!("a {rows}x{cols} tile: extents must be positive"),
+        ));
+    }
     if rows.saturating_mul(cols) > MAX_CELLS {
         return Err(algebra(
             "draw",
