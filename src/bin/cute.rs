@@ -36,7 +36,7 @@ usage: cute <command> [args]
                              emit, compile, launch, verify against a float64 reference and
                              time against cuBLAS (default 4096^3, NN); without a GPU or NVRTC
                              the steps that cannot run are reported as skipped
-  cute check [NAME...] [--layout L] [--report FILE]
+  cute check [NAME...] [--layout L] [--m M --n N --k K] [--report FILE]
                              correctness of every kernel x layout x size on the GPU
   cute bench NAME... [--layout L]
                              TFLOP/s and % of cuBLAS SGEMM at 1024..8192 and 8192x2048x4096
@@ -206,7 +206,8 @@ fn emit_command(args: &[String]) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            println!("error: {e}");
+            // on standard error: `cute emit ... > kernel.cu` must not write it into the file
+            eprintln!("error: {e}");
             ExitCode::FAILURE
         }
     }

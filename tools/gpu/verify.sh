@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Correctness of every generated kernel on the GPU machine, in one call; writes reports under $OUT
 # (or ./reports/gpu when $OUT is unset):
-#   check.txt      every named kernel x NN/NT/TN/TT x sizes 1, 17, 127, 1000, 1024, 4096, 300x17x1000,
-#                  64x1000x127, beta 0 and 0.5, against a float64 cuBLAS DGEMM reference
+#   check.txt      every named kernel x NN/NT/TN/TT x sizes 1, 17, 127, 1000, 1024, 4096 (not the
+#                  naive kernels), 300x17x1000, 64x1000x127, beta 0 and 0.5 (432 checks), against a
+#                  float64 cuBLAS DGEMM reference
 #   memcheck.txt   compute-sanitizer memcheck of every kernel and layout at 300x17x1000 (ragged tiles)
 #   racecheck.txt  compute-sanitizer racecheck of every kernel and layout at 127x129x65
 # Usage (from the repository root, after `cargo build --release` on the build machine):
