@@ -196,7 +196,7 @@ pub fn bank_conflicts_of(rows: &[Vec<i64>], bits: i64) -> Result<BankReport> {
                 for (k, &off) in phase.iter().enumerate() {
                     let thread = (w * 32) as i64 + p as i64 * phase_len + k as i64;
                     for j in 0..words_per_access {
-                        let word = off * words_per_access + j;
+                        let word = word_of(off, words_per_access, j)?;
                         banks
                             .entry(word.rem_euclid(32))
                             .or_default()
@@ -258,7 +258,7 @@ pub fn coalescing(pattern: &AnyLayout, bits: i64) -> Result<CoalescingReport> {
             let mut touched = BTreeSet::new();
             for &off in warp {
                 for b in 0..bytes {
-                    let byte = off * bytes + b;
+                    let byte = word_of(off, bytes, b)?;
                     touched.insert(byte);
                     sectors.insert(byte.div_euclid(32));
                 }
@@ -307,7 +307,7 @@ pub fn bank_cells(
             let mut banks: BTreeMap<i64, BTreeSet<i64>> = BTreeMap::new();
             for &off in phase {
                 for j in 0..words_per_access {
-                    let word = off * words_per_access + j;
+                    let word = word_of(off, words_per_access, j)?;
                     banks.entry(word.rem_euclid(32)).or_default().insert(word);
                 }
             }
@@ -328,4 +328,17 @@ pub fn bank_cells(
         out.push(cells);
     }
     Ok(out)
+}
+
+/// Unit `j` of the access at offset `off` in units of `per` (`off * per + j`), refused when it
+/// leaves i64.
+fn word_of(off: i64, per: i64, j: i64) -> Result<i64> {
+    off.checked_mul(per)
+        .and_then(|w| w.checked_add(j))
+        .ok_or_else(|| {
+            algebra(
+                "access pattern",
+                format!("offset {off} x {per} overflows 64 bits"),
+            )
+        })
 }

@@ -158,7 +158,7 @@ impl ComposedLayout {
 /// CuTe's `safe_div` of an offset by a static N (exact division required when static).
 fn safe_div(o: &Int, n: i64) -> Result<Int> {
     if let Some(v) = o.as_static() {
-        if n == 0 || v % n != 0 {
+        if n <= 0 || v.checked_rem(n) != Some(0) {
             return Err(crate::error::algebra(
                 "upcast",
                 format!("offset {o} is not divisible by {n}"),

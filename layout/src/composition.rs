@@ -142,7 +142,7 @@ fn compose_mode(a: &Layout, ls: &[Int], ld: &[Int], n: &Int, d: &Int) -> Result<
 /// CuTe's weak stride divisibility: when both are static, `rest_d % cs == 0 || rest_d < cs`.
 fn check_stride_divisibility(a: &Layout, n: &Int, d: &Int, cs: &Int, rest_d: &Int) -> Result<()> {
     if let (Some(c), Some(r)) = (cs.as_static(), rest_d.as_static()) {
-        if c == 0 || (r % c != 0 && r >= c) {
+        if c == 0 || (r.checked_rem(c) != Some(0) && r >= c) {
             return Err(algebra(
                 "composition",
                 format!(

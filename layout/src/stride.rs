@@ -56,7 +56,7 @@ pub fn compact_order(shape: &IntTuple, order: &IntTuple) -> Result<IntTuple> {
         .iter()
         .map(|o| {
             o.as_static().unwrap_or_else(|| {
-                next += 1;
+                next = next.saturating_add(1);
                 next
             })
         })
@@ -198,7 +198,11 @@ pub fn crd2idx_colex(coord: &IntTuple, shape: &IntTuple) -> Result<IntTuple> {
     }
     let flat_c = coord.leaves();
     let flat_s: Vec<Int> = product_like(shape, coord)?;
-    let mut acc = flat_c[flat_c.len() - 1].clone();
+    let Some(last) = flat_c.last() else {
+        // an empty coordinate of an empty shape: index 0
+        return Ok(IntTuple::Int(crate::s(0)));
+    };
+    let mut acc = last.clone();
     for k in (0..flat_c.len() - 1).rev() {
         acc = flat_c[k].add(&flat_s[k].mul(&acc)?)?;
     }

@@ -51,7 +51,19 @@ impl Panel {
         (rows, cols): (i64, i64),
         mut cell_at: impl FnMut(i64, i64) -> Result<Cell>,
     ) -> Result<Panel> {
-        let mut cells = Vec::with_capacity((rows * cols).max(0) as usize);
+        let n = rows
+            .checked_mul(cols)
+            .filter(|&n| (0..=crate::MAX_CELLS).contains(&n));
+        let Some(n) = n else {
+            return Err(crate::error::algebra(
+                "draw",
+                format!(
+                    "a {rows}x{cols} panel: extents must be positive and at most {} cells",
+                    crate::MAX_CELLS
+                ),
+            ));
+        };
+        let mut cells = Vec::with_capacity(n as usize);
         for m in 0..rows {
             for n in 0..cols {
                 cells.push(cell_at(m, n)?);
@@ -85,10 +97,23 @@ pub fn grid_svg(
 pub fn panels_svg(title: &str, panels: &[Panel]) -> String {
     // Monospace at 13px is about 8px a character; the title must fit.
     let title_w = 8 + 8 * title.chars().count() as i64;
-    let right = panels.iter().map(|p| p.col + p.cols).max().unwrap_or(0);
-    let bottom = panels.iter().map(|p| p.row + p.rows).max().unwrap_or(0);
-    let width = (MARGIN + right * CELL_W + 8).max(title_w);
-    let height = TITLE_H + MARGIN + bottom * CELL_H + 8;
+    let right = panels
+        .iter()
+        .map(|p| p.col.saturating_add(p.cols))
+        .max()
+        .unwrap_or(0);
+    let bottom = panels
+        .iter()
+        .map(|p| p.row.saturating_add(p.rows))
+        .max()
+        .unwrap_or(0);
+    let width = right
+        .saturating_mul(CELL_W)
+        .saturating_add(MARGIN + 8)
+        .max(title_w);
+    let height = bottom
+        .saturating_mul(CELL_H)
+        .saturating_add(TITLE_H + MARGIN + 8);
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -103,7 +128,12 @@ pub fn panels_svg(title: &str, panels: &[Panel]) -> String {
         r#"<text x="4" y="18" font-size="13">{}</text>"#,
         escape(title)
     );
-    for p in panels {
+    // a panel built by hand with a position or extent beyond any picture is left out
+    for p in panels.iter().filter(|p| {
+        [p.row, p.col, p.rows, p.cols]
+            .iter()
+            .all(|v| (0..=1 << 20).contains(v))
+    }) {
         write_panel(&mut s, p);
     }
     s.push_str("</svg>\n");
@@ -137,7 +167,13 @@ fn write_panel(s: &mut String, p: &Panel) {
             y0 + m * CELL_H + CELL_H / 2 + 4
         );
         for n in 0..p.cols {
-            let c = &p.cells[(m * p.cols + n) as usize];
+            // a panel built by hand may have fewer cells than its extents say
+            let Some(c) = usize::try_from(m * p.cols + n)
+                .ok()
+                .and_then(|i| p.cells.get(i))
+            else {
+                continue;
+            };
             write_cell(s, x0 + n * CELL_W, y0 + m * CELL_H, c);
         }
     }
@@ -183,7 +219,7 @@ pub fn palette(i: i64, n: i64) -> String {
     let k = i.rem_euclid(n);
     // Spread hues with a stride coprime to n so neighbours differ strongly.
     let step = if n % 7 == 0 { 5 } else { 7 };
-    let hue = (k * step % n) * 360 / n;
+    let hue = (i128::from(k) * i128::from(step) % i128::from(n) * 360 / i128::from(n)) as i64;
     let light = if k % 2 == 0 { 82 } else { 70 };
     format!("hsl({hue},70%,{light}%)")
 }

@@ -74,7 +74,7 @@ impl Swizzle {
         if s.unsigned_abs() < b.unsigned_abs() {
             return Err(bad("abs(SShift) must be at least BBits"));
         }
-        if b + m + s.abs() > 62 {
+        if b.saturating_add(m).saturating_add(s.saturating_abs()) > 62 {
             return Err(bad("the swizzled bits do not fit in 64-bit offsets"));
         }
         Ok(Swizzle {

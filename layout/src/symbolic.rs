@@ -127,7 +127,7 @@ fn lcm(a: i64, b: i64) -> Option<i64> {
     if a == 0 || b == 0 {
         return Some(0);
     }
-    (a / gcd(a, b)).checked_mul(b).map(i64::abs)
+    (a / gcd(a, b)).checked_mul(b).and_then(i64::checked_abs)
 }
 
 /// Value-preserving identities that keep printed symbolic expressions short.

@@ -41,7 +41,7 @@ pub fn tile_to_shape(block: &Layout, trg_shape: &IntTuple, order: &ModeOrder) ->
     if target_shape.is_static() {
         for (t, b) in target_shape.leaves().iter().zip(block_shape.leaves()) {
             if let (Some(t), Some(b)) = (t.as_static(), b.as_static()) {
-                if b == 0 || t % b != 0 {
+                if b == 0 || t.checked_rem(b) != Some(0) {
                     return Err(algebra(
                         "tile_to_shape",
                         format!("block shape {block_shape} does not divide the target shape {target_shape}"),

@@ -161,7 +161,9 @@ impl fmt::Display for CopyOp {
                 write!(f, "SM80_CP_ASYNC_CACHEGLOBAL<{}>", uint(bits))
             }
             CopyOp::LdsmN { matrices } => write!(f, "SM75_U32x{matrices}_LDSM_N"),
-            CopyOp::LdsmT { matrices } => write!(f, "SM75_U16x{}_LDSM_T", matrices * 2),
+            CopyOp::LdsmT { matrices } => {
+                write!(f, "SM75_U16x{}_LDSM_T", u64::from(matrices) * 2)
+            }
         }
     }
 }

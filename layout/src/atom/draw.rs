@@ -26,7 +26,7 @@ fn owners(tv: &Layout, rows: i64, cols: i64) -> Result<Vec<Option<(i64, i64)>>> 
         |x: Option<i64>| x.ok_or_else(|| algebra("draw", format!("{tv} has symbolic sizes")));
     let threads = known(tv.mode(0)?.size()?.value())?;
     let values = known(tv.mode(1)?.size()?.value())?;
-    if threads.saturating_mul(values) > MAX_CELLS * 64 {
+    if threads <= 0 || values <= 0 || threads.saturating_mul(values) > MAX_CELLS * 64 {
         return Err(algebra(
             "draw",
             format!("{tv} has {threads}x{values} (thread, value) pairs, too many to draw"),
@@ -116,6 +116,17 @@ pub fn draw_tiled_mma(mma: &TiledMma) -> Result<String> {
     let m = static_size("tile M", mma.tile_size(0))?;
     let n = static_size("tile N", mma.tile_size(1))?;
     let k = static_size("tile K", mma.tile_size(2))?;
+    if [m, n, k]
+        .iter()
+        .any(|&x| !(1..=crate::MAX_CELLS).contains(&x))
+    {
+        return Err(algebra(
+            "draw",
+            format!(
+                "a {m}x{n}x{k} TiledMMA tile: extents must be positive and small enough to draw"
+            ),
+        ));
+    }
     let a = tv_panel("A", (k + 2, 0), &mma.get_layout_a_tv()?, (m, k), false)?;
     let b = tv_panel("B", (1, k + 2), &mma.get_layout_b_tv()?, (n, k), true)?;
     let c = tv_panel("C", (k + 2, k + 2), &mma.get_layout_c_tv()?, (m, n), false)?;

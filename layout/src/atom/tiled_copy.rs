@@ -285,7 +285,10 @@ impl TiledCopy {
             &right_inverse(&self.layout_tv)?,
             &Layout::col_major(&self.tiler)?,
         )?;
-        let frg_mn = upcast(&inv, nthr * vn)?;
+        let n = nthr
+            .checked_mul(vn)
+            .ok_or_else(|| algebra("retile", format!("{l}: {nthr} x {vn} values overflow")))?;
+        let frg_mn = upcast(&inv, n)?;
         let atom_vals = self.atom.val_layout_ref()?.mode(1)?.size()?;
         let prod = logical_product(
             &Layout::col_major(&IntTuple::Int(v.clone()))?,
