@@ -109,6 +109,133 @@ fn pipeline_shape(plan: &GemmPlan, p: &Pipelined) -> Result<()> {
 /// `j` of its B fragment (`acc[i + fm*j] += rA[i] * rB[j]`); the C fragments of all threads
 /// cover the CTA tile exactly once (no thread layout along K, no permutation leaving the tile).
 fn outer_product(plan: &GemmPlan, p: &Pipelined, threads: i64) -> Result<()> {
+    let (bm, bn, bk) = p.cta;
+    if bm.saturating_mul(bn) > 255 * threads {
+        return Err(plan.error(
+            "TiledMMA",
+            format!("a ({bm},{bn}) C tile over {threads} threads is more accumulators than a thread's 255 registers"),
+        ));
+    }
+    let [a, b, c] = fragments(plan, p)?;
+    let fail = || {
+        plan.error("TiledMMA", "its A, B and C fragments are not one outer product per thread covering the CTA tile once")
+    };
+    let (fm, fn_) = (a.values, b.values);
+    let mut covered = vec![false; (bm * bn) as usize];
+    for tid in 0..threads {
+        let (oa, ob, oc) = (
+            a.origin(tid).ok_or_else(fail)?,
+            b.origin(tid).ok_or_else(fail)?,
+            c.origin(tid).ok_or_else(fail)?,
+        );
+        for (f, o, which) in [(&a, oa, "A"), (&b, ob, "B")] {
+            if !f.walks_k(o, bk) {
+                return Err(plan.error(
+                    "TiledMMA",
+                    format!("thread {tid}'s {which} fragment does not walk k blocks 0..{bk} in order, one row (column) per value"),
+                ));
+            }
+        }
+        let row = |i: i64| oa.0 + a.table[(i * bk) as usize].0;
+        let col = |j: i64| ob.0 + b.table[(j * bk) as usize].0;
+        for i in 0..fm {
+            for j in 0..fn_ {
+                let (dm, dn) = c.table[(i * fn_ + j) as usize];
+                let (m, n) = (oc.0 + dm, oc.1 + dn);
+                if (m, n) != (row(i), col(j)) || !(0..bm).contains(&m) || !(0..bn).contains(&n) {
+                    return Err(plan.error(
+                        "TiledMMA",
+                        format!("thread {tid}'s C value ({i},{j}) is ({m},{n}), not its A row {} times its B column {} inside the ({bm},{bn}) tile", row(i), col(j)),
+                    ));
+                }
+                if std::mem::replace(&mut covered[(m + bm * n) as usize], true) {
+                    return Err(plan.error(
+                        "TiledMMA",
+                        format!("C element ({m},{n}) of the tile is computed twice"),
+                    ));
+                }
+            }
+        }
+    }
+    let done = covered.iter().filter(|&&c| c).count() as i64;
+    if done != bm * bn {
+        return Err(plan.error(
+            "TiledMMA",
+            format!(
+                "its threads compute {done} of the {} elements of the C tile",
+                bm * bn
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// One MMA operand's fragment over an identity tile: each thread's origin (an expression of
+/// `tid`) and the static coordinate offset of every `(value, k block or column)` pair.
+struct FragCoords {
+    origin: Vec<Int>,
+    /// `(value, j)` -> coordinate offset, row-major over `cols`.
+    table: Vec<(i64, i64)>,
+    values: i64,
+    cols: i64,
+}
+
+impl FragCoords {
+    /// A layout is a sum over its modes: offset(i, j) = offset(i, 0) + offset(0, j).
+    fn of(t: &Tensor, values: i64, cols: i64) -> Option<FragCoords> {
+        let zero = IntTuple::Tuple(vec![IntTuple::Int(s(0)); 3]);
+        let origin = match t.at(&zero) {
+            Ok(Element::Coord(v)) if v.len() == 2 => v,
+            _ => return None,
+        };
+        let delta = |i: i64, j: i64| -> Option<(i64, i64)> {
+            let c = IntTuple::Tuple(vec![
+                IntTuple::Int(s(0)),
+                IntTuple::Int(s(i)),
+                IntTuple::Int(s(j)),
+            ]);
+            let d = t.coord_delta(&c).ok()?;
+            Some((d.first()?.as_static()?, d.get(1)?.as_static()?))
+        };
+        let rows: Vec<(i64, i64)> = (0..values).map(|i| delta(i, 0)).collect::<Option<_>>()?;
+        let tail: Vec<(i64, i64)> = (0..cols).map(|j| delta(0, j)).collect::<Option<_>>()?;
+        let table = rows
+            .iter()
+            .flat_map(|r| tail.iter().map(move |c| (r.0 + c.0, r.1 + c.1)))
+            .collect();
+        Some(FragCoords {
+            origin,
+            table,
+            values,
+            cols,
+        })
+    }
+
+    /// Thread `tid`'s origin.
+    fn origin(&self, tid: i64) -> Option<(i64, i64)> {
+        let env = |n: &str| (n == "tid").then_some(tid);
+        Some((
+            self.origin[0].evaluate(&env)?,
+            self.origin[1].evaluate(&env)?,
+        ))
+    }
+
+    /// Whether every value keeps one row (or column) and walks k blocks `0..bk` in order.
+    fn walks_k(&self, origin: (i64, i64), bk: i64) -> bool {
+        (0..self.values).all(|i| {
+            let first = self.table[(i * self.cols) as usize].0;
+            (0..bk).all(|kb| {
+                let (r, k) = self.table[(i * self.cols + kb) as usize];
+                r == first && origin.1 + k == kb
+            })
+        })
+    }
+}
+
+/// The A `(fm, BK)`, B `(fn, BK)` and C `(fm, fn)` fragments of a thread over identity tiles,
+/// refused unless each thread owns whole rows of A and columns of B over all k blocks and their
+/// outer product in C.
+fn fragments(plan: &GemmPlan, p: &Pipelined) -> Result<[FragCoords; 3]> {
     let err = plan.layout_error("TiledMMA");
     let (bm, bn, bk) = p.cta;
     let thr = p.mma.get_slice(&Int::symbol("tid")).map_err(&err)?;
@@ -143,104 +270,19 @@ fn outer_product(plan: &GemmPlan, p: &Pipelined, threads: i64) -> Result<()> {
             format!("each thread must own whole rows of A and columns of B over all {bk} k blocks and their outer product in C; its fragments are A {}, B {}, C {}", ta.layout(), tb.layout(), tc.layout()),
         ));
     }
-    // thread origins, then static offsets per fragment coordinate
-    // each thread's origin: one expression of `tid` per operand, evaluated per thread
-    let origin_expr = |t: &Tensor| -> Option<Vec<Int>> {
-        let zero = IntTuple::Tuple(vec![IntTuple::Int(s(0)); 3]);
-        match t.at(&zero) {
-            Ok(Element::Coord(v)) if v.len() == 2 => Some(v),
-            _ => None,
-        }
+    let coords = |t: &Tensor, n: i64, m: i64| {
+        FragCoords::of(t, n, m).ok_or_else(|| {
+            plan.error(
+                "TiledMMA",
+                format!("its fragment {} has symbolic coordinates", t.layout()),
+            )
+        })
     };
-    let origin = |v: &[Int], tid: i64| -> Option<(i64, i64)> {
-        let env = |n: &str| (n == "tid").then_some(tid);
-        Some((v[0].evaluate(&env)?, v[1].evaluate(&env)?))
-    };
-    let delta = |t: &Tensor, i: i64, j: i64| -> Option<(i64, i64)> {
-        let c = IntTuple::Tuple(vec![
-            IntTuple::Int(s(0)),
-            IntTuple::Int(s(i)),
-            IntTuple::Int(s(j)),
-        ]);
-        let d = t.coord_delta(&c).ok()?;
-        Some((d.first()?.as_static()?, d.get(1)?.as_static()?))
-    };
-    // a layout is a sum over its modes: delta(i, j) = delta(i, 0) + delta(0, j)
-    let table = |t: &Tensor, n: i64, m: i64| -> Option<Vec<(i64, i64)>> {
-        let rows: Vec<(i64, i64)> = (0..n).map(|i| delta(t, i, 0)).collect::<Option<_>>()?;
-        let cols: Vec<(i64, i64)> = (0..m).map(|j| delta(t, 0, j)).collect::<Option<_>>()?;
-        Some(
-            rows.iter()
-                .flat_map(|r| cols.iter().map(move |c| (r.0 + c.0, r.1 + c.1)))
-                .collect(),
-        )
-    };
-    let fail = || {
-        plan.error("TiledMMA", "its A, B and C fragments are not one outer product per thread covering the CTA tile once")
-    };
-    let (da, db, dc) = (
-        table(&ta, fm, bk).ok_or_else(fail)?,
-        table(&tb, fn_, bk).ok_or_else(fail)?,
-        table(&tc, fm, fn_).ok_or_else(fail)?,
-    );
-    let (ea, eb, ec) = (
-        origin_expr(&ta).ok_or_else(fail)?,
-        origin_expr(&tb).ok_or_else(fail)?,
-        origin_expr(&tc).ok_or_else(fail)?,
-    );
-    let mut covered = vec![false; (bm * bn) as usize];
-    for tid in 0..threads {
-        let (oa, ob, oc) = (
-            origin(&ea, tid).ok_or_else(fail)?,
-            origin(&eb, tid).ok_or_else(fail)?,
-            origin(&ec, tid).ok_or_else(fail)?,
-        );
-        let row = |i: i64| oa.0 + da[(i * bk) as usize].0;
-        let col = |j: i64| ob.0 + db[(j * bk) as usize].0;
-        for (frag, o, n, d) in [(&da, oa, fm, 0), (&db, ob, fn_, 1)] {
-            for i in 0..n {
-                for kb in 0..bk {
-                    let (r, k) = frag[(i * bk + kb) as usize];
-                    let first = frag[(i * bk) as usize].0;
-                    if r != first || o.1 + k != kb {
-                        return Err(plan.error(
-                            "TiledMMA",
-                            format!("thread {tid}'s {} value {i} does not walk k blocks 0..{bk} in order", if d == 0 { "A" } else { "B" }),
-                        ));
-                    }
-                }
-            }
-        }
-        for i in 0..fm {
-            for j in 0..fn_ {
-                let (dm, dn) = dc[(i * fn_ + j) as usize];
-                let (m, n) = (oc.0 + dm, oc.1 + dn);
-                if (m, n) != (row(i), col(j)) || !(0..bm).contains(&m) || !(0..bn).contains(&n) {
-                    return Err(plan.error(
-                        "TiledMMA",
-                        format!("thread {tid}'s C value ({i},{j}) is ({m},{n}), not its A row {} times its B column {} inside the ({bm},{bn}) tile", row(i), col(j)),
-                    ));
-                }
-                if std::mem::replace(&mut covered[(m + bm * n) as usize], true) {
-                    return Err(plan.error(
-                        "TiledMMA",
-                        format!("C element ({m},{n}) of the tile is computed twice"),
-                    ));
-                }
-            }
-        }
-    }
-    let done = covered.iter().filter(|&&c| c).count() as i64;
-    if done != bm * bn {
-        return Err(plan.error(
-            "TiledMMA",
-            format!(
-                "its threads compute {done} of the {} elements of the C tile",
-                bm * bn
-            ),
-        ));
-    }
-    Ok(())
+    Ok([
+        coords(&ta, fm, bk)?,
+        coords(&tb, fn_, bk)?,
+        coords(&tc, fm, fn_)?,
+    ])
 }
 
 /// Where sB starts and how many elements the two shared tiles take: sB is placed after sA,
@@ -338,7 +380,23 @@ pub fn pipelined(plan: &GemmPlan, p: &Pipelined) -> Result<Report> {
     element_types(plan, p)?;
     copy_ops(plan, p)?;
     pipeline_shape(plan, p)?;
+    let threads = threads_and_tiles(plan, p)?;
+    outer_product(plan, p, threads)?;
+    shared_tiles(plan, p)?;
     let mut notes = Vec::new();
+    let smem_bytes = smem_budget(plan, p, &mut notes)?;
+    k_block_unroll(plan, p)?;
+    launch_bounds(plan, p, threads, smem_bytes, &mut notes)?;
+    notes.push(
+        "barriers: a stage is overwritten only after the __syncthreads that follows its last read"
+            .into(),
+    );
+    Ok(Report { smem_bytes, notes })
+}
+
+/// The thread count (static, 1..1024, the same for the copies and the MMA), each copy covering
+/// its tile once, and the MMA's and the copies' tiles dividing the CTA tile.
+fn threads_and_tiles(plan: &GemmPlan, p: &Pipelined) -> Result<i64> {
     let threads = static_of(p.mma.num_threads())
         .ok_or_else(|| plan.error("TiledMMA", "thread count must be static"))?;
     if !(1..=1024).contains(&threads) {
@@ -367,7 +425,6 @@ pub fn pipelined(plan: &GemmPlan, p: &Pipelined) -> Result<Report> {
             ));
         }
     }
-    outer_product(plan, p, threads)?;
     for (part, tc, rows) in [
         ("TiledCopy A", &p.copy_a, bm),
         ("TiledCopy B", &p.copy_b, bn),
@@ -384,6 +441,13 @@ pub fn pipelined(plan: &GemmPlan, p: &Pipelined) -> Result<Report> {
             ));
         }
     }
+    Ok(threads)
+}
+
+/// Each shared tile is `(rows, BK, stages)`, its swizzle keeps 16-byte vectors whole, and it is
+/// stored without overlap (`storage`).
+fn shared_tiles(plan: &GemmPlan, p: &Pipelined) -> Result<()> {
+    let (bm, bn, bk) = p.cta;
     for (part, l, rows) in [("shared A", &p.smem_a, bm), ("shared B", &p.smem_b, bn)] {
         let sh = l
             .shape_layout()
@@ -406,6 +470,11 @@ pub fn pipelined(plan: &GemmPlan, p: &Pipelined) -> Result<Report> {
         }
         storage(plan, part, l)?;
     }
+    Ok(())
+}
+
+/// The shared memory of both tiles (bytes), within a block's limit; notes the opt-in.
+fn smem_budget(plan: &GemmPlan, p: &Pipelined, notes: &mut Vec<String>) -> Result<i64> {
     let (_, elems) = smem_offsets(p);
     let smem_bytes = 4 * elems;
     if smem_bytes > MAX_SMEM {
@@ -423,6 +492,12 @@ pub fn pipelined(plan: &GemmPlan, p: &Pipelined) -> Result<Report> {
             ""
         }
     ));
+    Ok(smem_bytes)
+}
+
+/// A partial k-block unroll keeps the register-buffer and swizzle-phase indices static.
+fn k_block_unroll(plan: &GemmPlan, p: &Pipelined) -> Result<()> {
+    let bk = p.cta.2;
     if let Some(n) = p.k_block_unroll {
         if n < 2 || n % 2 != 0 || bk % n != 0 {
             return Err(plan.error(
@@ -454,11 +529,22 @@ pub fn pipelined(plan: &GemmPlan, p: &Pipelined) -> Result<Report> {
             }
         }
     }
+    Ok(())
+}
+
+/// The CTAs per SM of `__launch_bounds__` fit an SM's shared memory; notes the register cap.
+fn launch_bounds(
+    plan: &GemmPlan,
+    p: &Pipelined,
+    threads: i64,
+    smem_bytes: i64,
+    notes: &mut Vec<String>,
+) -> Result<()> {
     if p.min_blocks_per_sm < 1 {
         return Err(plan.error("launch bounds", "at least one CTA per SM"));
     }
     if p.min_blocks_per_sm > 1 {
-        let per_sm = smem_bytes * p.min_blocks_per_sm;
+        let per_sm = smem_bytes.saturating_mul(p.min_blocks_per_sm);
         if per_sm > SM_SMEM {
             return Err(plan.error(
                 "launch bounds",
@@ -474,11 +560,7 @@ pub fn pipelined(plan: &GemmPlan, p: &Pipelined) -> Result<Report> {
             65536 / (threads * p.min_blocks_per_sm)
         ));
     }
-    notes.push(
-        "barriers: a stage is overwritten only after the __syncthreads that follows its last read"
-            .into(),
-    );
-    Ok(Report { smem_bytes, notes })
+    Ok(())
 }
 
 /// A TiledCopy's TV layout maps its threads and values onto its tile exactly once.
