@@ -70,6 +70,16 @@ pub fn plan(name: &str, layout: GemmLayout) -> Result<GemmPlan> {
     })
 }
 
+/// [`plan`] with `n` k blocks per trip of its k-block loop when `unroll` is given (`cute ...
+/// --k-block-unroll N`; [`GemmPlan::with_k_block_unroll`]).
+pub fn plan_unrolled(name: &str, layout: GemmLayout, unroll: Option<i64>) -> Result<GemmPlan> {
+    let p = plan(name, layout)?;
+    match unroll {
+        Some(n) => p.with_k_block_unroll(n),
+        None => Ok(p),
+    }
+}
+
 fn lerr<'a>(plan: &'a str, part: &'static str) -> impl Fn(cute_layout::Error) -> CodegenError + 'a {
     move |source| CodegenError::Layout {
         plan: plan.to_string(),

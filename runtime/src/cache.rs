@@ -6,7 +6,7 @@ use std::hash::{Hash, Hasher};
 use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock};
 
-use crate::error::{Result, RuntimeError};
+use crate::error::Result;
 use crate::nvrtc::{self, Compiled};
 
 fn memory() -> &'static Mutex<HashMap<u64, Compiled>> {
@@ -66,12 +66,7 @@ pub fn forget_memory() {
 
 /// Compiles through the cache.
 pub fn compile(kernel: &str, source: &str, arch: &str) -> Result<(Compiled, Source)> {
-    if !nvrtc::valid_arch(arch) {
-        return Err(RuntimeError::Nvrtc(format!(
-            "'{}' is not a GPU architecture (sm_90a, sm_80, compute_90, ...)",
-            arch.escape_debug()
-        )));
-    }
+    nvrtc::check_arch(arch)?;
     let k = key(kernel, source, arch)?;
     if let Some(c) = memory().lock().ok().and_then(|m| m.get(&k).cloned()) {
         return Ok((c, Source::Memory));

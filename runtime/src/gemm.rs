@@ -199,26 +199,25 @@ pub struct BufferLens {
 pub fn check_buffers(kernel: &Kernel, p: &Problem, lens: BufferLens) -> Result<()> {
     check_sizes(p, lens)?;
     for r in &kernel.launch.requirements {
-        let fails = match r {
-            Requirement::Divisible { symbol, by } => p.symbol(symbol).is_none_or(|v| v % by != 0),
-            Requirement::Length { symbol, .. } => {
-                p.symbol(symbol).is_none_or(|v| (lens.bias as i64) < v)
-            }
-            Requirement::Aligned { .. } => false,
+        let unmet = match *r {
+            Requirement::Divisible { symbol, by } => match p.symbol(symbol) {
+                Some(v) if v % by == 0 => None,
+                v => Some(format!("{symbol} = {}", v.unwrap_or(0))),
+            },
+            Requirement::Length { buffer, symbol } => match p.symbol(symbol) {
+                Some(v) if lens.bias as i64 >= v => None,
+                v => Some(format!(
+                    "{symbol} = {} and {buffer} has {}",
+                    v.unwrap_or(0),
+                    lens.bias
+                )),
+            },
+            // device allocations are 256-byte aligned
+            Requirement::Aligned { .. } => None,
         };
-        if fails {
-            let (symbol, v) = match r {
-                Requirement::Divisible { symbol, .. } | Requirement::Length { symbol, .. } => {
-                    (*symbol, p.symbol(symbol).unwrap_or(0))
-                }
-                Requirement::Aligned { pointer, .. } => (*pointer, 0),
-            };
-            let got = match r {
-                Requirement::Length { buffer, .. } => format!(" and {buffer} has {}", lens.bias),
-                _ => String::new(),
-            };
+        if let Some(why) = unmet {
             return Err(RuntimeError::Problem(format!(
-                "{} needs {r}, but {symbol} = {v}{got}",
+                "{} needs {r}, but {why}",
                 kernel.name
             )));
         }

@@ -181,12 +181,7 @@ pub fn compile(kernel: &str, source: &str, arch: &str) -> Result<Compiled> {
         .map_err(|_| RuntimeError::Nvrtc("bad kernel name".into()))?;
     let prog = result::create_program(&src, Some(&name))
         .map_err(|e| RuntimeError::Nvrtc(format!("{e:?}")))?;
-    if !valid_arch(arch) {
-        return Err(RuntimeError::Nvrtc(format!(
-            "'{}' is not a GPU architecture (sm_90a, sm_80, compute_90, ...)",
-            arch.escape_debug()
-        )));
-    }
+    check_arch(arch)?;
     let mut opts = vec![format!("--gpu-architecture={arch}")];
     opts.extend(OPTIONS.iter().map(|o| o.to_string()));
     // SAFETY: `prog` is a live program; the options outlive the call.
@@ -249,13 +244,20 @@ fn parse_report(log: &str, before: &str, after: &str) -> Option<u32> {
     })
 }
 
-/// `sm_NN` or `compute_NN`, optionally with an `a` or `f` suffix (also what names a cache file).
-pub fn valid_arch(arch: &str) -> bool {
+/// An architecture is `sm_NN` or `compute_NN`, optionally with an `a` or `f` suffix (it is
+/// also part of a cache file's name).
+pub fn check_arch(arch: &str) -> Result<()> {
     let digits = arch
         .strip_prefix("sm_")
         .or_else(|| arch.strip_prefix("compute_"))
         .map(|r| r.strip_suffix(['a', 'f']).unwrap_or(r));
-    digits.is_some_and(|d| (2..=4).contains(&d.len()) && d.bytes().all(|b| b.is_ascii_digit()))
+    if digits.is_some_and(|d| (2..=4).contains(&d.len()) && d.bytes().all(|b| b.is_ascii_digit())) {
+        return Ok(());
+    }
+    Err(RuntimeError::Nvrtc(format!(
+        "'{}' is not a GPU architecture (sm_90a, sm_80, compute_90, ...)",
+        arch.escape_debug()
+    )))
 }
 
 /// Spill stores + loads from `N bytes spill stores, M bytes spill loads`.

@@ -196,11 +196,9 @@ fn emit_command(args: &[String]) -> ExitCode {
     let Some(layout) = cute::codegen::GemmLayout::parse(&layout) else {
         return usage_error(&format!("unknown layout '{layout}' (NN, NT, TN or TT)"));
     };
-    let plan = cute::codegen::named::plan(&name, layout).and_then(|p| match unroll {
-        Some(n) => p.with_k_block_unroll(n),
-        None => Ok(p),
-    });
-    match plan.and_then(|p| cute::codegen::emit(&p)) {
+    match cute::codegen::named::plan_unrolled(&name, layout, unroll)
+        .and_then(|p| cute::codegen::emit(&p))
+    {
         Ok(k) => {
             print!("{}", k.source);
             ExitCode::SUCCESS

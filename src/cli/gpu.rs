@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use cute::codegen::gemm::Policy;
-use cute::codegen::named::{plan, NAMES};
+use cute::codegen::named::{plan, plan_unrolled, NAMES};
 use cute::codegen::{emit, CodegenError, GemmLayout, GemmPlan, Kernel};
 use cute::runtime::api::Gemm;
 use cute::runtime::bench::bench;
@@ -66,15 +66,6 @@ fn parse(args: &[String], default_size: i64) -> Result<Opts, String> {
     Ok(o)
 }
 
-/// A named plan, with the k-block unroll of `--k-block-unroll` when given.
-fn named_plan(name: &str, layout: GemmLayout, o: &Opts) -> Result<GemmPlan, CodegenError> {
-    let p = plan(name, layout)?;
-    match o.k_block_unroll {
-        Some(n) => p.with_k_block_unroll(n),
-        None => Ok(p),
-    }
-}
-
 /// One kernel of a `check` or `bench` run: planned and emitted before the GPU is looked for, so
 /// a plan that cannot be built is an error on any machine.
 struct Planned {
@@ -91,12 +82,21 @@ impl Planned {
     }
 }
 
+/// Every kernel of the options planned and emitted (an error on any machine), then the GPU and
+/// cuBLAS; `None` after printing `skipped: why` on a machine without a GPU.
+fn planned_on_gpu(o: &Opts) -> Result<Option<(Vec<Planned>, Gpu, CudaBlas)>, String> {
+    let planned = plan_all(o).map_err(|e| e.to_string())?;
+    Ok(gpu_and_blas("skipped")
+        .map_err(|e| e.to_string())?
+        .map(|(gpu, blas)| (planned, gpu, blas)))
+}
+
 /// Every name x layout of the options, planned and emitted.
 fn plan_all(o: &Opts) -> Result<Vec<Planned>, CodegenError> {
     let mut out = Vec::new();
     for name in &o.names {
         for &layout in &o.layouts {
-            let plan = named_plan(name, layout, o)?;
+            let plan = plan_unrolled(name, layout, o.k_block_unroll)?;
             let kernel = emit(&plan)?;
             out.push(Planned {
                 name: name.clone(),
@@ -130,11 +130,12 @@ pub fn run(args: &[String]) -> ExitCode {
     };
     println!("{name} {layout} M={} N={} K={}", o.m, o.n, o.k);
     let t = Instant::now();
-    let (gplan, kernel) =
-        match named_plan(name, layout, &o).and_then(|p| Ok((p.clone(), emit(&p)?))) {
-            Ok(pk) => pk,
-            Err(e) => return fail(e),
-        };
+    let (gplan, kernel) = match plan_unrolled(name, layout, o.k_block_unroll)
+        .and_then(|p| Ok((p.clone(), emit(&p)?)))
+    {
+        Ok(pk) => pk,
+        Err(e) => return fail(e),
+    };
     println!(
         "  plan + emit:   {:.2} ms, {} lines of CUDA",
         t.elapsed().as_secs_f64() * 1e3,
@@ -270,15 +271,10 @@ pub fn check_all(args: &[String]) -> ExitCode {
     if args.iter().all(|a| a != "--layout") {
         o.layouts = GemmLayout::all().to_vec();
     }
-    let planned = match plan_all(&o) {
-        Ok(p) => p,
+    let (planned, gpu, blas) = match planned_on_gpu(&o) {
+        Ok(Some(x)) => x,
+        Ok(None) => return ExitCode::SUCCESS,
         Err(e) => return fail(e),
-    };
-    let Some((gpu, blas)) = (match gpu_and_blas("skipped") {
-        Ok(g) => g,
-        Err(e) => return fail(e),
-    }) else {
-        return ExitCode::SUCCESS;
     };
     let mut lines = vec![format!(
         "# cute check on {} ({}): kernel layout M N K beta result worst",
@@ -349,15 +345,10 @@ pub fn bench_all(args: &[String]) -> ExitCode {
     if o.names.is_empty() {
         return fail("bench needs kernel names (cute emit --list)");
     }
-    let planned = match plan_all(&o) {
-        Ok(p) => p,
+    let (planned, gpu, blas) = match planned_on_gpu(&o) {
+        Ok(Some(x)) => x,
+        Ok(None) => return ExitCode::SUCCESS,
         Err(e) => return fail(e),
-    };
-    let Some((gpu, blas)) = (match gpu_and_blas("skipped") {
-        Ok(g) => g,
-        Err(e) => return fail(e),
-    }) else {
-        return ExitCode::SUCCESS;
     };
     println!("# {} ({}); cuBLAS SGEMM in CUBLAS_PEDANTIC_MATH (pure FP32); CUDA events, 3 warm-ups, median of 20", gpu.name, gpu.arch);
     println!("| kernel | layout | M x N x K | ms | TFLOP/s | cuBLAS TFLOP/s | % of cuBLAS |");

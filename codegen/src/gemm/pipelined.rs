@@ -371,7 +371,7 @@ fn helpers(w: &mut Writer, p: &Pipelined) {
 
 fn body(w: &mut Writer, plan: &GemmPlan, parts: &Parts) -> Result<()> {
     let p = parts.p;
-    let (bm, bn, bk) = p.cta;
+    let bk = p.cta.2;
     w.line("extern __shared__ float4 smem_f4[];");
     w.line("float* smem = reinterpret_cast<float*>(smem_f4);");
     w.line(format!("float* sA = smem;  // {}", p.smem_a));
@@ -526,7 +526,7 @@ fn body(w: &mut Writer, plan: &GemmPlan, parts: &Parts) -> Result<()> {
     w.close("");
     w.close("");
     w.close("");
-    epilogue(w, plan, parts, bm, bn)
+    epilogue(w, plan, parts)
 }
 
 /// The stride of the stage (last) mode of a shared tile.
@@ -786,9 +786,7 @@ fn split_swizzle(
     stage: i64,
 ) -> bool {
     let Some(sw) = sw else { return false };
-    let (b, m, sh) = sw.params();
-    let period = 1i64 << (i64::from(b) + i64::from(m) + i64::from(sh.max(0)));
-    if stage <= 0 || stage % period != 0 || statics.iter().any(|&s| s < 0) {
+    if stage <= 0 || stage % verify::swizzle_period(sw) != 0 || statics.iter().any(|&s| s < 0) {
         return false;
     }
     (0..threads).all(|tid| {
@@ -873,12 +871,10 @@ fn xor_reads(f: &Frag, threads: i64, bk: i64, stage: i64) -> bool {
 fn read_phases(f: &Frag, threads: i64, bk: i64, stage: i64) -> Option<i64> {
     let sw = f.swizzle?;
     let ks = f.mode_stride(2)?;
-    let (b, m, sh) = sw.params();
-    let period = 1i64 << (i64::from(b) + i64::from(m) + i64::from(sh.max(0)));
-    if ks <= 0 || period % ks != 0 || stage <= 0 {
+    if stage <= 0 {
         return None;
     }
-    let n = (period / ks).min(bk);
+    let n = verify::swizzle_phases(sw, ks, bk)?;
     let firsts: Vec<i64> = value_offsets(f).chunks(4).map(|g| g[0]).collect();
     let stages = f.mode_size(3).max(1);
     let holds = (0..threads).all(|tid| {
@@ -996,7 +992,8 @@ fn load_frags(
 /// `C = alpha * acc + beta * C` (+ functors). A predicated plan branches once per CTA: a tile
 /// wholly inside C stores without predicates (128-bit when four rows are contiguous), an edge
 /// tile stores element by element in a rolled loop.
-fn epilogue(w: &mut Writer, plan: &GemmPlan, parts: &Parts, bm: i64, bn: i64) -> Result<()> {
+fn epilogue(w: &mut Writer, plan: &GemmPlan, parts: &Parts) -> Result<()> {
+    let (bm, bn, _) = parts.p.cta;
     let f = &parts.mma_c;
     w.comment(format!("tCgC: {}", f.layout));
     w.line(format!("const int tCgC = {};", c(&f.base)));
@@ -1392,7 +1389,7 @@ mod tests {
             "piece_load_frags",
             piece(&|w| load_frags(w, &plan, &parts, "1", "kb_next", sa, sb).unwrap())
         );
-        let epi = piece(&|w| epilogue(w, &plan, &parts, 128, 128).unwrap());
+        let epi = piece(&|w| epilogue(w, &plan, &parts).unwrap());
         // the interior path's first float4 group, then the whole edge path
         let lines: Vec<&str> = epi.lines().collect();
         let edge = lines.iter().position(|l| l.contains("} else {")).unwrap();

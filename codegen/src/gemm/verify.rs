@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use cute_layout::atom::{CopyOp, MmaOp};
-use cute_layout::{s, AnyLayout, ElemType, Element, Int, IntTuple, Tensor};
+use cute_layout::{s, AnyLayout, ElemType, Element, Int, IntTuple, Swizzle, Tensor};
 
 use super::frag::Frag;
 use super::plan::{GemmPlan, Pipelined};
@@ -285,6 +285,19 @@ fn fragments(plan: &GemmPlan, p: &Pipelined) -> Result<[FragCoords; 3]> {
     ])
 }
 
+/// The offsets after which a swizzle repeats: `2^(B + M + max(S, 0))`.
+pub fn swizzle_period(sw: Swizzle) -> i64 {
+    let (b, m, s) = sw.params();
+    1i64 << (i64::from(b) + i64::from(m) + i64::from(s.max(0)))
+}
+
+/// How many k blocks of stride `ks` a swizzle takes to repeat (at most BK), when `ks` divides
+/// its period.
+pub fn swizzle_phases(sw: Swizzle, ks: i64, bk: i64) -> Option<i64> {
+    let period = swizzle_period(sw);
+    (ks > 0 && period % ks == 0).then(|| (period / ks).min(bk))
+}
+
 /// Where sB starts and how many elements the two shared tiles take: sB is placed after sA,
 /// rounded up to 128 bytes (the alignment of 128-bit accesses and of every swizzle the
 /// bank analysis picks).
@@ -507,19 +520,13 @@ fn k_block_unroll(plan: &GemmPlan, p: &Pipelined) -> Result<()> {
         }
         for (part, l) in [("shared A", &p.smem_a), ("shared B", &p.smem_b)] {
             if let AnyLayout::Composed(c) = l {
-                let (b, m, s) = c.layout_a().params();
-                let period = 1i64 << (i64::from(b) + i64::from(m) + i64::from(s.max(0)));
                 let k_stride = c
                     .layout_b()
                     .mode(1)
                     .ok()
                     .and_then(|m| m.stride().as_int().and_then(Int::as_static))
                     .unwrap_or(0);
-                let phases = if k_stride > 0 && period % k_stride == 0 {
-                    (period / k_stride).min(bk)
-                } else {
-                    1
-                };
+                let phases = swizzle_phases(c.layout_a(), k_stride, bk).unwrap_or(1);
                 if n % phases != 0 {
                     return Err(plan.error(
                         "k-block unroll",
