@@ -59,9 +59,13 @@ fn emit_refuses_unknown_kernels_and_layouts() {
 
 #[test]
 fn emit_takes_a_k_block_unroll_and_refuses_one_that_does_not_fit() {
+    // the whole k-tile unrolled, and the named kernel's 8 k blocks per trip
+    let o = cute(&["emit", "sgemm-sm80", "--k-block-unroll", "32"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(text(&o).contains("#pragma unroll\n    for (int kb = 0; kb < 32; ++kb)"));
     let o = cute(&["emit", "sgemm-sm80", "--k-block-unroll", "8"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
-    assert!(text(&o).contains("#pragma unroll 8\n    for (int kb = 0; kb < 32; ++kb)"));
+    assert!(text(&o).contains("for (int kb0 = 0; kb0 < 32; kb0 += 8)"));
     for (args, why) in [
         (
             &["emit", "sgemm-sm80", "--k-block-unroll", "4"][..],

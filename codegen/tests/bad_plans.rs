@@ -107,11 +107,20 @@ fn k_block_unroll_must_keep_the_indices_static() {
         "k-block unroll",
         "4 is not a multiple of the 8 swizzle phases of shared B",
     );
-    let nn = nn.with_k_block_unroll(8).unwrap();
-    let k = emit(&nn).unwrap();
-    assert!(k
+    // 8 k blocks per trip of a rolled loop (as named), read from one byte address per trip
+    let trips = emit(&nn.clone().with_k_block_unroll(8).unwrap()).unwrap();
+    assert!(trips
         .source
-        .contains("#pragma unroll 8\n    for (int kb = 0; kb < 32; ++kb)"));
+        .contains("#pragma unroll 1\n    for (int kb0 = 0; kb0 < 32; kb0 += 8)"));
+    assert!(trips
+        .source
+        .contains("lds128((tB_t ^ 4 * (swizzle_B(kn * 128)"));
+    // the whole k-tile unrolled
+    let full = emit(&nn.with_k_block_unroll(32).unwrap()).unwrap();
+    assert!(full
+        .source
+        .contains("#pragma unroll\n    for (int kb = 0; kb < 32; ++kb)"));
+    assert!(!full.source.contains("lds128"));
 }
 
 #[test]
