@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use cute_layout::atom::CopyOp;
 use cute_layout::{s, tup, AnyLayout, Coord, Int, MemSpace, Tensor, Tiler};
 
-use super::common::{header, params, signature, sym, transform};
+use super::common::{header, params, signature, sym};
 use super::frag::{self, aligned_for_all_threads, Frag};
 use super::plan::{GemmPlan, Pipelined, Policy};
 use super::verify;
@@ -16,6 +16,12 @@ use crate::cexpr::c;
 use crate::error::Result;
 use crate::kernel::{Kernel, LaunchSpec, Requirement};
 use crate::writer::Writer;
+
+mod epilogue;
+mod trips;
+
+use epilogue::epilogue;
+use trips::{k_block_trips, trip_form, Trips};
 
 /// Everything the emission needs, computed once.
 struct Parts<'a> {
@@ -30,15 +36,6 @@ struct Parts<'a> {
     c_coord: Tensor,
     /// The trip form of a partly unrolled k-block loop, when it applies ([`trip_form`]).
     trips: Option<Trips>,
-}
-
-/// A k-block loop in trips of `n` k blocks whose fragment reads are `ld.shared` at immediate
-/// offsets from one shared-window byte address per operand; the dynamic shared memory is
-/// declared `align`-byte aligned (the XOR of a swizzled read must not reach the array's base).
-#[derive(Clone, Copy)]
-struct Trips {
-    n: i64,
-    align: i64,
 }
 
 struct CopyParts {
@@ -563,52 +560,6 @@ fn k_blocks_unrolled(
     Ok(())
 }
 
-/// The k blocks of a k-tile in trips of `n`: the trip loop stays rolled (a shorter NVRTC
-/// compile), a trip's `n` k blocks are unrolled and read at immediate offsets from the trip's
-/// byte addresses `tA_t`/`tB_t` ([`trip_form`]). The last k block of a trip moves them on by a
-/// uniform step: `n` k blocks, or after the k-tile's last trip back to k block 0 of the next
-/// stage. `kb0` is a multiple of `n`, itself even (checked by verification), so the register
-/// buffer `(kb1 + 1) & 1` is static.
-fn k_block_trips(w: &mut Writer, parts: &Parts, n: i64, stage_a: i64, stage_b: i64) -> Result<()> {
-    let (bk, stages) = (parts.p.cta.2, parts.p.stages);
-    w.comment(format!(
-        "the {bk} k blocks in trips of {n}: a rolled trip loop, each trip's k blocks unrolled"
-    ));
-    w.line("#pragma unroll 1");
-    w.open(format!("for (int kb0 = 0; kb0 < {bk}; kb0 += {n})"));
-    w.line("#pragma unroll");
-    w.open(format!("for (int kb1 = 0; kb1 < {n}; ++kb1)"));
-    w.open(format!("if (kb1 == {})", n - 1));
-    w.line("const int pipe_prev = pipe_read;");
-    w.open(format!("if (kb0 == {})", bk - n));
-    next_stage(w, stages);
-    w.close("");
-    w.comment(format!(
-        "on to the next trip: {n} k blocks on, or k block 0 of the next stage"
-    ));
-    for (which, f, stage) in [("A", &parts.mma_a, stage_a), ("B", &parts.mma_b, stage_b)] {
-        let ks = f.mode_stride(2).unwrap_or(0);
-        w.line(format!(
-            "t{which}_t += 4 * (kb0 == {} ? (pipe_read - pipe_prev) * {stage} - {} : {});",
-            bk - n,
-            (bk - n) * ks,
-            n * ks
-        ));
-    }
-    w.close("");
-    w.line(format!(
-        "const int kn = (kb1 + 1) % {n};  // the next k block, from tA_t/tB_t"
-    ));
-    load_frags_trip(w, parts, "(kb1 + 1) & 1");
-    w.open("if (kb1 == 0 && kb0 == 0)");
-    issue_tile(w, stages);
-    w.close("");
-    outer_product(w, parts, "kb1 & 1");
-    w.close("");
-    w.close("");
-    Ok(())
-}
-
 /// Advances `pipe_read` once its copies have landed and every thread is done with the stage.
 fn next_stage(w: &mut Writer, stages: i64) {
     w.comment(
@@ -977,76 +928,6 @@ fn xor_reads(f: &Frag, threads: i64, bk: i64, stage: i64) -> bool {
     })
 }
 
-/// The trip form of a plan's k-block loop, when it has a partial unroll `n` and both fragments'
-/// reads take it ([`trip_align`]); the shared memory is then aligned for both.
-fn trip_form(parts: &Parts) -> Option<Trips> {
-    let p = parts.p;
-    let (bk, n) = (p.cta.2, p.k_block_unroll?);
-    if n >= bk {
-        return None;
-    }
-    let a = trip_align(
-        &parts.mma_a,
-        parts.threads,
-        n,
-        bk,
-        stage_stride(&p.smem_a),
-        0,
-    )?;
-    let b = trip_align(
-        &parts.mma_b,
-        parts.threads,
-        n,
-        bk,
-        stage_stride(&p.smem_b),
-        parts.copy[1].smem_offset,
-    )?;
-    Some(Trips { n, align: a.max(b) })
-}
-
-/// Whether a fragment's reads in a trip of `n` k blocks can be `ld.shared.v4` at one byte
-/// address per thread plus an immediate, and the shared-memory alignment that needs. The
-/// address `X = 4 * (array + base + kb0 * ks + pipe * stage)` holds the trip (`kb0` a multiple of
-/// `n`) and the stage; k block `kb0 + kn`'s vector at `o` is read at `(X ^ 4 * F(kn * ks)) + 4 *
-/// (kn * ks + o)`, with `F(x) = Sw(x) ^ x` the bits the swizzle flips (none without one). That
-/// equals the swizzled element `Sw(base + (kb0 + kn) * ks + o + pipe * stage)` when (checked
-/// here for every thread, k block, vector and stage) `Sw(base + (kb0 + kn) * ks + o + pipe *
-/// stage) == ((base + kb0 * ks + pipe * stage) ^ F(kn * ks)) + kn * ks + o`, and the XOR stays
-/// below the array's byte offset `4 * array` and the shared-memory base: both multiples of the
-/// returned power of two above every `4 * F`.
-fn trip_align(f: &Frag, threads: i64, n: i64, bk: i64, stage: i64, array: i64) -> Option<i64> {
-    let offs = value_offsets(f);
-    if !vectorizable(f, &offs, threads, stage) {
-        return None;
-    }
-    let Some(sw) = f.swizzle else { return Some(16) };
-    let ks = f.mode_stride(2)?;
-    let flip = |kn: i64| sw.apply(kn * ks).ok().map(|x| x ^ (kn * ks));
-    let flips: Vec<i64> = (0..n).map(flip).collect::<Option<_>>()?;
-    let top = flips.iter().map(|&x| 4 * x).max().unwrap_or(0);
-    let align = i64::try_from(u64::try_from(top + 1).ok()?.checked_next_power_of_two()?)
-        .ok()?
-        .max(16);
-    let firsts: Vec<i64> = offs.chunks(4).map(|g| g[0]).collect();
-    let stages = f.mode_size(3).max(1);
-    let holds = (0..threads).all(|tid| {
-        let Some(base) = frag::base_at(&f.base, tid) else {
-            return false;
-        };
-        (0..bk).all(|kb| {
-            let (kb0, kn) = (kb - kb % n, kb % n);
-            firsts.iter().all(|&o| {
-                (0..stages).all(|p| {
-                    let full = sw.apply(base + kb * ks + o + p * stage).ok();
-                    let trip = ((base + kb0 * ks + p * stage) ^ flips[kn as usize]) + kn * ks + o;
-                    full == Some(trip)
-                })
-            })
-        })
-    });
-    (holds && (4 * array) % align == 0).then_some(align)
-}
-
 /// The number of k-block phases `n` after which a swizzled fragment's read offsets repeat, when
 /// `Sw(base + kb * ks + o + pipe * stage) == Sw(base + (kb % n) * ks) + (kb / n) * n * ks + o +
 /// pipe * stage` holds for every thread, k block, vector and stage (checked exhaustively): the
@@ -1172,219 +1053,9 @@ fn load_frags(
     Ok(())
 }
 
-/// Loads the register fragments of k block `kb0 + kn` of stage `pipe_read` into buffer `buf`, in
-/// a trip of the k-block loop: one `ld.shared.v4` per vector at `t{A,B}_t` plus an immediate, a
-/// swizzled operand's address first XORed with the bits its swizzle flips at k block `kn`
-/// ([`trip_form`] proves both forms for every thread, k block, vector and stage).
-fn load_frags_trip(w: &mut Writer, parts: &Parts, buf: &str) {
-    for (which, f) in [("A", &parts.mma_a), ("B", &parts.mma_b)] {
-        let ks = f.mode_stride(2).unwrap_or(0);
-        let t = match f.swizzle {
-            Some(_) => format!("(t{which}_t ^ 4 * (swizzle_{which}(kn * {ks}) ^ (kn * {ks})))"),
-            None => format!("t{which}_t"),
-        };
-        for (q, g) in value_offsets(f).chunks(4).enumerate() {
-            w.line(format!(
-                "{{ const float4 v = lds128({t} + 4 * (kn * {ks} + {})); r{which}[{buf}][{}] = v.x; r{which}[{buf}][{}] = v.y; r{which}[{buf}][{}] = v.z; r{which}[{buf}][{}] = v.w; }}",
-                g[0],
-                4 * q,
-                4 * q + 1,
-                4 * q + 2,
-                4 * q + 3
-            ));
-        }
-    }
-}
-
-/// `C = alpha * acc + beta * C` (+ functors). A predicated plan branches once per CTA: a tile
-/// wholly inside C stores without predicates (128-bit when four rows are contiguous), an edge
-/// tile stores element by element. When the fragments of all threads fit in the (then idle)
-/// shared stages, they are staged there first and both paths are rolled loops: `acc` stays
-/// indexed by constants (registers), and NVRTC compiles two short loops instead of `fm * fn`
-/// stores (a third of the compile time of `sgemm-sm80` in trips; staging in a local array
-/// instead cost the unrolled mainloop 5% on the H200). Otherwise both paths are unrolled.
-fn epilogue(w: &mut Writer, plan: &GemmPlan, parts: &Parts) -> Result<()> {
-    let (bm, bn, _) = parts.p.cta;
-    let f = &parts.mma_c;
-    w.comment(format!("tCgC: {}", f.layout));
-    w.line(format!("const int tCgC = {};", c(&f.base)));
-    let (fm, fn_) = (frag_count(&parts.mma_a), frag_count(&parts.mma_b));
-    let (_, smem_total) = verify::smem_offsets(parts.p);
-    let staged = parts.threads * fm * fn_ <= smem_total;
-    if staged {
-        stage_fragment(w, parts);
-    }
-    if !parts.p.predicated {
-        return interior_stores(w, plan, parts, staged);
-    }
-    w.open(format!(
-        "if (bm * {bm} + {bm} <= M && bn * {bn} + {bn} <= N)"
-    ));
-    w.comment("the CTA's tile lies inside C: no predicates");
-    interior_stores(w, plan, parts, staged)?;
-    w.reopen("else");
-    edge_stores(w, plan, parts, staged)?;
-    w.close("");
-    Ok(())
-}
-
-/// Every thread's fragment into the idle shared stages, value `v` at `v * threads + tid`.
-fn stage_fragment(w: &mut Writer, parts: &Parts) {
-    let total = frag_count(&parts.mma_a) * frag_count(&parts.mma_b);
-    let threads = parts.threads;
-    w.comment("the fragment, staged in the idle shared stages for the rolled store loops");
-    w.line("cp_async_wait<0>();");
-    w.line("__syncthreads();  // every warp is done reading the stages");
-    w.line(format!(
-        "float* tCsC = smem + tid;  // _{total}:_{threads} from the thread's slot: no bank conflicts"
-    ));
-    w.line("#pragma unroll");
-    w.line(format!(
-        "for (int v = 0; v < {total}; ++v) tCsC[v * {threads}] = acc[v];"
-    ));
-}
-
-/// The unpredicated stores of the whole fragment: float4 when each group of four values is four
-/// contiguous, aligned rows of a column-major C, else one element at a time; a rolled loop over
-/// the staged values when `staged`, else unrolled over `acc`.
-fn interior_stores(w: &mut Writer, plan: &GemmPlan, parts: &Parts, staged: bool) -> Result<()> {
-    let err = plan.layout_error("epilogue");
-    let f = &parts.mma_c;
-    let (fm, fn_) = (frag_count(&parts.mma_a), frag_count(&parts.mma_b));
-    let m_offs: Vec<Int> = (0..fm)
-        .map(|i| f.rel(&[s(0), s(i), s(0)]))
-        .collect::<cute_layout::Result<_>>()
-        .map_err(&err)?;
-    let contiguous = m_offs.chunks(4).all(|g| {
-        g.len() == 4
-            && g.iter().enumerate().all(|(k, o)| {
-                o.as_static()
-                    .is_some_and(|v| v == g[0].as_static().unwrap_or(-9) + k as i64)
-            })
-    });
-    let vec4 = contiguous
-        && aligned_for_all_threads(&f.base, 4, parts.threads)
-        && plan.layout.c_layout().stride().leaves()[0].is_constant(1);
-    let width = if vec4 { 4 } else { 1 };
-    if staged {
-        w.line("#pragma unroll 1");
-        w.open(format!("for (int v = 0; v < {}; v += {width})", fm * fn_));
-        w.line(format!("const int i = v % {fm}, j = v / {fm};"));
-        let at = [s(0), Int::symbol("i"), Int::symbol("j")];
-        let value = |k: i64| format!("tCsC[(v + {k}) * {}]", parts.threads);
-        let off = format!("tCgC + {}", c(&f.rel(&at).map_err(&err)?));
-        store_group(w, plan, parts, &at, vec4, &value, &off)?;
-        w.close("");
-        return Ok(());
-    }
-    for j in 0..fn_ {
-        let n_off = c(&f.rel(&[s(0), s(0), s(j)]).map_err(&err)?);
-        for q in 0..fm / width {
-            let i0 = q * width;
-            let at = [s(0), s(i0), s(j)];
-            let value = |k: i64| format!("acc[{}]", i0 + k + fm * j);
-            let off = format!("tCgC + {} + {n_off}", c(&m_offs[i0 as usize]));
-            w.open("");
-            store_group(w, plan, parts, &at, vec4, &value, &off)?;
-            w.close("");
-        }
-    }
-    Ok(())
-}
-
-/// Stores the values at fragment coordinate `at` without a predicate: one element, or (`vec4`)
-/// four contiguous rows as a float4.
-fn store_group(
-    w: &mut Writer,
-    plan: &GemmPlan,
-    parts: &Parts,
-    at: &[Int],
-    vec4: bool,
-    value: &dyn Fn(i64) -> String,
-    off: &str,
-) -> Result<()> {
-    let transforms = plan.epilogue.has_transform();
-    if transforms {
-        let crd = frag::coord_at(&parts.c_coord, at).map_err(plan.layout_error("epilogue"))?;
-        w.line(format!("const int m = {}, n = {};", crd[0], crd[1]));
-    }
-    if !vec4 {
-        super::common::store_element(w, &plan.epilogue, "", "m", "n", &value(0), off);
-        return Ok(());
-    }
-    w.line(format!(
-        "float4 x4 = make_float4(alpha * {}, alpha * {}, alpha * {}, alpha * {});",
-        value(0),
-        value(1),
-        value(2),
-        value(3)
-    ));
-    w.open("if (beta != 0.0f)");
-    w.line(format!(
-        "const float4 c4 = *reinterpret_cast<const float4*>(&C[{off}]);"
-    ));
-    w.line("x4.x = fmaf(beta, c4.x, x4.x); x4.y = fmaf(beta, c4.y, x4.y); x4.z = fmaf(beta, c4.z, x4.z); x4.w = fmaf(beta, c4.w, x4.w);");
-    w.close("");
-    if transforms {
-        for (k, comp) in ["x", "y", "z", "w"].iter().enumerate() {
-            w.open("");
-            w.line(format!("float x = x4.{comp};"));
-            transform(w, &plan.epilogue, &format!("(m + {k})"), "n");
-            w.line(format!("x4.{comp} = x;"));
-            w.close("");
-        }
-    }
-    w.line(format!("*reinterpret_cast<float4*>(&C[{off}]) = x4;"));
-    Ok(())
-}
-
-/// The stores of an edge tile, each element predicated on its coordinate: a rolled loop over the
-/// staged values when `staged`, else one predicated store per element of `acc`.
-fn edge_stores(w: &mut Writer, plan: &GemmPlan, parts: &Parts, staged: bool) -> Result<()> {
-    let err = plan.layout_error("epilogue");
-    let (fm, fn_) = (frag_count(&parts.mma_a), frag_count(&parts.mma_b));
-    let threads = parts.threads;
-    let store = |w: &mut Writer, at: &[Int], value: &str| -> Result<()> {
-        let crd = frag::coord_at(&parts.c_coord, at).map_err(&err)?;
-        let off = c(&parts.mma_c.rel(at).map_err(&err)?);
-        w.line(format!("const int m = {}, n = {};", crd[0], crd[1]));
-        super::common::store_element(
-            w,
-            &plan.epilogue,
-            "m < M && n < N",
-            "m",
-            "n",
-            value,
-            &format!("tCgC + {off}"),
-        );
-        Ok(())
-    };
-    if !staged {
-        w.comment("an edge tile: each element predicated on its coordinate");
-        for j in 0..fn_ {
-            for i in 0..fm {
-                w.open("");
-                store(w, &[s(0), s(i), s(j)], &format!("acc[{}]", i + fm * j))?;
-                w.close("");
-            }
-        }
-        return Ok(());
-    }
-    w.comment("an edge tile: element by element in a rolled loop");
-    w.line("#pragma unroll 1");
-    w.open(format!("for (int v = 0; v < {}; ++v)", fm * fn_));
-    w.line(format!("const int i = v % {fm}, j = v / {fm};"));
-    store(
-        w,
-        &[s(0), Int::symbol("i"), Int::symbol("j")],
-        &format!("tCsC[v * {threads}]"),
-    )?;
-    w.close("");
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
+    use super::trips::load_frags_trip;
     use super::*;
     use crate::gemm::GemmLayout;
 
@@ -1587,85 +1258,6 @@ mod tests {
             }
         });
         assert!(checked >= 12 * 32);
-    }
-
-    /// The trip form as emitted, evaluated for every thread, k block, vector and stage of every
-    /// named pipelined kernel (and its `--k-block-unroll 8` form) against the full swizzle, with
-    /// the shared memory at several bases of the declared alignment: each read's byte address
-    /// `(X ^ 4 * F(kn * ks)) + 4 * (kn * ks + o)`, and the trip address `X` itself as the kernel
-    /// steps it (`n` k blocks on, or back to k block 0 of the next stage) over several k-tiles.
-    #[test]
-    fn trip_reads_equal_the_full_swizzle() {
-        let mut checked = 0;
-        for name in crate::named::NAMES {
-            for layout in GemmLayout::all() {
-                let Ok(plan) = crate::named::plan_unrolled(name, layout, Some(8)) else {
-                    continue;
-                };
-                let Policy::Pipelined(p) = &plan.policy else {
-                    continue;
-                };
-                let mut parts = partitions(&plan, p).unwrap();
-                parts.trips = trip_form(&parts);
-                let Some(t) = parts.trips else { continue };
-                let (bk, n, stages) = (p.cta.2, t.n, p.stages);
-                let ops = [
-                    (&parts.mma_a, stage_stride(&p.smem_a), 0),
-                    (
-                        &parts.mma_b,
-                        stage_stride(&p.smem_b),
-                        parts.copy[1].smem_offset,
-                    ),
-                ];
-                for (f, stage, array) in ops {
-                    let ks = f.mode_stride(2).unwrap();
-                    let sw = |x: i64| f.swizzle.map_or(x, |sw| sw.apply(x).unwrap());
-                    let firsts: Vec<i64> = value_offsets(f).chunks(4).map(|g| g[0]).collect();
-                    for smem in [0, t.align, 0x400, 7 * t.align] {
-                        for tid in 0..parts.threads {
-                            let base = frag::base_at(&f.base, tid).unwrap();
-                            let byte = |e: i64| smem + 4 * (array + e);
-                            // the kernel's trip address over 3 k-tiles, stepped as emitted
-                            let (mut x, mut pipe) = (byte(base), 0);
-                            for kt in 0..3 * stages {
-                                for kb0 in (0..bk).step_by(n as usize) {
-                                    assert_eq!(
-                                        x,
-                                        byte(base + kb0 * ks + pipe * stage),
-                                        "{name} {layout} kt {kt}"
-                                    );
-                                    for kn in 0..n {
-                                        let flip = sw(kn * ks) ^ (kn * ks);
-                                        for &o in &firsts {
-                                            let read = (x ^ (4 * flip)) + 4 * (kn * ks + o);
-                                            let want =
-                                                byte(sw(base + (kb0 + kn) * ks + o + pipe * stage));
-                                            assert_eq!(
-                                                read,
-                                                want,
-                                                "{name} {layout} tid {tid} kb {}",
-                                                kb0 + kn
-                                            );
-                                            checked += 1;
-                                        }
-                                    }
-                                    let prev = pipe;
-                                    if kb0 == bk - n {
-                                        pipe = (pipe + 1) % stages;
-                                    }
-                                    x += 4 * if kb0 == bk - n {
-                                        (pipe - prev) * stage - (bk - n) * ks
-                                    } else {
-                                        n * ks
-                                    };
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        assert!(checked > 1_000_000, "{checked}");
     }
 
     fn tuple(c: &[Int]) -> cute_layout::IntTuple {
