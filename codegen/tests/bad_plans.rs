@@ -181,3 +181,23 @@ fn a_copy_of_other_values_is_refused() {
     pipelined(&mut plan).copy_a = make_tiled_copy(&atom, &thr, &val).unwrap();
     refused(&plan, "TiledCopy A", "copies half_t values");
 }
+
+/// A partial unroll whose fragment reads cannot take the trip form (here `Sw<1,2,4>` flips B's
+/// bit 2 by bit 6, which a thread's second vector (offset 64) sets: the flipped bits are not a
+/// function of the k block alone) keeps the same trips through `#pragma unroll N`.
+#[test]
+fn a_partial_unroll_without_the_trip_form_is_a_pragma_unroll() {
+    let mut nn = named::plan("sgemm-sm80", GemmLayout::parse("NN").unwrap()).unwrap();
+    let tile = Layout::new(tup![s(128), s(32), s(3)], tup![s(1), s(128), s(4096)]).unwrap();
+    let sw = cute_layout::Swizzle::new(1, 2, 4).unwrap();
+    pipelined(&mut nn).smem_b = cute_layout::ComposedLayout::composition(sw, s(0), tile);
+    let k = emit(&nn).unwrap();
+    assert!(k
+        .source
+        .contains("#pragma unroll 8\n    for (int kb = 0; kb < 32; ++kb)"));
+    assert!(!k.source.contains("lds128"));
+    // B's reads in the split form, the swizzle of the k block's offset computed per k block
+    assert!(k
+        .source
+        .contains("&sB[(tCsB ^ swizzle_B(kb_next * 128 + 0)) + pipe_read * 4096]"));
+}
