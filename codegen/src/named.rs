@@ -125,9 +125,9 @@ fn sgemm_sm80(name: &str, layout: GemmLayout) -> Result<Pipelined> {
         } else {
             2
         },
-        // 8 of the 32 k blocks per trip of a rolled loop: NVRTC compiles it in 140 to 180 ms
-        // instead of 360 to 440 with the whole k-tile unrolled (`--k-block-unroll 32`), which
-        // runs 1.5 to 4% faster on the H200 (README, "Speed")
+        // 8 of the 32 k blocks per trip of a rolled loop: NVRTC compiles it in 140 to 190 ms
+        // instead of 350 to 430 with the whole k-tile unrolled (`--k-block-unroll 32`), which on
+        // the H200 runs 3 points faster in NN and TT, the same in NT, 6 slower in TN (README)
         k_block_unroll: Some(8),
     })
 }
