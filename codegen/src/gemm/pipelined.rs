@@ -387,7 +387,24 @@ fn helpers(w: &mut Writer, p: &Pipelined, lds: bool) {
     }
 }
 
+/// The kernel body: declarations, the tile loaders, the prologue, the mainloop, the epilogue.
 fn body(w: &mut Writer, plan: &GemmPlan, parts: &Parts) -> Result<()> {
+    let (stage_a, stage_b) = (stage_stride(&parts.p.smem_a), stage_stride(&parts.p.smem_b));
+    declarations(w, plan, parts)?;
+    fragments(w, parts);
+    tile_loaders(w, plan, parts, stage_a, stage_b)?;
+    prologue(w, plan, parts, stage_a, stage_b)?;
+    w.open("for (int kt = 0; kt < k_tiles; ++kt)");
+    match parts.trips {
+        Some(t) => k_block_trips(w, parts, t.n, stage_a, stage_b)?,
+        None => k_blocks_unrolled(w, plan, parts, stage_a, stage_b)?,
+    }
+    w.close("");
+    epilogue(w, plan, parts)
+}
+
+/// The shared tiles, the thread and CTA indices, and each thread's copy and MMA partitions.
+fn declarations(w: &mut Writer, plan: &GemmPlan, parts: &Parts) -> Result<()> {
     let p = parts.p;
     let bk = p.cta.2;
     match parts.trips {
@@ -407,9 +424,7 @@ fn body(w: &mut Writer, plan: &GemmPlan, parts: &Parts) -> Result<()> {
     w.line("const int bm = blockIdx.x;");
     w.line("const int bn = blockIdx.y;");
     w.line(format!("const int k_tiles = (K + {}) / {bk};", bk - 1));
-    let stage_a = stage_stride(&p.smem_a);
-    let stage_b = stage_stride(&p.smem_b);
-    for (which, cp, g) in [("A", &parts.copy[0], "A"), ("B", &parts.copy[1], "B")] {
+    for (which, cp) in [("A", &parts.copy[0]), ("B", &parts.copy[1])] {
         w.comment(format!(
             "t{which}g{which}: {}   t{which}s{which}: {}",
             cp.g.layout, cp.s.layout
@@ -423,7 +438,6 @@ fn body(w: &mut Writer, plan: &GemmPlan, parts: &Parts) -> Result<()> {
             origin[0]
         ));
         w.line(format!("const int t{which}c{which}_k = {};", origin[1]));
-        let _ = g;
     }
     w.comment(format!(
         "tCsA: {}   tCsB: {}",
@@ -431,6 +445,13 @@ fn body(w: &mut Writer, plan: &GemmPlan, parts: &Parts) -> Result<()> {
     ));
     w.line(format!("const int tCsA = {};", c(&parts.mma_a.base)));
     w.line(format!("const int tCsB = {};", c(&parts.mma_b.base)));
+    Ok(())
+}
+
+/// How the fragment reads apply a swizzle (a comment, or the per-phase bases), the accumulators
+/// and the register buffers.
+fn fragments(w: &mut Writer, parts: &Parts) {
+    let p = parts.p;
     for (which, f, l) in [
         ("A", &parts.mma_a, &p.smem_a),
         ("B", &parts.mma_b, &p.smem_b),
@@ -462,7 +483,18 @@ fn body(w: &mut Writer, plan: &GemmPlan, parts: &Parts) -> Result<()> {
     w.line(format!(
         "float rA[2][{fm}], rB[2][{fn_}];  // 2-deep register pipeline over the K blocks"
     ));
-    // The tile loaders.
+}
+
+/// The edge copies (predicated plans) and `load_tile`, which copies a k-tile of A and B.
+fn tile_loaders(
+    w: &mut Writer,
+    plan: &GemmPlan,
+    parts: &Parts,
+    stage_a: i64,
+    stage_b: i64,
+) -> Result<()> {
+    let p = parts.p;
+    let bk = p.cta.2;
     let operands = [
         Operand {
             which: "A",
@@ -490,6 +522,19 @@ fn body(w: &mut Writer, plan: &GemmPlan, parts: &Parts) -> Result<()> {
         copy_tile(w, plan, op, bk)?;
     }
     w.close(";");
+    Ok(())
+}
+
+/// The first `stages - 1` k-tiles in flight, then the first k block's fragments (and, in
+/// trips, the trips' byte addresses).
+fn prologue(
+    w: &mut Writer,
+    plan: &GemmPlan,
+    parts: &Parts,
+    stage_a: i64,
+    stage_b: i64,
+) -> Result<()> {
+    let p = parts.p;
     let stages = p.stages;
     w.line("int k_tile_next = 0;");
     w.line("#pragma unroll 1");
@@ -523,13 +568,7 @@ fn body(w: &mut Writer, plan: &GemmPlan, parts: &Parts) -> Result<()> {
         w.line("unsigned tA_t = static_cast<unsigned>(__cvta_generic_to_shared(&sA[tCsA]));");
         w.line("unsigned tB_t = static_cast<unsigned>(__cvta_generic_to_shared(&sB[tCsB]));");
     }
-    w.open("for (int kt = 0; kt < k_tiles; ++kt)");
-    match parts.trips {
-        Some(t) => k_block_trips(w, parts, t.n, stage_a, stage_b)?,
-        None => k_blocks_unrolled(w, plan, parts, stage_a, stage_b)?,
-    }
-    w.close("");
-    epilogue(w, plan, parts)
+    Ok(())
 }
 
 /// The k blocks of a k-tile, unrolled (all of them, or `k_block_unroll` per trip of the loop
