@@ -57,29 +57,7 @@ pub fn emit(plan: &GemmPlan) -> Result<Kernel> {
     let mut parts = partitions(plan, p)?;
     check_copies(plan, &parts)?;
     parts.trips = trip_form(&parts);
-    for (name, f, stage) in [
-        ("tCsA", &parts.mma_a, stage_stride(&p.smem_a)),
-        ("tCsB", &parts.mma_b, stage_stride(&p.smem_b)),
-    ] {
-        let bits = if vectorizable(f, &value_offsets(f), parts.threads, stage) {
-            128
-        } else {
-            32
-        };
-        if let Some(ways) = verify::bank_ways(f, frag_count(f), p.cta.2, bits) {
-            report.notes.push(format!(
-                "bank conflicts of the {name} reads (warp 0, {bits}-bit): max_ways={ways}"
-            ));
-        }
-    }
-    for (name, cp) in [("tAsA", &parts.copy[0]), ("tBsB", &parts.copy[1])] {
-        let bits = 32 * cp.vector;
-        if let Some(ways) = verify::copy_bank_ways(&cp.s, bits) {
-            report.notes.push(format!(
-                "bank conflicts of the {name} writes (warp 0, {bits}-bit): max_ways={ways}"
-            ));
-        }
-    }
+    report.notes.extend(bank_notes(&parts));
     let mut w = Writer::new();
     header(
         &mut w,
@@ -101,59 +79,69 @@ pub fn emit(plan: &GemmPlan) -> Result<Kernel> {
             .ceil_div(&s(t))
             .map_err(plan.layout_error("grid"))
     };
-    let mut requirements = vec![
-        Requirement::Divisible {
-            symbol: "ldA",
-            by: 4,
-        },
-        Requirement::Divisible {
-            symbol: "ldB",
-            by: 4,
-        },
-        Requirement::Divisible {
-            symbol: "ldC",
-            by: 4,
-        },
-        Requirement::Aligned {
-            pointer: "A",
-            bytes: 16,
-        },
-        Requirement::Aligned {
-            pointer: "B",
-            bytes: 16,
-        },
-        Requirement::Aligned {
-            pointer: "C",
-            bytes: 16,
-        },
-    ];
-    if !p.predicated {
-        requirements.push(Requirement::Divisible {
-            symbol: "M",
-            by: p.cta.0,
-        });
-        requirements.push(Requirement::Divisible {
-            symbol: "N",
-            by: p.cta.1,
-        });
-        requirements.push(Requirement::Divisible {
-            symbol: "K",
-            by: p.cta.2,
-        });
-    }
-    requirements.extend(super::common::buffer_requirements(plan));
     let launch = LaunchSpec {
         grid: [grid("M", p.cta.0)?, grid("N", p.cta.1)?, s(1)],
         block: [parts.threads, 1, 1],
         dynamic_smem_bytes: report.smem_bytes,
         params: params(plan),
-        requirements,
+        requirements: requirements(plan, p),
     };
     Ok(Kernel {
         name: plan.kernel_name(),
         source: w.finish(),
         launch,
     })
+}
+
+/// The bank-conflict figures of the fragment reads and the copy writes (warp 0).
+fn bank_notes(parts: &Parts) -> Vec<String> {
+    let p = parts.p;
+    let mut notes = Vec::new();
+    for (name, f, stage) in [
+        ("tCsA", &parts.mma_a, stage_stride(&p.smem_a)),
+        ("tCsB", &parts.mma_b, stage_stride(&p.smem_b)),
+    ] {
+        let bits = if vectorizable(f, &value_offsets(f), parts.threads, stage) {
+            128
+        } else {
+            32
+        };
+        if let Some(ways) = verify::bank_ways(f, frag_count(f), p.cta.2, bits) {
+            notes.push(format!(
+                "bank conflicts of the {name} reads (warp 0, {bits}-bit): max_ways={ways}"
+            ));
+        }
+    }
+    for (name, cp) in [("tAsA", &parts.copy[0]), ("tBsB", &parts.copy[1])] {
+        let bits = 32 * cp.vector;
+        if let Some(ways) = verify::copy_bank_ways(&cp.s, bits) {
+            notes.push(format!(
+                "bank conflicts of the {name} writes (warp 0, {bits}-bit): max_ways={ways}"
+            ));
+        }
+    }
+    notes
+}
+
+/// What the runtime checks before a launch: 128-bit aligned matrices and leading dimensions, the
+/// divisible sizes of an unpredicated plan, and the buffers' lengths.
+fn requirements(plan: &GemmPlan, p: &Pipelined) -> Vec<Requirement> {
+    let mut r: Vec<Requirement> = ["ldA", "ldB", "ldC"]
+        .into_iter()
+        .map(|symbol| Requirement::Divisible { symbol, by: 4 })
+        .chain(
+            ["A", "B", "C"]
+                .into_iter()
+                .map(|pointer| Requirement::Aligned { pointer, bytes: 16 }),
+        )
+        .collect();
+    if !p.predicated {
+        for (symbol, by) in [("M", p.cta.0), ("N", p.cta.1), ("K", p.cta.2)] {
+            r.push(Requirement::Divisible { symbol, by });
+        }
+    }
+    r.extend(super::common::buffer_requirements(plan));
+    r
 }
 
 /// The per-thread partitions of the plan's tensors.
