@@ -201,3 +201,27 @@ fn a_partial_unroll_without_the_trip_form_is_a_pragma_unroll() {
         .source
         .contains("&sB[(tCsB ^ swizzle_B(kb_next * 128 + 0)) + pipe_read * 4096]"));
 }
+
+/// A swizzle whose flipped bits would need the shared memory aligned beyond the 1 KiB the
+/// hardware guarantees for the CTA's window (`Sw<1,5,-4>` on `simt-hier`'s B with 4 stages
+/// needs 4096; found by a review, where the H200 read wrong addresses) is not emitted in the trip
+/// form: the same trips go through `#pragma unroll N`.
+#[test]
+fn a_trip_form_needing_more_than_1_kib_alignment_is_not_emitted() {
+    let mut plan = named::plan("simt-hier", GemmLayout::parse("NN").unwrap()).unwrap();
+    let p = pipelined(&mut plan);
+    p.stages = 4;
+    p.k_block_unroll = Some(2);
+    p.smem_a = AnyLayout::Plain(
+        Layout::new(tup![s(128), s(8), s(4)], tup![s(1), s(128), s(1024)]).unwrap(),
+    );
+    let tile_b = Layout::new(tup![s(32), s(8), s(4)], tup![s(1), s(32), s(256)]).unwrap();
+    let sw = cute_layout::Swizzle::new(1, 5, -4).unwrap();
+    p.smem_b = cute_layout::ComposedLayout::composition(sw, s(0), tile_b);
+    let k = emit(&plan).unwrap();
+    assert!(!k.source.contains("__align__"), "{}", k.source);
+    assert!(!k.source.contains("lds128"));
+    assert!(k
+        .source
+        .contains("#pragma unroll 2\n    for (int kb = 0; kb < 8; ++kb)"));
+}

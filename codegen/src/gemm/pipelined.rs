@@ -384,7 +384,7 @@ fn body(w: &mut Writer, plan: &GemmPlan, parts: &Parts) -> Result<()> {
     prologue(w, plan, parts, stage_a, stage_b)?;
     w.open("for (int kt = 0; kt < k_tiles; ++kt)");
     match parts.trips {
-        Some(t) => k_block_trips(w, parts, t.n, stage_a, stage_b)?,
+        Some(t) => k_block_trips(w, parts, &t),
         None => k_blocks_unrolled(w, plan, parts, stage_a, stage_b)?,
     }
     w.close("");
@@ -1306,6 +1306,7 @@ mod tests {
             unreachable!()
         };
         let parts = partitions(&plan, p).unwrap();
+        let trips = trip_form(&parts).unwrap();
         let (sa, sb) = (stage_stride(&p.smem_a), stage_stride(&p.smem_b));
         let piece = |f: &dyn Fn(&mut Writer)| {
             let mut w = Writer::new();
@@ -1333,7 +1334,7 @@ mod tests {
         );
         insta::assert_snapshot!(
             "piece_load_frags_trip",
-            piece(&|w| load_frags_trip(w, &parts, "(kb1 + 1) & 1"))
+            piece(&|w| load_frags_trip(w, &parts, &trips, "(kb1 + 1) & 1"))
         );
         insta::assert_snapshot!(
             "piece_epilogue_bias_relu_functor",

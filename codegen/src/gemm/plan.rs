@@ -180,9 +180,11 @@ pub struct Pipelined {
     /// The CTAs per SM the kernel is built for (`__launch_bounds__`'s second argument): 2 caps
     /// a 256-thread kernel at 128 registers per thread, so two CTAs share an SM.
     pub min_blocks_per_sm: i64,
-    /// How many k blocks of a k-tile the compiler unrolls (`#pragma unroll N`): `None` unrolls
-    /// the whole k-tile (fastest code, longest NVRTC compile); a factor must divide BK and keep
-    /// the register-buffer and swizzle-phase indices static (a multiple of 2 and of the phases).
+    /// How many k blocks of a k-tile run per trip of the k-block loop: `None` (or BK) unrolls the
+    /// whole k-tile (the longest NVRTC compile); `n < BK` runs trips of `n` unrolled k blocks in a
+    /// rolled loop, reading fragments at immediate offsets from one byte address per operand
+    /// where that is proved, else through `#pragma unroll n`. A factor must divide BK and keep the
+    /// register-buffer and swizzle-phase indices static (a multiple of 2 and of the phases).
     pub k_block_unroll: Option<i64>,
 }
 
