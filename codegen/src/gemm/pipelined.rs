@@ -34,6 +34,8 @@ struct Parts<'a> {
     mma_b: Frag,
     mma_c: Frag,
     c_coord: Tensor,
+    /// The stage strides of the shared tiles of A and B (their last mode).
+    stage: [i64; 2],
     /// The trip form of a partly unrolled k-block loop, when it applies ([`trip_form`]).
     trips: Option<Trips>,
 }
@@ -98,8 +100,8 @@ fn bank_notes(parts: &Parts) -> Vec<String> {
     let p = parts.p;
     let mut notes = Vec::new();
     for (name, f, stage) in [
-        ("tCsA", &parts.mma_a, stage_stride(&p.smem_a)),
-        ("tCsB", &parts.mma_b, stage_stride(&p.smem_b)),
+        ("tCsA", &parts.mma_a, parts.stage[0]),
+        ("tCsB", &parts.mma_b, parts.stage[1]),
     ] {
         let bits = if vectorizable(f, &value_offsets(f), parts.threads, stage) {
             128
@@ -239,6 +241,7 @@ fn partitions<'a>(plan: &GemmPlan, p: &'a Pipelined) -> Result<Parts<'a>> {
         mma_b,
         mma_c,
         c_coord,
+        stage: [stage_stride(&p.smem_a), stage_stride(&p.smem_b)],
         trips: None,
     })
 }
@@ -249,9 +252,9 @@ fn partitions<'a>(plan: &GemmPlan, p: &'a Pipelined) -> Result<Parts<'a>> {
 /// aligned to the vector.
 fn check_copies(plan: &GemmPlan, parts: &Parts) -> Result<()> {
     let p = parts.p;
-    for (part, cp, tc, l) in [
-        ("TiledCopy A", &parts.copy[0], &p.copy_a, &p.smem_a),
-        ("TiledCopy B", &parts.copy[1], &p.copy_b, &p.smem_b),
+    for (part, cp, tc, stage) in [
+        ("TiledCopy A", &parts.copy[0], &p.copy_a, parts.stage[0]),
+        ("TiledCopy B", &parts.copy[1], &p.copy_b, parts.stage[1]),
     ] {
         let v = cp.vector;
         let bits = match tc.atom().op() {
@@ -284,7 +287,6 @@ fn check_copies(plan: &GemmPlan, parts: &Parts) -> Result<()> {
             .flat_map(|i| (0..cp.s.mode_size(2)).map(move |j| (i, j)))
             .map(|(i, j)| cp.s.rel(&[s(0), s(i), s(j), s(0)]).ok()?.as_static())
             .collect();
-        let stage = stage_stride(l);
         let aligned = statics.is_some_and(|st| {
             (0..parts.threads).all(|tid| {
                 frag::base_at(&cp.s.base, tid).is_some_and(|b| {
@@ -377,15 +379,14 @@ fn helpers(w: &mut Writer, p: &Pipelined, lds: bool) {
 
 /// The kernel body: declarations, the tile loaders, the prologue, the mainloop, the epilogue.
 fn body(w: &mut Writer, plan: &GemmPlan, parts: &Parts) -> Result<()> {
-    let (stage_a, stage_b) = (stage_stride(&parts.p.smem_a), stage_stride(&parts.p.smem_b));
     declarations(w, plan, parts)?;
     fragments(w, parts);
-    tile_loaders(w, plan, parts, stage_a, stage_b)?;
-    prologue(w, plan, parts, stage_a, stage_b)?;
+    tile_loaders(w, plan, parts)?;
+    prologue(w, plan, parts)?;
     w.open("for (int kt = 0; kt < k_tiles; ++kt)");
     match parts.trips {
         Some(t) => k_block_trips(w, parts, &t),
-        None => k_blocks_unrolled(w, plan, parts, stage_a, stage_b)?,
+        None => k_blocks_unrolled(w, plan, parts)?,
     }
     w.close("");
     epilogue(w, plan, parts)
@@ -440,11 +441,11 @@ fn declarations(w: &mut Writer, plan: &GemmPlan, parts: &Parts) -> Result<()> {
 /// and the register buffers.
 fn fragments(w: &mut Writer, parts: &Parts) {
     let p = parts.p;
-    for (which, f, l) in [
-        ("A", &parts.mma_a, &p.smem_a),
-        ("B", &parts.mma_b, &p.smem_b),
+    for (which, f, stage) in [
+        ("A", &parts.mma_a, parts.stage[0]),
+        ("B", &parts.mma_b, parts.stage[1]),
     ] {
-        let (threads, bk, stage) = (parts.threads, p.cta.2, stage_stride(l));
+        let (threads, bk) = (parts.threads, p.cta.2);
         if xor_reads(f, threads, bk, stage) {
             w.comment(format!(
                 "tCs{which} reads: swizzle_{which}(tCs{which} + kb*ks + o) == (tCs{which} ^ swizzle_{which}(kb*ks) ^ kb*ks) + kb*ks + o (XOR-linear; the base stays clear of the swizzle's source bits)"
@@ -474,27 +475,21 @@ fn fragments(w: &mut Writer, parts: &Parts) {
 }
 
 /// The edge copies (predicated plans) and `load_tile`, which copies a k-tile of A and B.
-fn tile_loaders(
-    w: &mut Writer,
-    plan: &GemmPlan,
-    parts: &Parts,
-    stage_a: i64,
-    stage_b: i64,
-) -> Result<()> {
+fn tile_loaders(w: &mut Writer, plan: &GemmPlan, parts: &Parts) -> Result<()> {
     let p = parts.p;
     let bk = p.cta.2;
     let operands = [
         Operand {
             which: "A",
             cp: &parts.copy[0],
-            stage: stage_a,
+            stage: parts.stage[0],
             rows: "M",
             tile: ("bm", p.cta.0),
         },
         Operand {
             which: "B",
             cp: &parts.copy[1],
-            stage: stage_b,
+            stage: parts.stage[1],
             rows: "N",
             tile: ("bn", p.cta.1),
         },
@@ -515,13 +510,7 @@ fn tile_loaders(
 
 /// The first `stages - 1` k-tiles in flight, then the first k block's fragments (and, in
 /// trips, the trips' byte addresses).
-fn prologue(
-    w: &mut Writer,
-    plan: &GemmPlan,
-    parts: &Parts,
-    stage_a: i64,
-    stage_b: i64,
-) -> Result<()> {
+fn prologue(w: &mut Writer, plan: &GemmPlan, parts: &Parts) -> Result<()> {
     let p = parts.p;
     let stages = p.stages;
     w.line("int k_tile_next = 0;");
@@ -547,7 +536,7 @@ fn prologue(
     w.line(format!("int pipe_write = {};", stages - 1));
     w.line(format!("cp_async_wait<{}>();", stages - 2));
     w.line("__syncthreads();");
-    load_frags(w, plan, parts, "0", "0", stage_a, stage_b)?;
+    load_frags(w, plan, parts, "0", "0")?;
     if let Some(t) = parts.trips {
         w.comment(format!(
             "the trips' shared-window byte addresses of this thread's first A and B values: k block kb0 of stage pipe_read ({}-byte aligned smem keeps the XOR of a swizzled read off the base)",
@@ -561,13 +550,7 @@ fn prologue(
 
 /// The k blocks of a k-tile, unrolled (all of them, or `k_block_unroll` per trip of the loop
 /// when the trip form does not apply): every index below is static once `kb` is.
-fn k_blocks_unrolled(
-    w: &mut Writer,
-    plan: &GemmPlan,
-    parts: &Parts,
-    stage_a: i64,
-    stage_b: i64,
-) -> Result<()> {
+fn k_blocks_unrolled(w: &mut Writer, plan: &GemmPlan, parts: &Parts) -> Result<()> {
     let (bk, stages) = (parts.p.cta.2, parts.p.stages);
     match parts.p.k_block_unroll {
         Some(n) if n < bk => w.line(format!("#pragma unroll {n}")),
@@ -578,7 +561,7 @@ fn k_blocks_unrolled(
     next_stage(w, stages);
     w.close("");
     w.line(format!("const int kb_next = (kb + 1) % {bk};"));
-    load_frags(w, plan, parts, "(kb + 1) & 1", "kb_next", stage_a, stage_b)?;
+    load_frags(w, plan, parts, "(kb + 1) & 1", "kb_next")?;
     w.open("if (kb == 0)");
     issue_tile(w, stages);
     w.close("");
@@ -1001,16 +984,11 @@ fn fragment_statics(firsts: &[i64], k_stride: i64, bk: i64) -> Vec<i64> {
 }
 
 /// Loads the register fragments of k-block `kb` from stage `pipe_read` into buffer `buf`.
-fn load_frags(
-    w: &mut Writer,
-    plan: &GemmPlan,
-    parts: &Parts,
-    buf: &str,
-    kb: &str,
-    stage_a: i64,
-    stage_b: i64,
-) -> Result<()> {
-    for (which, f, stage) in [("A", &parts.mma_a, stage_a), ("B", &parts.mma_b, stage_b)] {
+fn load_frags(w: &mut Writer, plan: &GemmPlan, parts: &Parts, buf: &str, kb: &str) -> Result<()> {
+    for (which, f, stage) in [
+        ("A", &parts.mma_a, parts.stage[0]),
+        ("B", &parts.mma_b, parts.stage[1]),
+    ] {
         let err = plan.layout_error("smem -> registers");
         let n = frag_count(f);
         let k_stride = f.mode_stride(2).unwrap_or(0);
@@ -1307,7 +1285,6 @@ mod tests {
         };
         let parts = partitions(&plan, p).unwrap();
         let trips = trip_form(&parts).unwrap();
-        let (sa, sb) = (stage_stride(&p.smem_a), stage_stride(&p.smem_b));
         let piece = |f: &dyn Fn(&mut Writer)| {
             let mut w = Writer::new();
             f(&mut w);
@@ -1320,7 +1297,7 @@ mod tests {
                 let op = Operand {
                     which: "B",
                     cp: &parts.copy[1],
-                    stage: sb,
+                    stage: parts.stage[1],
                     rows: "N",
                     tile: ("bn", 128),
                 };
@@ -1330,7 +1307,7 @@ mod tests {
         );
         insta::assert_snapshot!(
             "piece_load_frags",
-            piece(&|w| load_frags(w, &plan, &parts, "1", "kb_next", sa, sb).unwrap())
+            piece(&|w| load_frags(w, &plan, &parts, "1", "kb_next").unwrap())
         );
         insta::assert_snapshot!(
             "piece_load_frags_trip",

@@ -3,8 +3,7 @@
 //! offsets from one shared-window byte address per operand, stepped from trip to trip.
 
 use super::{
-    frag, issue_tile, next_stage, outer_product, stage_stride, value_offsets, vectorizable, Frag,
-    Parts, Writer,
+    frag, issue_tile, next_stage, outer_product, value_offsets, vectorizable, Frag, Parts, Writer,
 };
 
 /// The largest shared-memory alignment the trip form relies on. `extern __shared__
@@ -17,13 +16,12 @@ const MAX_SMEM_ALIGN: i64 = 1024;
 /// A k-block loop in trips of `n` k blocks whose fragment reads are `ld.shared` at immediate
 /// offsets from one shared-window byte address per operand; the dynamic shared memory is
 /// declared `align`-byte aligned (the XOR of a swizzled read must not reach the array's base).
-/// `ks` and `stage` are each operand's (A, B) k-block and stage strides, as proved.
+/// `ks` is each operand's (A, B) k-block stride, as proved.
 #[derive(Clone, Copy)]
 pub(super) struct Trips {
     pub(super) n: i64,
     pub(super) align: i64,
     pub(super) ks: [i64; 2],
-    pub(super) stage: [i64; 2],
 }
 
 /// The trip form of a plan's k-block loop, when it has a partial unroll `n` and both fragments'
@@ -34,21 +32,19 @@ pub(super) fn trip_form(parts: &Parts) -> Option<Trips> {
     if n >= bk {
         return None;
     }
-    let (stage_a, stage_b) = (stage_stride(&p.smem_a), stage_stride(&p.smem_b));
     let trip = TripShape {
         threads: parts.threads,
         n,
         bk,
         stages: p.stages,
     };
-    let (align_a, ks_a) = trip_align(&parts.mma_a, &trip, stage_a, 0)?;
+    let (align_a, ks_a) = trip_align(&parts.mma_a, &trip, parts.stage[0], 0)?;
     let b_offset = parts.copy[1].smem_offset;
-    let (align_b, ks_b) = trip_align(&parts.mma_b, &trip, stage_b, b_offset)?;
+    let (align_b, ks_b) = trip_align(&parts.mma_b, &trip, parts.stage[1], b_offset)?;
     Some(Trips {
         n,
         align: align_a.max(align_b),
         ks: [ks_a, ks_b],
-        stage: [stage_a, stage_b],
     })
 }
 
@@ -131,7 +127,7 @@ pub(super) fn k_block_trips(w: &mut Writer, parts: &Parts, t: &Trips) {
         "on to the next trip: {n} k blocks on, or k block 0 of the next stage"
     ));
     for (q, which) in ["A", "B"].into_iter().enumerate() {
-        let (ks, stage) = (t.ks[q], t.stage[q]);
+        let (ks, stage) = (t.ks[q], parts.stage[q]);
         w.line(format!(
             "t{which}_t += 4 * (kb0 == {} ? (pipe_read - pipe_prev) * {stage} - {} : {});",
             bk - n,
@@ -287,7 +283,7 @@ mod tests {
         } else {
             (&parts.mma_b, &p.smem_b, parts.copy[1].smem_offset)
         };
-        let (bk, n, ks, stage) = (p.cta.2, t.n, t.ks[which], t.stage[which]);
+        let (bk, n, ks, stage) = (p.cta.2, t.n, t.ks[which], parts.stage[which]);
         let flip = |kn: i64| {
             f.swizzle
                 .map_or(0, |sw| sw.apply(kn * ks).unwrap() ^ (kn * ks))
