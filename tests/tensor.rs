@@ -79,14 +79,14 @@ fn tensors_agree_with_cpp_cute() {
 fn symbolic_problem_sizes_flow_through_tiling() {
     assert_eq!(
         eval_str("local_tile(make_tensor(make_gmem_ptr<float>(A), make_layout((M,K))), (_128,_128,_8), (bx,by,_), Step<_1,X,_1>)").unwrap(),
-        "gmem_ptr[32b](A+bx*128) o (_128,_8,(K+7)/8):(_1,M,8*M)"
+        "gmem_ptr[32b](A+128*bx) o (_128,_8,(K+7)/8):(_1,M,8*M)"
     );
     assert_eq!(
         eval_str(
             "local_tile(make_identity_tensor((M,K)), (_128,_128,_8), (bx,by,_), Step<_1,X,_1>)"
         )
         .unwrap(),
-        "ArithTuple(bx*128,_0) o (_128,_8,(K+7)/8):(_1@0,_1@1,_8@1)"
+        "ArithTuple(128*bx,_0) o (_128,_8,(K+7)/8):(_1@0,_1@1,_8@1)"
     );
 }
 

@@ -255,7 +255,7 @@ fn best_swizzle(
             .filter_map(|b| Swizzle::new(b, 2, row_bits - 2).ok())
             .map(Some),
     );
-    let tid = cute_layout::Int::symbol("tid");
+    let tid = cute_layout::Int::index("tid");
     let (mma_thr, copy_thr) = (mma.get_slice(&tid)?, copy.get_slice(tid.clone()));
     const LOWER_BOUND: i64 = 4 + 1;
     let mut best = (i64::MAX, AnyLayout::Plain(smem.clone()));

@@ -237,10 +237,12 @@ fn naive_hierarchical_thread_layout_is_inverted() {
     )
     .unwrap();
     let k = emit(&naive((4, 4), thr)).unwrap();
-    assert!(k.source.contains("const int m = bm*4+(tid%2+2*(tid/4%2));"));
-    assert!(k
-        .source
-        .contains("const int n = bn*4+(tid/2%2+2*(tid/8%2));"));
+    assert!(
+        k.source.contains("const int m = 4*bm+tid%2+tid/4%2*2;"),
+        "{}",
+        k.source
+    );
+    assert!(k.source.contains("const int n = 4*bn+tid/2%2+tid/8%2*2;"));
 }
 
 /// The epilogue: C is read only when `beta != 0`, the bias is indexed by row or column and its

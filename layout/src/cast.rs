@@ -36,7 +36,7 @@ fn upcast_leaf(l: &Layout, sh: &Int, d: &Int, n: i64) -> Result<(Int, Int)> {
     }
     let abs = d.abs()?;
     let shape = sh.ceil_div(&s(n).ceil_div(&abs)?)?;
-    let stride = d.signum().mul(&abs.ceil_div(&s(n))?)?;
+    let stride = d.signum()?.mul(&abs.ceil_div(&s(n))?)?;
     Ok((shape, stride))
 }
 

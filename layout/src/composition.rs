@@ -106,7 +106,7 @@ fn compose_mode(a: &Layout, ls: &[Int], ld: &[Int], n: &Int, d: &Int) -> Result<
         check_stride_divisibility(a, n, d, cs, &rest_d)?;
         let abs_d = rest_d.abs()?;
         let next_s = cs.ceil_div(&abs_d)?;
-        let next_d = abs_d.ceil_div(cs)?.mul(&rest_d.signum())?;
+        let next_d = abs_d.ceil_div(cs)?.mul(&rest_d.signum()?)?;
         if next_s.is_constant(1) || rest_s.is_constant(1) {
             rest_d = next_d;
             continue;

@@ -9,7 +9,7 @@
 use std::fmt;
 
 use crate::error::{Error, Result, ARITHMETIC};
-use crate::symbolic::{eval_bin, BinOp, Dyn};
+use crate::symbolic::{eval_bin, BinOp, Dyn, SymError};
 
 /// A CuTe integer.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -36,9 +36,31 @@ pub const fn d(v: i64) -> Int {
 }
 
 impl Int {
-    /// A dynamic integer named by a kernel parameter (`M`, `ldA`).
+    /// A dynamic integer named by a kernel parameter that is a size or leading dimension (`M`,
+    /// `ldA`): at least 1.
     pub fn symbol(name: &str) -> Int {
         Int::Dynamic(Dyn::symbol(name))
+    }
+
+    /// A dynamic integer named by a thread, block or loop index (`tid`, `bx`): at least 0.
+    pub fn index(name: &str) -> Int {
+        Int::Dynamic(Dyn::index(name))
+    }
+
+    /// The same value with its size symbols read as indices (a symbol given as a coordinate or a
+    /// thread index, such as `tid` in `get_slice(tid)`, may be 0).
+    pub fn as_index(&self) -> Result<Int> {
+        match self {
+            Int::Dynamic(d) => d
+                .as_index()
+                .map(Int::Dynamic)
+                .map_err(|e| Error::Arithmetic {
+                    op: ARITHMETIC.to_string(),
+                    what: e.what(),
+                    expr: self.to_string(),
+                }),
+            _ => Ok(self.clone()),
+        }
     }
 
     /// The one door to static values: `Some(v)` for `_v`, `None` for any dynamic value.
@@ -106,21 +128,22 @@ impl Int {
         if self.as_basis().is_some() || rhs.as_basis().is_some() {
             return self.basis_binary(op, rhs);
         }
-        let overflow = || Error::Arithmetic {
+        let failed = |e: SymError| Error::Arithmetic {
             op: ARITHMETIC.to_string(),
-            what: match op {
-                BinOp::Div | BinOp::Mod if rhs.value() == Some(0) => "division by zero",
-                _ => "integer overflow",
-            },
+            what: e.what(),
             expr: op.apply_text(&self.to_string(), &rhs.to_string()),
         };
         match (self, rhs) {
-            (Int::Static(a), Int::Static(b)) => {
-                eval_bin(op, *a, *b).map(Int::Static).ok_or_else(overflow)
-            }
+            (Int::Static(a), Int::Static(b)) => match eval_bin(op, *a, *b) {
+                Some(v) => Ok(Int::Static(v)),
+                None if matches!(op, BinOp::Div | BinOp::Mod) && *b == 0 => {
+                    Err(failed(SymError::DivisionByZero))
+                }
+                None => Err(failed(SymError::Overflow)),
+            },
             _ => Dyn::bin(op, &self.dyn_of(), &rhs.dyn_of())
                 .map(Int::Dynamic)
-                .ok_or_else(overflow),
+                .map_err(failed),
         }
     }
 
@@ -200,27 +223,37 @@ impl Int {
 
     /// `abs(self)`.
     pub fn abs(&self) -> Result<Int> {
-        let overflow = || Error::Arithmetic {
-            op: ARITHMETIC.to_string(),
-            what: "integer overflow",
-            expr: format!("abs({self})"),
-        };
-        match self {
-            Int::Static(v) => v.checked_abs().map(Int::Static).ok_or_else(overflow),
-            Int::Dynamic(d) => d.abs().map(Int::Dynamic).ok_or_else(overflow),
-            Int::Basis(..) => Err(crate::error::algebra(
-                "basis arithmetic",
-                format!("abs({self}) is not defined on a basis stride"),
-            )),
-        }
+        self.unary("abs", Dyn::abs, i64::checked_abs)
     }
 
     /// `signum(self)`.
-    pub fn signum(&self) -> Int {
+    pub fn signum(&self) -> Result<Int> {
+        if self.as_basis().is_some() {
+            return Ok(s(1));
+        }
+        self.unary("signum", Dyn::signum, |v| Some(v.signum()))
+    }
+
+    fn unary(
+        &self,
+        name: &str,
+        dynamic: fn(&Dyn) -> std::result::Result<Dyn, SymError>,
+        fixed: fn(i64) -> Option<i64>,
+    ) -> Result<Int> {
+        let failed = |e: SymError| Error::Arithmetic {
+            op: ARITHMETIC.to_string(),
+            what: e.what(),
+            expr: format!("{name}({self})"),
+        };
         match self {
-            Int::Static(v) => Int::Static(v.signum()),
-            Int::Dynamic(d) => Int::Dynamic(d.signum()),
-            Int::Basis(..) => s(1),
+            Int::Static(v) => fixed(*v)
+                .map(Int::Static)
+                .ok_or_else(|| failed(SymError::Overflow)),
+            Int::Dynamic(d) => dynamic(d).map(Int::Dynamic).map_err(failed),
+            Int::Basis(..) => Err(crate::error::algebra(
+                "basis arithmetic",
+                format!("{name}({self}) is not defined on a basis stride"),
+            )),
         }
     }
 

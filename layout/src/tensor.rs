@@ -287,7 +287,7 @@ impl Tensor {
     /// # use cute_layout::*;
     /// assert_eq!(
     ///     expr::eval_str("local_tile(make_tensor(make_gmem_ptr<float>(A), make_layout((M,K))), (_128,_128,_8), (bx,by,_), Step<_1,X,_1>)").unwrap(),
-    ///     "gmem_ptr[32b](A+bx*128) o (_128,_8,(K+7)/8):(_1,M,8*M)"
+    ///     "gmem_ptr[32b](A+128*bx) o (_128,_8,(K+7)/8):(_1,M,8*M)"
     /// );
     /// ```
     pub fn local_tile(&self, t: &Tiler, coord: &Coord, proj: Option<&Coord>) -> Result<Tensor> {

@@ -771,7 +771,7 @@ fn one_copy(
 /// The copy of iteration `(ci, cj)` as expressions of the loop indices (None when the algebra
 /// cannot express a mode's offset symbolically), with the two trip counts.
 fn rolled_copy(which: &str, cp: &CopyParts, stage: i64, bk: i64) -> Option<(OneCopy, i64, i64)> {
-    let at = [s(0), Int::symbol("ci"), Int::symbol("cj"), s(0)];
+    let at = [s(0), Int::index("ci"), Int::index("cj"), s(0)];
     let copy = one_copy(which, cp, stage, bk, &at, None).ok()?;
     Some((copy, cp.g.mode_size(1), cp.g.mode_size(2)))
 }
@@ -1200,7 +1200,7 @@ mod tests {
         let mut rolled = 0;
         each_pipelined(|name, layout, _, parts| {
             for cp in &parts.copy {
-                let sym = [s(0), Int::symbol("ci"), Int::symbol("cj"), s(0)];
+                let sym = [s(0), Int::index("ci"), Int::index("cj"), s(0)];
                 let (g, sh) = (cp.g.rel(&sym).unwrap(), cp.s.rel(&sym).unwrap());
                 let d = cp.coord.coord_delta(&tuple(&sym)).unwrap();
                 for i in 0..cp.g.mode_size(1) {
@@ -1235,7 +1235,7 @@ mod tests {
         };
         let mut checked = 0;
         each_pipelined(|name, layout, _, parts| {
-            let sym = [s(0), Int::symbol("i"), Int::symbol("j")];
+            let sym = [s(0), Int::index("i"), Int::index("j")];
             let (off, crd) = (parts.mma_c.rel(&sym).unwrap(), coords(&parts.c_coord, &sym));
             for i in 0..frag_count(&parts.mma_a) {
                 for j in 0..frag_count(&parts.mma_b) {

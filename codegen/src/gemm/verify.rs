@@ -238,7 +238,7 @@ impl FragCoords {
 fn fragments(plan: &GemmPlan, p: &Pipelined) -> Result<[FragCoords; 3]> {
     let err = plan.layout_error("TiledMMA");
     let (bm, bn, bk) = p.cta;
-    let thr = p.mma.get_slice(&Int::symbol("tid")).map_err(&err)?;
+    let thr = p.mma.get_slice(&Int::index("tid")).map_err(&err)?;
     let part = |which: char, rows: i64, cols: i64| -> Result<Tensor> {
         let id = Tensor::identity(&IntTuple::Tuple(vec![
             IntTuple::Int(s(rows)),

@@ -9,7 +9,6 @@ use crate::error::{Error, Result};
 use crate::int::{s, Int};
 use crate::layout::Layout;
 use crate::numeric::ElemType;
-use crate::symbolic::{Dyn, SymExpr};
 use crate::tiler::Tiler;
 use crate::AnyLayout;
 
@@ -117,11 +116,11 @@ pub fn call_atom(name: &str, targs: &[TArg], args: &[Value]) -> Option<Result<Va
 fn mma_arg(name: &str, v: &Value) -> Result<MmaAtom> {
     match v {
         Value::MmaAtom(a) => Ok(*a),
-        Value::Int(Int::Dynamic(Dyn::Sym(e))) => match e.as_ref() {
-            SymExpr::Var(n) => MmaOp::from_name(n)
+        Value::Int(Int::Dynamic(d)) => match d.as_symbol() {
+            Some(n) => MmaOp::from_name(n)
                 .map(MmaAtom::new)
                 .ok_or_else(|| Error::Eval(format!("{name}: unknown MMA operation {n}"))),
-            _ => Err(expected(name, "an MMA atom", v)),
+            None => Err(expected(name, "an MMA atom", v)),
         },
         other => Err(expected(name, "an MMA atom", other)),
     }

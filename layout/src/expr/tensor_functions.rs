@@ -7,7 +7,6 @@ use super::value::{expected, Value};
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::numeric::ElemType;
-use crate::symbolic::{Dyn, SymExpr};
 use crate::tensor::{MemSpace, Ptr, Tensor};
 use crate::{AnyLayout, Int};
 
@@ -50,9 +49,9 @@ fn elem_type(name: &str, targs: &[TArg]) -> Result<ElemType> {
 fn make_ptr(space: MemSpace, name: &str, targs: &[TArg], args: &[Value]) -> Result<Value> {
     let t = elem_type(name, targs)?;
     let base = match args {
-        [Value::Int(Int::Dynamic(Dyn::Sym(e)))] => match e.as_ref() {
-            SymExpr::Var(n) => n.clone(),
-            _ => {
+        [Value::Int(Int::Dynamic(d))] => match d.as_symbol() {
+            Some(n) => n.to_string(),
+            None => {
                 return Err(Error::Eval(format!(
                     "{name}: expected a pointer name such as A"
                 )))

@@ -83,7 +83,7 @@ fn interior_stores(w: &mut Writer, plan: &GemmPlan, parts: &Parts, staged: bool)
         w.line("#pragma unroll 1");
         w.open(format!("for (int v = 0; v < {}; v += {width})", fm * fn_));
         w.line(format!("const int i = v % {fm}, j = v / {fm};"));
-        let at = [s(0), Int::symbol("i"), Int::symbol("j")];
+        let at = [s(0), Int::index("i"), Int::index("j")];
         let value = |k: i64| format!("tCsC[(v + {k}) * {}]", parts.threads);
         let off = format!("tCgC + {}", c(&f.rel(&at).map_err(&err)?));
         store_group(w, plan, parts, &at, vec4, &value, &off)?;
@@ -189,7 +189,7 @@ fn edge_stores(w: &mut Writer, plan: &GemmPlan, parts: &Parts, staged: bool) -> 
     w.line(format!("const int i = v % {fm}, j = v / {fm};"));
     store(
         w,
-        &[s(0), Int::symbol("i"), Int::symbol("j")],
+        &[s(0), Int::index("i"), Int::index("j")],
         &format!("tCsC[v * {threads}]"),
     )?;
     w.close("");
