@@ -13,4 +13,8 @@ fn macro_errors_are_compile_errors_with_spans() {
     t.compile_fail("tests/ui/double_colon.rs");
     t.compile_fail("tests/ui/negative_size.rs");
     t.compile_fail("tests/ui/unbalanced.rs");
+    t.compile_fail("tests/ui/brace_not_an_expression.rs");
+    t.compile_fail("tests/ui/brace_type_error.rs");
+    t.compile_fail("tests/ui/brace_rank_mismatch.rs");
+    t.compile_fail("tests/ui/field_outside_braces.rs");
 }

@@ -79,3 +79,77 @@ fn cute_macro_evaluates_expressions() {
         "smem_ptr[32b](sA+148) o ((_4,_1),_1,_4):((_1,_0),_0,_1024)"
     );
 }
+
+/// A GEMM's operand as a kernel would hold it: the leading dimension a field, the tile sizes a
+/// vector.
+struct Operand {
+    ld: i64,
+    tile: Vec<usize>,
+}
+
+impl Operand {
+    /// `(m*2,_32):(_1,ld)`, the leading dimension read from `self` inside braces.
+    fn layout(&self, m: i64) -> Layout {
+        layout!(({m * 2}, _32):(_1, {self.ld}))
+    }
+}
+
+#[test]
+fn rust_expressions_in_braces_are_dynamic_operands() {
+    let a = Operand {
+        ld: 4096,
+        tile: vec![128, 32],
+    };
+    // Arithmetic, a field and a method call, in every literal macro.
+    assert_eq!(a.layout(2048).to_string(), "(4096,_32):(_1,4096)");
+    assert_eq!(
+        shape!(({ a.tile.len() }, { a.tile[0] }, _8)).to_string(),
+        "(2,128,_8)"
+    );
+    assert_eq!(stride!((_1, { a.ld.max(8) })).to_string(), "(_1,4096)");
+    assert_eq!(
+        tile!({a.tile[0]}:_1, (_2,{a.tile[1] / 8}):(_1,_8)).to_string(),
+        "(128:_1,(_2,4):(_1,_8))"
+    );
+    // An Int is itself: a kernel-parameter symbol stays a symbol.
+    assert_eq!(
+        layout!(({Int::symbol("M")}, _32):(_1, {Int::symbol("M")})).to_string(),
+        "(M,_32):(_1,M)"
+    );
+    // cute!{}: function arguments and coordinates, evaluated at run time.
+    let n: Int = cute! { size(({a.tile[0]}, {a.tile[1]})) }.unwrap();
+    assert_eq!(n.to_string(), "4096");
+    let (i, j) = (3, 2);
+    let off: Int = cute! { ((_4,_8):(_1,{a.ld}))({i + 1}, {j}) }.unwrap();
+    assert_eq!(off.to_string(), "8196"); // 4 + 2*4096
+    let g: Layout =
+        cute! { make_layout(({a.layout(64).size().unwrap()}, _4), LayoutRight) }.unwrap();
+    assert_eq!(g.to_string(), "(4096,_4):(_4,_1)");
+}
+
+#[test]
+fn brace_groups_are_evaluated_once_left_to_right() {
+    let count = std::cell::Cell::new(0i64);
+    let next = || {
+        count.set(count.get() + 1);
+        count.get()
+    };
+    // Built directly (a literal) ...
+    assert_eq!(
+        layout!(({next()}, {next()}):({next()}, {next()})).to_string(),
+        "(1,2):(3,4)"
+    );
+    assert_eq!(count.get(), 4);
+    // ... and bound for the runtime evaluation (an expression).
+    let l: Layout = cute! { make_layout(({next()}, {next()}), ({next()}, {next()})) }.unwrap();
+    assert_eq!(l.to_string(), "(5,6):(7,8)");
+    assert_eq!(count.get(), 8);
+}
+
+#[test]
+fn brace_groups_may_use_the_question_mark_operator() -> Result<(), std::num::TryFromIntError> {
+    let len: usize = 96;
+    let s = shape!(({ i32::try_from(len)? }, _4));
+    assert_eq!(s.to_string(), "(96,_4)");
+    Ok(())
+}

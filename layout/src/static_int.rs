@@ -48,6 +48,12 @@ aliases!(
 
 /// A Rust value usable where CuTe takes an integer: a Rust integer is a dynamic value, a `C<N>` is
 /// static, and an [`Int`] (for instance a kernel-parameter symbol, `Int::symbol("M")`) is itself.
+/// The macros convert each Rust variable and each expression in braces with it, borrowed.
+#[diagnostic::on_unimplemented(
+    message = "a CuTe operand must be a Rust integer or a `cute::layout::Int`, not `{Self}`",
+    label = "not an integer operand",
+    note = "the CuTe macros borrow each Rust variable and each expression in braces, hence the `&`"
+)]
 pub trait IntoInt {
     /// The CuTe integer.
     fn into_int(self) -> Int;

@@ -3,11 +3,14 @@
 //!
 //! The macro input is CuTe notation written as Rust tokens. It is rendered to the expression
 //! language (remembering which token each column came from), parsed and evaluated with the same
-//! evaluator as the `cute` CLI. An identifier is a Rust variable: a Rust integer is a dynamic value,
-//! an `Int` (e.g. `Int::symbol("M")`) is itself. Without variables the value is computed while the
-//! Rust program compiles and the macro expands to code that builds it; with variables the
-//! structure is still checked at compile time (the variables stand for symbols) and the macro
-//! expands to the runtime evaluation. Every failure is a `compile_error!` pointing at the tokens.
+//! evaluator as the `cute` CLI. A dynamic operand is a Rust value: an identifier is a Rust
+//! variable, and any other Rust expression is written in braces (`{m * 2}`, `{self.ld}`,
+//! `{v.len()}`), parsed with `syn`. A Rust integer is a dynamic value, an `Int` (e.g.
+//! `Int::symbol("M")`) is itself. Without Rust values the value is computed while the Rust program
+//! compiles and the macro expands to code that builds it; with them the structure is still checked
+//! at compile time (each variable and each brace group stands for a fresh symbol) and the macro
+//! expands to the runtime evaluation, where every brace group is evaluated once, left to right.
+//! Every failure is a `compile_error!` pointing at the tokens.
 
 mod render;
 
@@ -16,7 +19,7 @@ use cute_layout::{Error, Int, IntTuple};
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 
-pub use render::{render, Rendered};
+pub use render::{render, Brace, Rendered};
 
 /// Which macro is expanding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,7 +64,18 @@ fn try_expand(kind: Macro, input: TokenStream) -> Result<TokenStream, Failure> {
         .into_iter()
         .next()
         .map_or_else(Span::call_site, |t| t.span());
-    let rendered = render(&input)?;
+    let rendered =
+        render(&input).map_err(|(span, msg)| (span, format!("{}: {msg}", kind.name())))?;
+    expand_rendered(kind, &rendered, call_site)
+        .map_err(|(span, msg)| (span, rendered.relabel(&msg)))
+}
+
+/// The expansion of rendered input; messages may name placeholders (the caller relabels them).
+fn expand_rendered(
+    kind: Macro,
+    rendered: &Rendered,
+    call_site: Span,
+) -> Result<TokenStream, Failure> {
     let src = match kind {
         Macro::Tile => format!("make_tile({})", rendered.text),
         _ => rendered.text.clone(),
@@ -79,12 +93,27 @@ fn try_expand(kind: Macro, input: TokenStream) -> Result<TokenStream, Failure> {
             } else {
                 col
             };
-            (rendered.span_at(col), format!("{}: {msg}", kind.name()))
+            (
+                rendered.span_at(col),
+                format!("{}: {}", kind.name(), hint(&msg)),
+            )
         }
         other => (call_site, other.to_string()),
     })?;
-    let vars = variables(&expr);
+    let mut vars = variables(&expr);
     let fail = |msg: String| (call_site, format!("{}: {msg}", kind.name()));
+    if let Some(b) = rendered.braces.iter().find(|b| !vars.contains(&b.name)) {
+        return Err((
+            b.span,
+            format!(
+                "{}: `{}` is not an operand here: a Rust expression in braces stands for an \
+                 integer, not a function, method or type name",
+                kind.name(),
+                b.label
+            ),
+        ));
+    }
+    vars.retain(|v| rendered.brace(v).is_none());
     if let Some(v) = vars.iter().find(|v| !is_rust_ident(v)) {
         return Err(fail(format!(
             "'{v}' is neither a CuTe name nor a Rust variable"
@@ -95,22 +124,39 @@ fn try_expand(kind: Macro, input: TokenStream) -> Result<TokenStream, Failure> {
             "only CuTe literals here (tuples, S:D, make_tile); use cute!{} for expressions".into(),
         ));
     }
-    // Evaluate now, the variables standing for kernel-parameter symbols: structure and static
-    // values do not depend on them, so every error but a need for numbers is the program's.
-    let env: Vec<(String, Int)> = vars.iter().map(|v| (v.clone(), Int::symbol(v))).collect();
+    // Evaluate now, the variables and brace groups standing for kernel-parameter symbols:
+    // structure and static values do not depend on them, so every error but a need for numbers is
+    // the program's.
+    let names = vars.iter().chain(rendered.braces.iter().map(|b| &b.name));
+    let env: Vec<(String, Int)> = names.map(|v| (v.clone(), Int::symbol(v))).collect();
+    let dynamic = !env.is_empty();
     let checked = match cute_layout::expr::eval_in(&expr, &env) {
         Ok(v) => Some(v),
-        Err(Error::Symbolic(_)) if !vars.is_empty() => None,
+        Err(Error::Symbolic(_)) if dynamic => None,
         Err(e) => return Err(fail(e.to_string())),
     };
     if let Some(v) = &checked {
         check_kind(kind, v).map_err(fail)?;
     }
-    if vars.is_empty() {
+    if !dynamic {
         let value = checked.ok_or_else(|| fail("needs known values".into()))?;
         return Ok(build(kind, &value, &src));
     }
-    Ok(runtime(kind, &expr, &src, &vars))
+    Ok(runtime(kind, &expr, &src, &vars, &rendered.braces))
+}
+
+/// A parse error, with a pointer to braces where Rust syntax was written as CuTe notation.
+fn hint(msg: &str) -> String {
+    let rust_operator = ["'*'", "'+'", "'/'", "'%'", "'&'", "'|'", "'^'", "'!'"]
+        .iter()
+        .any(|op| msg == format!("unexpected character {op}"));
+    if rust_operator {
+        format!("{msg} (a Rust expression goes in braces, e.g. `{{m * 2}}`)")
+    } else if msg.starts_with("expected '(' after the method name") {
+        format!("{msg} (a Rust field access goes in braces, e.g. `{{self.ld}}`)")
+    } else {
+        msg.to_string()
+    }
 }
 
 /// A plain Rust identifier (what a variable can be named); `Copy_Atom::X` is not one.
@@ -273,19 +319,31 @@ fn tuple_tokens(t: &IntTuple) -> TokenStream {
     }
 }
 
-/// Code for an expression with Rust variables: literals are built directly (they cannot fail),
-/// anything else is evaluated at run time and returns `Result<T>`.
-fn runtime(kind: Macro, e: &Expr, src: &str, vars: &[String]) -> TokenStream {
+/// The runtime value of a brace group, an `Int`, evaluated where this code is placed; type errors
+/// point at the braces.
+fn brace_value(b: &Brace) -> TokenStream {
+    let expr = &b.expr;
+    quote_spanned!(b.span=> ::cute::layout::IntoInt::into_int(&(#expr)))
+}
+
+/// Code for an expression with Rust values (variables and brace groups): literals are built
+/// directly (they cannot fail), anything else is evaluated at run time and returns `Result<T>`.
+/// Each brace group is evaluated once, left to right.
+fn runtime(kind: Macro, e: &Expr, src: &str, vars: &[String], braces: &[Brace]) -> TokenStream {
     if kind != Macro::Cute && kind != Macro::Tile {
-        if let Some(ts) = literal_tokens(kind, e) {
+        if let Some(ts) = literal_tokens(kind, e, braces) {
             return ts;
         }
     }
-    let bindings = vars.iter().map(|v| {
+    let variables = vars.iter().map(|v| {
         let ident = proc_macro2::Ident::new(v, Span::call_site());
         quote!((::std::string::String::from(#v), ::cute::layout::IntoInt::into_int(&#ident)))
     });
-    let env = quote!(&[#(#bindings),*]);
+    let groups = braces.iter().map(|b| {
+        let (name, value) = (&b.name, brace_value(b));
+        quote!((::std::string::String::from(#name), #value))
+    });
+    let env = quote!(&[#(#variables,)* #(#groups),*]);
     match kind {
         Macro::Tile => quote!(::cute::layout::expr::eval_as::<::cute::layout::Tiler>(#src, #env)
             .unwrap_or_else(|e| ::core::unreachable!("tile! literals cannot fail: {}", e))),
@@ -293,24 +351,29 @@ fn runtime(kind: Macro, e: &Expr, src: &str, vars: &[String]) -> TokenStream {
     }
 }
 
-/// Direct construction of a literal shape, stride or layout whose leaves may be variables.
-fn literal_tokens(kind: Macro, e: &Expr) -> Option<TokenStream> {
+/// Direct construction of a literal shape, stride or layout whose leaves may be Rust values (in
+/// source order: the shape's leaves, then the stride's).
+fn literal_tokens(kind: Macro, e: &Expr, braces: &[Brace]) -> Option<TokenStream> {
     match (kind, e) {
         (Macro::Layout, Expr::Layout(a, b)) => {
-            let (sh, st) = (tuple_expr_tokens(a)?, tuple_expr_tokens(b)?);
+            let (sh, st) = (tuple_expr_tokens(a, braces)?, tuple_expr_tokens(b, braces)?);
             Some(quote!(::cute::layout::Layout::new(#sh, #st)
                 .unwrap_or_else(|e| ::core::unreachable!("congruent at compile time: {}", e))))
         }
-        (Macro::Shape | Macro::Stride, _) => tuple_expr_tokens(e),
+        (Macro::Shape | Macro::Stride, _) => tuple_expr_tokens(e, braces),
         _ => None,
     }
 }
 
-fn tuple_expr_tokens(e: &Expr) -> Option<TokenStream> {
+fn tuple_expr_tokens(e: &Expr, braces: &[Brace]) -> Option<TokenStream> {
     Some(match e {
         Expr::Static(v) => quote!(::cute::layout::IntTuple::Int(::cute::layout::s(#v))),
         Expr::Dynamic(v) => quote!(::cute::layout::IntTuple::Int(::cute::layout::d(#v))),
         Expr::Name(n) => {
+            if let Some(b) = braces.iter().find(|b| &b.name == n) {
+                let value = brace_value(b);
+                return Some(quote!(::cute::layout::IntTuple::Int(#value)));
+            }
             if !is_rust_ident(n) {
                 return None;
             }
@@ -320,7 +383,7 @@ fn tuple_expr_tokens(e: &Expr) -> Option<TokenStream> {
         Expr::Tuple(v) => {
             let items = v
                 .iter()
-                .map(tuple_expr_tokens)
+                .map(|x| tuple_expr_tokens(x, braces))
                 .collect::<Option<Vec<_>>>()?;
             quote!(::cute::layout::IntTuple::Tuple(::std::vec![#(#items),*]))
         }

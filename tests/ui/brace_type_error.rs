@@ -1,0 +1,3 @@
+fn main() {
+    let _ = cute::shape!(({ "x" }, _4));
+}
