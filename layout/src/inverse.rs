@@ -28,9 +28,18 @@ fn prepare(l: &Layout) -> Result<Prepared> {
     })
 }
 
-/// The indices of `idx` sorted by their (static) stride, stable.
+/// The indices of `idx` sorted by their (static) stride, in the order C++ CuTe's
+/// `detail::SortByKey` gives: an exchange sort, which does not keep the order of equal strides
+/// (`(_2,1,_2):(_2,_2,_1)` visits its modes as 2, 1, 0).
 fn sorted_by_stride(p: &Prepared, mut idx: Vec<usize>) -> Vec<usize> {
-    idx.sort_by_key(|&i| p.stride[i].as_static().unwrap_or(i64::MAX));
+    let key = |i: usize| p.stride[i].as_static().unwrap_or(i64::MAX);
+    for i in 0..idx.len() {
+        for j in i + 1..idx.len() {
+            if key(idx[j]) < key(idx[i]) {
+                idx.swap(i, j);
+            }
+        }
+    }
     idx
 }
 
@@ -43,7 +52,35 @@ fn sorted_by_stride(p: &Prepared, mut idx: Vec<usize>) -> Vec<usize> {
 /// # use cute_layout::*;
 /// assert_eq!(expr::eval_str("right_inverse((_4,_8):(_8,_1))").unwrap(), "(_8,_4):(_4,_1)");
 /// ```
-pub fn right_inverse(l: &Layout) -> Result<Layout> {
+pub fn right_inverse<L: Inverse + ?Sized>(l: &L) -> Result<L::Output> {
+    l.right_inverse_of()
+}
+
+/// The inverses of a layout, a swizzle or a swizzled layout (C++ CuTe's overloads of
+/// `right_inverse` and `left_inverse`).
+pub trait Inverse {
+    /// What the inverse is: a layout's is a layout, a swizzle's a swizzle, a swizzled layout's a
+    /// swizzled layout.
+    type Output;
+    /// `right_inverse(self)`.
+    fn right_inverse_of(&self) -> Result<Self::Output>;
+    /// `left_inverse(self)`.
+    fn left_inverse_of(&self) -> Result<Self::Output>;
+}
+
+impl Inverse for Layout {
+    type Output = Layout;
+
+    fn right_inverse_of(&self) -> Result<Layout> {
+        right_inverse_layout(self)
+    }
+
+    fn left_inverse_of(&self) -> Result<Layout> {
+        left_inverse_layout(self)
+    }
+}
+
+fn right_inverse_layout(l: &Layout) -> Result<Layout> {
     let p = prepare(l)?;
     let statics = (0..p.stride.len())
         .filter(|&i| p.stride[i].is_static())
@@ -68,7 +105,11 @@ pub fn right_inverse(l: &Layout) -> Result<Layout> {
 /// # use cute_layout::*;
 /// assert_eq!(expr::eval_str("left_inverse((_8,_4):(_1,_16))").unwrap(), "(_16,_4):(_1,_8)");
 /// ```
-pub fn left_inverse(l: &Layout) -> Result<Layout> {
+pub fn left_inverse<L: Inverse + ?Sized>(l: &L) -> Result<L::Output> {
+    l.left_inverse_of()
+}
+
+fn left_inverse_layout(l: &Layout) -> Result<Layout> {
     let p = prepare(l)?;
     if !p.stride.iter().all(Int::is_static) {
         return Err(algebra(

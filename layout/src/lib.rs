@@ -43,6 +43,7 @@ pub mod static_int;
 pub mod stride;
 pub mod svg;
 mod swizzle;
+mod swizzle_algebra;
 mod swizzle_slice;
 pub mod symbolic;
 mod tensor;
@@ -63,7 +64,7 @@ pub use divide::{flat_divide, logical_divide, tiled_divide, zipped_divide};
 pub use error::{Error, Result};
 pub use int::{d, s, Int};
 pub use int_tuple::IntTuple;
-pub use inverse::{left_inverse, right_inverse};
+pub use inverse::{left_inverse, right_inverse, Inverse};
 pub use layout::Layout;
 pub use max_common::{max_common_layout, max_common_vector};
 pub use numeric::{bfloat16_t, half_t, tfloat32_t, ElemType, Numeric};
@@ -74,6 +75,11 @@ pub use product::{
 pub use static_int::{IntoInt, C};
 pub use stride::Major;
 pub use swizzle::{Sw, Swizzle};
+pub use swizzle_algebra::{
+    composition_composed, composition_swizzle, composition_swizzles, make_fragment_like,
+    make_layout_of_swizzle, make_swizzle, max_common_layout_any, max_common_vector_any,
+    recast_layout, recast_swizzle,
+};
 pub use tensor::{Element, Engine, MemSpace, Ptr, Tensor};
 pub use tile_to_shape::{tile_to_shape, ModeOrder};
 pub use tiler::Tiler;

@@ -48,7 +48,7 @@ pub const FUNCTIONS: &[&str] = &[
     "make_tuple", "make_step", "make_ordered_layout", "make_layout_like", "make_fragment_like", "coalesce", "filter", "filter_zeros",
     "composition", "complement", "right_inverse", "left_inverse", "logical_divide", "zipped_divide", "tiled_divide", "flat_divide",
     "logical_product", "zipped_product", "tiled_product", "flat_product", "blocked_product", "raked_product", "tile_to_shape", "max_common_vector",
-    "max_common_layout", "upcast", "downcast", "crd2idx", "idx2crd", "ceil_div", "product", "product_each", "make_gmem_ptr", "make_smem_ptr",
+    "max_common_layout", "upcast", "downcast", "recast_layout", "crd2idx", "idx2crd", "ceil_div", "product", "product_each", "make_gmem_ptr", "make_smem_ptr",
     "make_rmem_ptr", "make_tensor", "make_identity_tensor", "local_tile", "local_partition",
     "inner_partition", "outer_partition", "recast", "make_tiled_copy", "make_tiled_copy_A",
     "make_tiled_copy_B", "make_tiled_copy_C", "make_tiled_mma", "partition_shape_A", "partition_shape_B",
@@ -64,6 +64,9 @@ fn dispatch(name: &str, targs: &[TArg], args: &[Value]) -> Result<Value> {
     }
     if let Some(out) = on_tensor(name, targs, args) {
         return out;
+    }
+    if name == "recast_layout" {
+        return recast_layout_call(targs, args);
     }
     let ix = indices(name, targs)?;
     if !ix.is_empty() && !TAKES_TEMPLATE_ARGS.contains(&name) {
@@ -89,8 +92,7 @@ fn dispatch(name: &str, targs: &[TArg], args: &[Value]) -> Result<Value> {
         "filter_zeros" => Ok(filter_zeros(&layout1(name, args)?)?.into()),
         "composition" => composition_call(args),
         "complement" => complement_call(args),
-        "right_inverse" => Ok(right_inverse(&layout1(name, args)?)?.into()),
-        "left_inverse" => Ok(left_inverse(&layout1(name, args)?)?.into()),
+        "right_inverse" | "left_inverse" => inverse_call(name, one(name, args)?),
         "logical_divide" | "zipped_divide" | "tiled_divide" | "flat_divide" | "logical_product"
         | "zipped_product" | "tiled_product" | "flat_product" => tiler_op(name, args),
         "blocked_product" | "raked_product" => rank_product(name, args),
@@ -278,6 +280,7 @@ fn make_layout(args: &[Value]) -> Result<Value> {
         return Ok(Layout::from_modes(modes).into());
     }
     match args {
+        [Value::Swizzle(sw)] => Ok(crate::make_layout_of_swizzle(*sw).into()),
         [sh] => Ok(Layout::col_major(&sh.to_int_tuple(NAME)?)?.into()),
         [sh, Value::Major(m)] => Ok(Layout::compact(&sh.to_int_tuple(NAME)?, *m)?.into()),
         [sh, st] => Ok(Layout::new(sh.to_int_tuple(NAME)?, st.to_int_tuple(NAME)?)?.into()),
@@ -287,7 +290,7 @@ fn make_layout(args: &[Value]) -> Result<Value> {
 
 fn make_fragment_like(x: &Value) -> Result<Value> {
     match x {
-        Value::Layout(AnyLayout::Plain(l)) => Ok(l.fragment_like()?.into()),
+        Value::Layout(l) => Ok(crate::make_fragment_like(l)?.into()),
         other => Ok(Layout::col_major(&other.to_int_tuple("make_fragment_like")?)?.into()),
     }
 }
@@ -316,10 +319,17 @@ fn composition_call(args: &[Value]) -> Result<Value> {
         (Value::Swizzle(sw), Value::Layout(AnyLayout::Plain(l))) => {
             Ok(compose_swizzle(*sw, l).into())
         }
-        (Value::Swizzle(_), other) => Err(expected(NAME, "a plain layout after a swizzle", other)),
-        (Value::Layout(_), Value::Swizzle(_) | Value::Layout(AnyLayout::Composed(_))) => {
+        (Value::Swizzle(x), Value::Swizzle(y)) => Ok(Value::Swizzle(crate::composition_swizzles(*x, *y)?)),
+        (Value::Swizzle(_), other) => Err(expected(NAME, "a plain layout or a swizzle after a swizzle", other)),
+        (Value::Layout(AnyLayout::Plain(l)), Value::Swizzle(sw)) => {
+            Ok(crate::composition_swizzle(l, *sw)?.into())
+        }
+        (Value::Layout(AnyLayout::Plain(l)), Value::Layout(AnyLayout::Composed(c))) => {
+            Ok(crate::composition_composed(l, c)?.into())
+        }
+        (Value::Layout(AnyLayout::Composed(_)), Value::Swizzle(_) | Value::Layout(AnyLayout::Composed(_))) => {
             Err(Error::Eval(
-                "composition: a layout composed with a swizzle on the right is not supported yet"
+                "composition: a swizzled layout composed with a swizzle or a swizzled layout nests one composed layout in another, which this port does not represent"
                     .into(),
             ))
         }
@@ -329,6 +339,45 @@ fn composition_call(args: &[Value]) -> Result<Value> {
                 .map(|l| composition_tiler(l, &t))?
                 .into())
         }
+    }
+}
+
+/// `right_inverse(x)` / `left_inverse(x)` of a layout, a swizzled layout or a swizzle.
+fn inverse_call(name: &str, x: &Value) -> Result<Value> {
+    let right = name == "right_inverse";
+    match x {
+        Value::Swizzle(sw) => Ok(Value::Swizzle(*sw)),
+        Value::Layout(l) if right => Ok(right_inverse(l)?.into()),
+        Value::Layout(l) => Ok(left_inverse(l)?.into()),
+        other => Ok(if right {
+            right_inverse(&other.to_layout(name)?)?
+        } else {
+            left_inverse(&other.to_layout(name)?)?
+        }
+        .into()),
+    }
+}
+
+/// `recast_layout<Old, New>(L)` of a layout, a swizzled layout or a swizzle.
+fn recast_layout_call(targs: &[TArg], args: &[Value]) -> Result<Value> {
+    const NAME: &str = "recast_layout";
+    let ty = |t: &TArg| match t {
+        TArg::Type(n, inner) if inner.is_empty() => crate::ElemType::from_name(n)
+            .ok_or_else(|| Error::Eval(format!("{NAME}: unknown element type {n}"))),
+        _ => Err(Error::Eval(format!(
+            "{NAME}<Old,New>: expected two element types such as half_t and float"
+        ))),
+    };
+    let [old, new] = targs else {
+        return Err(Error::Eval(format!(
+            "{NAME}<Old,New>: expected two element types such as half_t and float"
+        )));
+    };
+    let (old, new) = (ty(old)?, ty(new)?);
+    match one(NAME, args)? {
+        Value::Swizzle(sw) => Ok(Value::Swizzle(crate::recast_swizzle(old, new, *sw)?)),
+        Value::Layout(l) => Ok(crate::recast_layout(old, new, l)?.into()),
+        other => Ok(crate::recast_layout(old, new, &other.to_layout(NAME)?.into())?.into()),
     }
 }
 
@@ -388,11 +437,11 @@ fn tile_to_shape_call(args: &[Value]) -> Result<Value> {
 
 fn max_common(name: &str, args: &[Value]) -> Result<Value> {
     let [a, b] = two(name, args)?;
-    let (a, b) = (a.to_layout(name)?, b.to_layout(name)?);
+    let (a, b) = (a.to_any_layout(name)?, b.to_any_layout(name)?);
     if name == "max_common_vector" {
-        Ok(max_common_vector(&a, &b)?.into())
+        Ok(crate::max_common_vector_any(&a, &b)?.into())
     } else {
-        Ok(max_common_layout(&a, &b)?.into())
+        Ok(crate::max_common_layout_any(&a, &b)?.into())
     }
 }
 
