@@ -53,7 +53,6 @@ fn malformed_expressions() {
     fails_with("_4::_2", &["parse error at column 3"]);
     fails_with("99999999999999999999", &["does not fit in 64 bits"]);
     fails_with("_-", &["parse error"]);
-    fails_with("()", &["empty tuple"]);
     fails_with("size(_4:_1) extra", &["unexpected 'extra'"]);
     fails_with("foo(_1)", &["unknown function 'foo'"]);
     fails_with(

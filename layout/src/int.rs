@@ -9,7 +9,7 @@
 use std::fmt;
 
 use crate::error::{Error, Result, ARITHMETIC};
-use crate::symbolic::{eval_bin, BinOp, Dyn, SymError};
+use crate::symbolic::{eval_bin, BinOp, Dyn, SymError, SymExpr};
 
 /// A CuTe integer.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -216,6 +216,11 @@ impl Int {
         self.binary(BinOp::Max, rhs)
     }
 
+    /// `lcm(self, rhs)`.
+    pub fn lcm(&self, rhs: &Int) -> Result<Int> {
+        self.binary(BinOp::Lcm, rhs)
+    }
+
     /// `gcd(self, rhs)`.
     pub fn gcd(&self, rhs: &Int) -> Result<Int> {
         self.binary(BinOp::Gcd, rhs)
@@ -262,6 +267,22 @@ impl Int {
         self.add(rhs)?.sub(&s(1))?.div(rhs)
     }
 
+    /// Whether the printed form needs no parentheses as an operand (`_8`, `8`, `M`, `min(M,2)`;
+    /// not `-3` or `M+1`).
+    pub fn is_atomic(&self) -> bool {
+        match self {
+            Int::Static(_) => true,
+            Int::Dynamic(d) => match d.expr() {
+                None => d.value().is_some_and(|v| v >= 0),
+                Some(e) => !matches!(
+                    e,
+                    SymExpr::Sum(..) | SymExpr::Prod(_) | SymExpr::Bin(BinOp::Div | BinOp::Mod, ..)
+                ),
+            },
+            Int::Basis(..) => false,
+        }
+    }
+
     /// C++ `is_constant<true, decltype(a == b)>`: both static and equal.
     pub fn static_eq(&self, rhs: &Int) -> bool {
         match (self, rhs) {
@@ -277,7 +298,8 @@ impl fmt::Display for Int {
         match self {
             Int::Static(v) => write!(f, "_{v}"),
             Int::Dynamic(d) => write!(f, "{d}"),
-            Int::Basis(v, m) => write!(f, "{v}@{m}"),
+            Int::Basis(v, m) if v.is_atomic() => write!(f, "{v}@{m}"),
+            Int::Basis(v, m) => write!(f, "({v})@{m}"),
         }
     }
 }

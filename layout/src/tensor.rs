@@ -101,6 +101,15 @@ impl Tensor {
         })
     }
 
+    /// A tensor over any engine: a pointer, or the origin of a coordinate tensor (what a printed
+    /// `ArithTuple(_0,_0) o (_4,_8):(_1@0,_1@1)` reads back as).
+    pub fn from_engine(engine: Engine, layout: impl Into<AnyLayout>) -> Tensor {
+        Tensor {
+            engine,
+            layout: layout.into(),
+        }
+    }
+
     /// The layout.
     pub fn layout(&self) -> &AnyLayout {
         &self.layout
@@ -388,9 +397,9 @@ impl fmt::Display for MemSpace {
 impl fmt::Display for Ptr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}_ptr[{}b]({}", self.space, self.bits, self.name)?;
-        match self.offset.value() {
-            Some(0) => {}
-            Some(v) if v < 0 => write!(f, "{v}")?,
+        match (&self.offset, self.offset.value()) {
+            (_, Some(0)) => {}
+            (Int::Dynamic(_), Some(v)) if v < 0 => write!(f, "{v}")?,
             _ => write!(f, "+{}", self.offset)?,
         }
         f.write_str(")")

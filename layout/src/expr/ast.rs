@@ -33,6 +33,34 @@ pub enum Expr {
         args: Vec<Expr>,
         col: usize,
     },
+    /// `-x`.
+    Neg(Box<Expr>),
+    /// `a + b`, `a - b`, `a * b`, `a / b`, `a % b` on integers.
+    Arith(ArithOp, Box<Expr>, Box<Expr>),
+    /// `v@m`: a basis stride (`_1@0`).
+    Basis(Box<Expr>, usize),
+    /// `a o b o ...`: a composed layout (`Sw<3,4,3> o _0 o L`) or a tensor (`gmem_ptr[32b](A) o L`),
+    /// as C++ CuTe prints them.
+    Compose(Vec<Expr>),
+    /// `gmem_ptr[32b](A+off)`: a pointer named by a kernel parameter, at an element offset.
+    Ptr {
+        space: String,
+        bits: u32,
+        name: String,
+        offset: Option<Box<Expr>>,
+    },
+    /// `M_S|(d&F)=v`: a printed `MixedBits` (only the offset of a composed layout).
+    MixedBits { value: i64, mask: i64 },
+}
+
+/// The arithmetic operators of integer expressions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArithOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
 }
 
 /// A template argument: an integer or a type (possibly with its own arguments).

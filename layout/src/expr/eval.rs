@@ -1,6 +1,6 @@
 //! Evaluation of the syntax tree.
 
-use super::ast::{Expr, TArg};
+use super::ast::{ArithOp, Expr, TArg};
 use super::functions::call;
 use super::value::{expected, Value};
 use crate::error::{Error, Result};
@@ -44,7 +44,9 @@ pub fn eval_in(e: &Expr, env: &Env) -> Result<Value> {
         }
         Expr::Call {
             name, targs, args, ..
-        } if name == "Swizzle" => apply(&template_value(name, targs)?, &eval_all(args)?),
+        } if name == "Swizzle" || name == "Sw" => {
+            apply(&template_value(name, targs)?, &eval_all(args)?)
+        }
         Expr::Call {
             name, targs, args, ..
         } => call(name, targs, &eval_all(args)?),
@@ -55,7 +57,52 @@ pub fn eval_in(e: &Expr, env: &Env) -> Result<Value> {
         Expr::Method {
             target, name, args, ..
         } => super::atom_functions::method(&eval_expr(target)?, name, &eval_all(args)?),
+        Expr::Neg(x) => Ok(Value::Int(s(0).sub(&integer("-x", &eval_expr(x)?)?)?)),
+        Expr::Arith(op, a, b) => arith(*op, &eval_expr(a)?, &eval_expr(b)?),
+        Expr::Basis(v, m) => Ok(Value::Int(Int::Basis(
+            Box::new(integer("a basis stride", &eval_expr(v)?)?),
+            *m,
+        ))),
+        Expr::Compose(parts) => super::printed::compose(parts, env),
+        Expr::Ptr {
+            space,
+            bits,
+            name,
+            offset,
+        } => super::printed::pointer(space, *bits, name, offset.as_deref(), env),
+        Expr::MixedBits { .. } => Err(Error::Eval(
+            "a MixedBits value (M_S|(d&F)=v) is only the offset of a composed layout".into(),
+        )),
     }
+}
+
+/// The integer a value holds; `(x)` around an integer only groups here (`(M+127)/128`).
+pub(super) fn integer(what: &str, v: &Value) -> Result<Int> {
+    match v {
+        Value::Int(i) => Ok(i.clone()),
+        Value::Tuple(items) if items.len() == 1 => integer(what, &items[0]),
+        other => Err(expected(what, "an integer", other)),
+    }
+}
+
+/// `a op b` on integers, with C++ CuTe's static/dynamic rules (`_8 * _4` is `_32`, `_8 * 4` is
+/// `32`).
+fn arith(op: ArithOp, a: &Value, b: &Value) -> Result<Value> {
+    let what = match op {
+        ArithOp::Add => "+",
+        ArithOp::Sub => "-",
+        ArithOp::Mul => "*",
+        ArithOp::Div => "/",
+        ArithOp::Mod => "%",
+    };
+    let (x, y) = (integer(what, a)?, integer(what, b)?);
+    Ok(Value::Int(match op {
+        ArithOp::Add => x.add(&y),
+        ArithOp::Sub => x.sub(&y),
+        ArithOp::Mul => x.mul(&y),
+        ArithOp::Div => x.div(&y),
+        ArithOp::Mod => x.rem(&y),
+    }?))
 }
 
 /// `(a,b,...)` is a tuple; `(x)` around a single layout, tensor, atom, ... only groups
@@ -88,10 +135,10 @@ fn template_value(name: &str, targs: &[TArg]) -> Result<Value> {
         return v;
     }
     match (name, targs) {
-        ("Swizzle", [TArg::Int(b), TArg::Int(m), TArg::Int(s)]) => {
+        ("Swizzle" | "Sw", [TArg::Int(b), TArg::Int(m), TArg::Int(s)]) => {
             Ok(Value::Swizzle(Swizzle::new(*b, *m, *s)?))
         }
-        ("Swizzle", _) => Err(Error::Eval(
+        ("Swizzle" | "Sw", _) => Err(Error::Eval(
             "Swizzle<B,M,S>: expected three integers".into(),
         )),
         ("Step" | "Shape" | "Stride" | "Tile", _) => {

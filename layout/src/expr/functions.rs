@@ -52,7 +52,7 @@ pub const FUNCTIONS: &[&str] = &[
     "make_rmem_ptr", "make_tensor", "make_identity_tensor", "local_tile", "local_partition",
     "inner_partition", "outer_partition", "recast", "make_tiled_copy", "make_tiled_copy_A",
     "make_tiled_copy_B", "make_tiled_copy_C", "make_tiled_mma", "partition_shape_A", "partition_shape_B",
-    "partition_shape_C", "tile_size",
+    "partition_shape_C", "tile_size", "min", "max", "gcd", "lcm", "abs", "signum",
 ];
 
 fn dispatch(name: &str, targs: &[TArg], args: &[Value]) -> Result<Value> {
@@ -101,6 +101,24 @@ fn dispatch(name: &str, targs: &[TArg], args: &[Value]) -> Result<Value> {
         "upcast" | "downcast" => cast(name, &ix, args),
         "crd2idx" => crd2idx_call(args),
         "idx2crd" => idx2crd_call(args),
+        "min" | "max" | "gcd" | "lcm" => {
+            let [a, b] = two(name, args)?;
+            let (a, b) = (
+                super::eval::integer(name, a)?,
+                super::eval::integer(name, b)?,
+            );
+            Ok(match name {
+                "min" => a.min(&b),
+                "max" => a.max(&b),
+                "gcd" => a.gcd(&b),
+                _ => a.lcm(&b),
+            }?
+            .into())
+        }
+        "abs" => Ok(super::eval::integer(name, one(name, args)?)?.abs()?.into()),
+        "signum" => Ok(super::eval::integer(name, one(name, args)?)?
+            .signum()?
+            .into()),
         "ceil_div" => {
             let [a, b] = two(name, args)?;
             Ok(int_tuple::ceil_div(&a.to_int_tuple(name)?, &b.to_int_tuple(name)?)?.into())

@@ -27,6 +27,38 @@ pub enum Tok {
     Lt,
     Gt,
     Dot,
+    Plus,
+    Minus,
+    Star,
+    Slash,
+    Percent,
+    /// `@` of a basis stride (`_1@0`).
+    At,
+    LBracket,
+    RBracket,
+    /// `|`, `&`, `=` of a printed `MixedBits` (`M_4|(1&3)=5`).
+    Pipe,
+    Amp,
+    Eq,
+    /// `32b`: the element width of a printed pointer (`gmem_ptr[32b](A)`).
+    Bits(u32),
+}
+
+impl Tok {
+    /// Whether an operand can end with this token (then a following `-` is a minus sign, not
+    /// the sign of a literal: `M-1` but `(4,-3)`).
+    fn ends_operand(&self) -> bool {
+        matches!(
+            self,
+            Tok::Static(_)
+                | Tok::Dynamic(_)
+                | Tok::Under
+                | Tok::Ident(_)
+                | Tok::RParen
+                | Tok::Gt
+                | Tok::RBracket
+        )
+    }
 }
 
 /// Splits `src` into tokens.
@@ -49,6 +81,17 @@ pub fn lex(src: &str) -> Result<Vec<Token>> {
             '>' => Some(Tok::Gt),
             '.' => Some(Tok::Dot),
             ':' if chars.get(i + 1) != Some(&':') => Some(Tok::Colon),
+            '+' => Some(Tok::Plus),
+            '-' if binary_minus(&out, &chars, i) => Some(Tok::Minus),
+            '*' => Some(Tok::Star),
+            '/' => Some(Tok::Slash),
+            '%' => Some(Tok::Percent),
+            '@' => Some(Tok::At),
+            '[' => Some(Tok::LBracket),
+            ']' => Some(Tok::RBracket),
+            '|' => Some(Tok::Pipe),
+            '&' => Some(Tok::Amp),
+            '=' => Some(Tok::Eq),
             _ => None,
         };
         if let Some(kind) = punct {
@@ -63,10 +106,22 @@ pub fn lex(src: &str) -> Result<Vec<Token>> {
     Ok(out)
 }
 
+/// A `-` is a minus sign unless it starts a literal (`-3` after `(`, `,`, `:` or an operator).
+fn binary_minus(out: &[Token], chars: &[char], i: usize) -> bool {
+    let literal = chars.get(i + 1).is_some_and(char::is_ascii_digit)
+        && !out.last().is_some_and(|t| t.kind.ends_operand());
+    !literal
+}
+
 /// Lexes a number, a static integer, `_` or an identifier starting at `i`.
 fn lex_word(chars: &[char], i: usize) -> Result<(Tok, usize)> {
     let c = chars[i];
     let at = |k: usize| chars.get(k).copied().unwrap_or(' ');
+    if c.is_ascii_digit() {
+        if let Some(bits) = lex_bits(chars, i) {
+            return Ok(bits);
+        }
+    }
     if c.is_ascii_digit() || (c == '-' && at(i + 1).is_ascii_digit()) {
         let (v, next) = lex_number(chars, i)?;
         return Ok((Tok::Dynamic(v), next));
@@ -86,6 +141,19 @@ fn lex_word(chars: &[char], i: usize) -> Result<(Tok, usize)> {
         col: i + 1,
         msg: format!("unexpected character '{c}'"),
     })
+}
+
+/// `32b` (digits, then `b`, then no identifier character).
+fn lex_bits(chars: &[char], i: usize) -> Option<(Tok, usize)> {
+    let mut j = i;
+    while chars.get(j).is_some_and(char::is_ascii_digit) {
+        j += 1;
+    }
+    if chars.get(j) != Some(&'b') || chars.get(j + 1).is_some_and(|c| is_ident_char(*c)) {
+        return None;
+    }
+    let digits: String = chars[i..j].iter().collect();
+    digits.parse().ok().map(|v| (Tok::Bits(v), j + 1))
 }
 
 fn is_ident_char(c: char) -> bool {

@@ -17,10 +17,11 @@ mod eval;
 mod functions;
 mod lexer;
 mod parser;
+mod printed;
 mod tensor_functions;
 mod value;
 
-pub use ast::{Expr, TArg};
+pub use ast::{ArithOp, Expr, TArg};
 pub use eval::{eval_expr, eval_in, Env};
 pub use functions::FUNCTIONS;
 pub use parser::{parse, MAX_DEPTH};

@@ -198,7 +198,18 @@ fn collect_vars(e: &Expr, out: &mut Vec<String>) {
             collect_vars(target, out);
             args.iter().for_each(|x| collect_vars(x, out));
         }
-        Expr::Static(_) | Expr::Dynamic(_) | Expr::Under | Expr::Type { .. } => {}
+        Expr::Neg(x) | Expr::Basis(x, _) => collect_vars(x, out),
+        Expr::Arith(_, a, b) => {
+            collect_vars(a, out);
+            collect_vars(b, out);
+        }
+        Expr::Compose(parts) => parts.iter().for_each(|x| collect_vars(x, out)),
+        Expr::Ptr { offset, .. } => offset.iter().for_each(|x| collect_vars(x, out)),
+        Expr::Static(_)
+        | Expr::Dynamic(_)
+        | Expr::Under
+        | Expr::Type { .. }
+        | Expr::MixedBits { .. } => {}
     }
 }
 
