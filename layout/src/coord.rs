@@ -46,6 +46,40 @@ impl Coord {
     }
 }
 
+/// CuTe's `X` (C++: `using X = Underscore;`): in a [`Step`], marks a mode that
+/// [`local_tile`](crate::local_tile) and [`local_partition`](crate::local_partition) drop from
+/// the tiler and the coordinate. It is the slicing underscore `_`, and prints as `_`.
+///
+/// ```
+/// # use cute_layout::*;
+/// // print(Step<_1,X,_1>{})
+/// assert_eq!(make_step([s(1).into(), X, s(1).into()]).to_string(), "(_1,_,_1)");
+/// ```
+pub const X: Coord = Coord::Under;
+
+/// CuTe's `Step<...>`: a tuple of `_1` (keep the mode) and [`X`] (drop it), the projection
+/// `local_tile(gA, cta_tiler, cta_coord, Step<_1,X,_1>{})` takes to tile A by the `(M,K)` modes
+/// of an `(M,N,K)` tiler. Build one with [`make_step`].
+pub type Step = Coord;
+
+/// `make_step(m0, m1, ...)`: a [`Step`] of the given modes (C++ `Step<_1,X,_1>{}`).
+///
+/// ```
+/// # use cute_layout::*;
+/// let proj = make_step([s(1).into(), X, s(1).into()]);
+/// // print(Step<_1,X,_1>{})
+/// assert_eq!(proj.to_string(), "(_1,_,_1)");
+/// ```
+pub fn make_step(modes: impl IntoIterator<Item = Coord>) -> Step {
+    Coord::Tuple(modes.into_iter().collect())
+}
+
+impl From<Int> for Coord {
+    fn from(i: Int) -> Self {
+        Coord::Int(i)
+    }
+}
+
 impl From<&IntTuple> for Coord {
     fn from(t: &IntTuple) -> Self {
         match t {

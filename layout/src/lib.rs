@@ -58,7 +58,7 @@ pub use coalesce::{coalesce, coalesce_profile, filter, filter_profile, filter_ze
 pub use complement::{complement, complement_default};
 pub use composed::{compose_swizzle, AnyLayout, ComposedLayout};
 pub use composition::{composition, composition_tiler};
-pub use coord::{dice, slice, Coord};
+pub use coord::{dice, make_step, slice, Coord, Step, X};
 pub use divide::{flat_divide, logical_divide, tiled_divide, zipped_divide};
 pub use error::{Error, Result};
 pub use int::{d, s, Int};
@@ -74,6 +74,9 @@ pub use product::{
 pub use static_int::{IntoInt, C};
 pub use stride::Major;
 pub use swizzle::{Sw, Swizzle};
-pub use tensor::{Element, Engine, MemSpace, Ptr, Tensor};
+pub use tensor::{
+    local_partition, local_tile, make_gmem_ptr, make_identity_tensor, make_rmem_ptr, make_smem_ptr,
+    make_tensor, Element, Engine, MemSpace, Ptr, Tensor,
+};
 pub use tile_to_shape::{tile_to_shape, ModeOrder};
 pub use tiler::Tiler;

@@ -4,15 +4,20 @@
 //! memory space (`gmem_ptr[32b](A)`), offsets and strides may be symbolic (`ldA`). Coordinate
 //! tensors (`make_identity_tensor`) map each element to its coordinate through basis strides
 //! (`_1@0`, `_1@1`) and are what predication of partial tiles is built on.
+//!
+//! C++ CuTe prints a pointer's address where this prints its name and element offset:
+//! `gmem_ptr[32b](0x7f...)` there is `gmem_ptr[32b](A)` here, and the doc examples' expected
+//! strings are C++'s (`tests/oracle/cute-atoms-api.txt`) with that one substitution.
 
 use std::fmt;
 
 use crate::composed::AnyLayout;
-use crate::coord::Coord;
+use crate::coord::{Coord, Step};
 use crate::error::{algebra, Result};
 use crate::int::{s, Int};
 use crate::int_tuple::IntTuple;
 use crate::layout::Layout;
+use crate::numeric::{ElemType, Numeric};
 use crate::stride::idx2crd;
 use crate::tiler::Tiler;
 
@@ -38,6 +43,129 @@ pub struct Ptr {
     pub name: String,
     /// The offset from the base, in elements.
     pub offset: Int,
+}
+
+impl Ptr {
+    /// A pointer to elements of type `elem` in `space`, named `name` (a kernel parameter or
+    /// buffer), at offset 0.
+    ///
+    /// ```
+    /// # use cute_layout::{ElemType, MemSpace, Ptr};
+    /// // print(make_smem_ptr((half_t*)p)): smem_ptr[16b](0x...)
+    /// assert_eq!(Ptr::new(MemSpace::Smem, ElemType::F16, "sA").to_string(), "smem_ptr[16b](sA)");
+    /// ```
+    pub fn new(space: MemSpace, elem: ElemType, name: impl Into<String>) -> Ptr {
+        Ptr {
+            space,
+            bits: elem.bits(),
+            name: name.into(),
+            offset: s(0),
+        }
+    }
+}
+
+/// `make_gmem_ptr<T>(p)`: a global-memory pointer to `T`, named `name`.
+///
+/// ```
+/// # use cute_layout::make_gmem_ptr;
+/// // print(make_gmem_ptr((float*)p)): gmem_ptr[32b](0x...)
+/// assert_eq!(make_gmem_ptr::<f32>("A").to_string(), "gmem_ptr[32b](A)");
+/// ```
+pub fn make_gmem_ptr<T: Numeric>(name: &str) -> Ptr {
+    Ptr::new(MemSpace::Gmem, T::TYPE, name)
+}
+
+/// `make_smem_ptr<T>(p)`: a shared-memory pointer to `T`, named `name`.
+///
+/// ```
+/// # use cute_layout::{half_t, make_smem_ptr};
+/// // print(make_smem_ptr((half_t*)p)): smem_ptr[16b](0x...)
+/// assert_eq!(make_smem_ptr::<half_t>("sA").to_string(), "smem_ptr[16b](sA)");
+/// ```
+pub fn make_smem_ptr<T: Numeric>(name: &str) -> Ptr {
+    Ptr::new(MemSpace::Smem, T::TYPE, name)
+}
+
+/// `make_rmem_ptr<T>(p)`: a register (local) pointer to `T`, named `name`. C++ CuTe returns a
+/// raw pointer unchanged here (anything that is not gmem or smem is rmem), so it prints as
+/// `ptr[8b](...)`, like the register fragments of `partition_fragment_C`.
+///
+/// ```
+/// # use cute_layout::make_rmem_ptr;
+/// // print(make_rmem_ptr((int8_t*)p)): ptr[8b](0x...)
+/// assert_eq!(make_rmem_ptr::<i8>("tCrC").to_string(), "ptr[8b](tCrC)");
+/// ```
+pub fn make_rmem_ptr<T: Numeric>(name: &str) -> Ptr {
+    Ptr::new(MemSpace::Rmem, T::TYPE, name)
+}
+
+/// `make_tensor(ptr, layout)`: the tensor `ptr o layout`.
+///
+/// ```
+/// # use cute_layout::*;
+/// let t = make_tensor(make_gmem_ptr::<f32>("A"), Layout::col_major(&tup![s(4), s(8)]).unwrap());
+/// // print(make_tensor(make_gmem_ptr(A), make_layout(make_shape(_4{},_8{}))))
+/// assert_eq!(t.to_string(), "gmem_ptr[32b](A) o (_4,_8):(_1,_4)");
+/// ```
+pub fn make_tensor(ptr: Ptr, layout: impl Into<AnyLayout>) -> Tensor {
+    Tensor::new(ptr, layout)
+}
+
+/// `make_identity_tensor(shape)`: the coordinate tensor whose element at `c` is `c` (basis
+/// strides `_1@0`, `_1@1`, ...), what predication compares against the problem size.
+///
+/// ```
+/// # use cute_layout::*;
+/// // print(make_identity_tensor(make_shape(6, 10)))
+/// let id = make_identity_tensor(&tup![d(6), d(10)]).unwrap();
+/// assert_eq!(id.to_string(), "ArithTuple(_0,_0) o (6,10):(_1@0,_1@1)");
+/// ```
+pub fn make_identity_tensor(shape: &IntTuple) -> Result<Tensor> {
+    Tensor::identity(shape)
+}
+
+/// `local_tile(tensor, tiler, coord[, proj])`: the tile of `tensor` at `coord`; a projection
+/// such as `Step<_1,X,_1>` ([`make_step`](crate::make_step)) first drops the tiler and
+/// coordinate modes marked [`X`](crate::X). See [`Tensor::local_tile`].
+///
+/// ```
+/// # use cute_layout::*;
+/// let g_a = make_tensor(make_gmem_ptr::<f32>("A"), Layout::col_major(&tup![d(256), d(64)]).unwrap());
+/// let tiler = Tiler::from_shape(&tup![s(128), s(128), s(8)]);
+/// let coord = Coord::Tuple(vec![d(1).into(), d(0).into(), Coord::Under]);
+/// let proj = make_step([s(1).into(), X, s(1).into()]);
+/// // local_tile(gA, make_shape(_128{},_128{},_8{}), make_coord(1,0,_), Step<_1,X,_1>{}):
+/// // (_128,_8,8):(_1,256,2048), 128 elements past A
+/// let g_t = local_tile(&g_a, &tiler, &coord, Some(&proj)).unwrap();
+/// assert_eq!(g_t.to_string(), "gmem_ptr[32b](A+128) o (_128,_8,8):(_1,256,2048)");
+/// ```
+pub fn local_tile(
+    tensor: &Tensor,
+    tiler: &Tiler,
+    coord: &Coord,
+    proj: Option<&Step>,
+) -> Result<Tensor> {
+    tensor.local_tile(tiler, coord, proj)
+}
+
+/// `local_partition(tensor, thr_layout, thr_idx[, proj])`: the elements thread `thr_idx` of
+/// `thr_layout` owns when the threads are tiled over the tensor. See [`Tensor::local_partition`].
+///
+/// ```
+/// # use cute_layout::*;
+/// let s_a = make_tensor(make_smem_ptr::<f32>("sA"), Layout::col_major(&tup![s(16), s(8)]).unwrap());
+/// let thr = Layout::col_major(&tup![s(2), s(4)]).unwrap();
+/// // local_partition(sA, Layout<Shape<_2,_4>>{}, 5): (_8,_2):(_2,_64), 33 elements past sA
+/// let part = local_partition(&s_a, &thr, &d(5), None).unwrap();
+/// assert_eq!(part.to_string(), "smem_ptr[32b](sA+33) o (_8,_2):(_2,_64)");
+/// ```
+pub fn local_partition(
+    tensor: &Tensor,
+    thr_layout: &Layout,
+    thr_idx: &Int,
+    proj: Option<&Step>,
+) -> Result<Tensor> {
+    tensor.local_partition(thr_layout, thr_idx, proj)
 }
 
 /// What a tensor's layout offsets: memory, or a coordinate space.
@@ -290,7 +418,7 @@ impl Tensor {
     ///     "gmem_ptr[32b](A+bx*128) o (_128,_8,(K+7)/8):(_1,M,8*M)"
     /// );
     /// ```
-    pub fn local_tile(&self, t: &Tiler, coord: &Coord, proj: Option<&Coord>) -> Result<Tensor> {
+    pub fn local_tile(&self, t: &Tiler, coord: &Coord, proj: Option<&Step>) -> Result<Tensor> {
         match proj {
             None => self.inner_partition(t, coord),
             Some(p) => self.inner_partition(&dice_tiler(p, t)?, &dice_coord(p, coord)?),
@@ -300,7 +428,7 @@ impl Tensor {
     /// `local_partition(tensor, thr_layout, idx[, proj])`: the elements thread `idx` of
     /// `thr_layout` owns when the threads are tiled over the tensor (`outer_partition` by the
     /// thread layout's shape at the thread's flat coordinate).
-    pub fn local_partition(&self, thr: &Layout, idx: &Int, proj: Option<&Coord>) -> Result<Tensor> {
+    pub fn local_partition(&self, thr: &Layout, idx: &Int, proj: Option<&Step>) -> Result<Tensor> {
         let shape = thr.shape().product_each()?;
         let coord = Coord::from(&thr.get_flat_coord(idx)?);
         let (tiler, coord) = match proj {
@@ -387,7 +515,11 @@ impl fmt::Display for MemSpace {
 
 impl fmt::Display for Ptr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}_ptr[{}b]({}", self.space, self.bits, self.name)?;
+        match self.space {
+            // C++'s make_rmem_ptr leaves a raw pointer raw: `ptr[32b](...)`.
+            MemSpace::Rmem => write!(f, "ptr[{}b]({}", self.bits, self.name)?,
+            space => write!(f, "{space}_ptr[{}b]({}", self.bits, self.name)?,
+        }
         match self.offset.value() {
             Some(0) => {}
             Some(v) if v < 0 => write!(f, "{v}")?,
