@@ -4,6 +4,7 @@
 use std::fmt;
 
 use super::copy_op::{CopyOp, CopyOperation};
+use super::tiled_mma::{Operand, TiledMma};
 use crate::composed::AnyLayout;
 use crate::coord::Coord;
 use crate::error::{algebra, Result};
@@ -121,6 +122,96 @@ pub fn make_tiled_copy(atom: &CopyAtom, thr: &Layout, val: &Layout) -> Result<Ti
     let layout_tv = composition(&right_inverse(&layout_mn)?, &Layout::col_major(&shape)?)?;
     let tiler = layout_mn.shape().product_each()?;
     TiledCopy::new(atom.clone(), layout_tv, tiler)
+}
+
+/// `make_tiled_copy_A(copy_atom, mma)`: the copy that loads exactly the A fragments of
+/// `mma`'s threads, with the MMA's `get_layoutA_TV()` and the `(M,K)` tile
+/// `(tile_size<0>(mma), tile_size<2>(mma))`.
+///
+/// ```
+/// # use cute_layout::*;
+/// # use cute_layout::atom::{copy_op::SM75_U32x4_LDSM_N, mma_op::SM80_16x8x32_S32S8S8S32_TN, *};
+/// let mma = make_tiled_mma(
+///     MmaAtom::of::<SM80_16x8x32_S32S8S8S32_TN>(),
+///     &Layout::col_major(&tup![s(2), s(2), s(1)]).unwrap(),
+///     &[],
+/// )
+/// .unwrap();
+/// let ldsm = CopyAtom::of::<SM75_U32x4_LDSM_N, i8>().unwrap();
+/// let tiled = make_tiled_copy_A(&ldsm, &mma).unwrap();
+/// // print(make_tiled_copy_A(Copy_Atom<SM75_U32x4_LDSM_N, int8_t>{}, mma)): Tiler_MN, TiledLayout_TV
+/// assert_eq!(tiled.tiler().to_string(), "(_32,_32)");
+/// assert_eq!(
+///     tiled.layout_tv().to_string(),
+///     "((_4,_8,_2,_2),((_4,_2,_2),(_1,_1))):((_128,_1,_16,_0),((_32,_8,_512),(_0,_0)))"
+/// );
+/// ```
+#[allow(non_snake_case)]
+pub fn make_tiled_copy_A(copy_atom: &CopyAtom, mma: &TiledMma) -> Result<TiledCopy> {
+    make_tiled_copy_for(copy_atom, mma, Operand::A)
+}
+
+/// `make_tiled_copy_B(copy_atom, mma)`: the copy of `mma`'s B fragments, over the `(N,K)` tile.
+///
+/// ```
+/// # use cute_layout::*;
+/// # use cute_layout::atom::{copy_op::SM75_U32x2_LDSM_N, mma_op::SM80_16x8x32_S32S8S8S32_TN, *};
+/// let mma = make_tiled_mma(
+///     MmaAtom::of::<SM80_16x8x32_S32S8S8S32_TN>(),
+///     &Layout::col_major(&tup![s(2), s(2), s(1)]).unwrap(),
+///     &[],
+/// )
+/// .unwrap();
+/// let ldsm = CopyAtom::of::<SM75_U32x2_LDSM_N, i8>().unwrap();
+/// let tiled = make_tiled_copy_B(&ldsm, &mma).unwrap();
+/// // print(make_tiled_copy_B(Copy_Atom<SM75_U32x2_LDSM_N, int8_t>{}, mma)): Tiler_MN, TiledLayout_TV
+/// assert_eq!(tiled.tiler().to_string(), "(_16,_32)");
+/// assert_eq!(
+///     tiled.layout_tv().to_string(),
+///     "((_4,_8,_2,_2),((_4,_2),(_1,_1))):((_64,_1,_0,_8),((_16,_256),(_0,_0)))"
+/// );
+/// ```
+#[allow(non_snake_case)]
+pub fn make_tiled_copy_B(copy_atom: &CopyAtom, mma: &TiledMma) -> Result<TiledCopy> {
+    make_tiled_copy_for(copy_atom, mma, Operand::B)
+}
+
+/// `make_tiled_copy_C(copy_atom, mma)`: the copy of `mma`'s C (accumulator) fragments, over the
+/// `(M,N)` tile, as an epilogue writes them.
+///
+/// ```
+/// # use cute_layout::*;
+/// # use cute_layout::atom::{copy_op::{UniversalCopy, uint64_t}, mma_op::SM80_16x8x32_S32S8S8S32_TN, *};
+/// let mma = make_tiled_mma(
+///     MmaAtom::of::<SM80_16x8x32_S32S8S8S32_TN>(),
+///     &Layout::col_major(&tup![s(2), s(2), s(1)]).unwrap(),
+///     &[],
+/// )
+/// .unwrap();
+/// let st = CopyAtom::of::<UniversalCopy<uint64_t>, i32>().unwrap();
+/// let tiled = make_tiled_copy_C(&st, &mma).unwrap();
+/// // print(make_tiled_copy_C(Copy_Atom<UniversalCopy<uint64_t>, int32_t>{}, mma)): Tiler_MN, TiledLayout_TV
+/// assert_eq!(tiled.tiler().to_string(), "(_32,_16)");
+/// assert_eq!(
+///     tiled.layout_tv().to_string(),
+///     "((_4,_8,_2,_2),((_2,_2),(_1,_1))):((_64,_1,_16,_256),((_32,_8),(_0,_0)))"
+/// );
+/// ```
+#[allow(non_snake_case)]
+pub fn make_tiled_copy_C(copy_atom: &CopyAtom, mma: &TiledMma) -> Result<TiledCopy> {
+    make_tiled_copy_for(copy_atom, mma, Operand::C)
+}
+
+/// `make_tiled_copy_impl(copy_atom, mma.get_layoutX_TV(), make_shape(tile_size<r>(mma),
+/// tile_size<c>(mma)))` for operand X spanning MNK modes r and c.
+fn make_tiled_copy_for(copy_atom: &CopyAtom, mma: &TiledMma, op: Operand) -> Result<TiledCopy> {
+    let (tv, (r, c)) = match op {
+        Operand::A => (mma.get_layout_a_tv()?, (0, 2)),
+        Operand::B => (mma.get_layout_b_tv()?, (1, 2)),
+        Operand::C => (mma.get_layout_c_tv()?, (0, 1)),
+    };
+    let tiler = crate::tup![mma.tile_size(r)?, mma.tile_size(c)?];
+    TiledCopy::new(copy_atom.clone(), tv, tiler)
 }
 
 impl TiledCopy {
@@ -314,12 +405,15 @@ impl TiledCopy {
         vt.slice(&Coord::Tuple(vec![Coord::Under, rest]))
     }
 
-    /// `get_slice(thr_idx)`: the partitioner of one thread.
-    pub fn get_slice(&self, thr_idx: Int) -> ThrCopy {
-        ThrCopy {
+    /// `get_slice(thr_idx)`: the partitioner of one thread. A symbolic index
+    /// (`Int::symbol("tid")`) is accepted; a known one outside `0..size(tiled_copy)` is an
+    /// [`Error::ThreadIndex`](crate::Error::ThreadIndex).
+    pub fn get_slice(&self, thr_idx: &Int) -> Result<ThrCopy> {
+        super::check_thread_index("TiledCopy::get_slice", thr_idx, &self.num_threads()?)?;
+        Ok(ThrCopy {
             tiled: self.clone(),
-            thr_idx,
-        }
+            thr_idx: thr_idx.clone(),
+        })
     }
 
     /// CuTe's multi-line `print(TiledCopy)`.
@@ -384,6 +478,15 @@ impl ThrCopy {
             Coord::Under,
             Coord::repeat_under(r),
         ]))
+    }
+
+    /// CuTe's multi-line `print(ThrCopy)`.
+    pub fn print(&self) -> Result<String> {
+        Ok(format!(
+            "ThrCopy\n  ThrIdx: {}\n{}",
+            self.thr_idx,
+            self.tiled.print()?
+        ))
     }
 
     /// `retile_S(T)` / `retile_D(T)`: T's data under the copy's value layout.

@@ -111,15 +111,27 @@ fn tiler_is_static(t: &Tiler) -> bool {
     }
 }
 
-/// Which operand of the MMA.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Operand {
+/// Which operand of the MMA: `D = A * B + C`. CuTe spells the choice in the function name
+/// (`partition_A`, `partition_fragment_C`, `partition_shape_B`); here it is an argument.
+///
+/// ```
+/// # use cute_layout::atom::Operand;
+/// assert_eq!(Operand::ALL.map(|o| o.to_string()), ["A", "B", "C"]);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Operand {
+    /// A, `(M,K)`.
     A,
+    /// B, `(N,K)`.
     B,
+    /// C (and D), `(M,N)`.
     C,
 }
 
 impl Operand {
+    /// The three operands, in CuTe's order.
+    pub const ALL: [Operand; 3] = [Operand::A, Operand::B, Operand::C];
+
     /// The (row, column) modes of MNK this operand spans.
     fn modes(self) -> (usize, usize) {
         match self {
@@ -127,6 +139,16 @@ impl Operand {
             Operand::B => (1, 2),
             Operand::C => (0, 1),
         }
+    }
+}
+
+impl fmt::Display for Operand {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Operand::A => "A",
+            Operand::B => "B",
+            Operand::C => "C",
+        })
     }
 }
 
@@ -288,8 +310,11 @@ impl TiledMma {
         self.get_layout_tv(Operand::B)
     }
 
-    /// `get_slice(thr_idx)`: thread `thr_idx`'s `(v,m,n,k)` coordinate.
+    /// `get_slice(thr_idx)`: thread `thr_idx`'s `(v,m,n,k)` coordinate. A symbolic index
+    /// (`Int::symbol("tid")`) is accepted; a known one outside `0..size(mma)` is an
+    /// [`Error::ThreadIndex`](crate::Error::ThreadIndex).
     pub fn get_slice(&self, thr_idx: &Int) -> Result<ThrMma> {
+        super::check_thread_index("TiledMMA::get_slice", thr_idx, &self.num_threads()?)?;
         let vmnk = self.thr_layout_vmnk.get_flat_coord(thr_idx)?;
         Ok(ThrMma {
             tiled: self.clone(),
@@ -298,8 +323,7 @@ impl TiledMma {
     }
 
     /// `partition_shape_C/A/B(mma, shape)`: the shape of one thread's fragment of a tile.
-    pub fn partition_shape(&self, which: char, shape: &IntTuple) -> Result<IntTuple> {
-        let op = operand(which)?;
+    pub fn partition_shape(&self, op: Operand, shape: &IntTuple) -> Result<IntTuple> {
         let tv = self.thrfrg(op, &AnyLayout::Plain(Layout::col_major(shape)?))?;
         let rest = Coord::repeat_under(shape.rank());
         let frag = tv.slice(&Coord::Tuple(vec![
@@ -325,15 +349,6 @@ impl TiledMma {
             self.permutation_text(),
             self.atom.print()
         )
-    }
-}
-
-fn operand(which: char) -> Result<Operand> {
-    match which {
-        'A' => Ok(Operand::A),
-        'B' => Ok(Operand::B),
-        'C' => Ok(Operand::C),
-        _ => Err(algebra("partition", format!("no operand {which}"))),
     }
 }
 
@@ -367,9 +382,15 @@ impl ThrMma {
         &self.tiled
     }
 
+    /// CuTe's multi-line `print(ThrMMA)`.
+    pub fn print(&self) -> String {
+        let mut vmnk = String::new();
+        let _ = crate::print::write_tuple_into(&mut vmnk, &self.thr_vmnk);
+        format!("ThrMMA\n  Thr VMNK: {vmnk}\n{}", self.tiled.print())
+    }
+
     /// `partition_C/A/B(T)`: this thread's `(MMA, MMA_M, MMA_N)` fragment of T.
-    pub fn partition(&self, which: char, t: &Tensor) -> Result<Tensor> {
-        let op = operand(which)?;
+    pub fn partition(&self, op: Operand, t: &Tensor) -> Result<Tensor> {
         let tv = self.tiled.thrfrg(op, t.layout())?;
         let (r, c) = op.modes();
         let thr = Coord::Tuple(vec![
@@ -386,26 +407,21 @@ impl ThrMma {
 
     /// `partition_fragment_C/A/B(T)`: a register tensor for this thread's fragment (C compact
     /// column-major; A and B `make_fragment_like` of the partition).
-    pub fn partition_fragment(&self, which: char, t: &Tensor) -> Result<Tensor> {
-        let part = self.partition(which, t)?;
+    pub fn partition_fragment(&self, op: Operand, t: &Tensor) -> Result<Tensor> {
+        let part = self.partition(op, t)?;
         let shape_l = part.layout().shape_layout();
-        let layout = if which == 'C' {
+        let layout = if op == Operand::C {
             Layout::col_major(shape_l.shape())?
         } else {
             shape_l.fragment_like()?
         };
         let [d, a, b, _] = self.tiled.atom.op.types();
-        let bits = match which {
-            'A' => a.bits(),
-            'B' => b.bits(),
-            _ => d.bits(),
+        let elem = match op {
+            Operand::A => a,
+            Operand::B => b,
+            Operand::C => d,
         };
-        let ptr = Ptr {
-            space: MemSpace::Rmem,
-            bits,
-            name: format!("t{which}r{which}"),
-            offset: s(0),
-        };
+        let ptr = Ptr::new(MemSpace::Rmem, elem, format!("t{op}r{op}"));
         Ok(Tensor::new(ptr, layout))
     }
 }
