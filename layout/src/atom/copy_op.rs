@@ -12,8 +12,10 @@ use crate::layout::Layout;
 pub enum CopyOp {
     /// `UniversalCopy<uintN_t>`: a plain (vector) load/store of `bits` bits.
     UniversalCopy { bits: u32 },
-    /// `AutoVectorizingCopy`: element-wise, vectorized as the layouts allow.
-    AutoVectorizingCopy,
+    /// `AutoVectorizingCopyWithAssumedAlignment<max_vec_bits>`: element-wise, vectorized as the
+    /// layouts allow up to `max_vec_bits` (8, 16, 32, 64 or 128). CuTe's aliases:
+    /// `AutoVectorizingCopy` assumes 128-bit alignment, `DefaultCopy` assumes none (8 bits).
+    AutoVectorizingCopy { max_vec_bits: u32 },
     /// `SM80_CP_ASYNC_CACHEALWAYS<uintN_t>`: `cp.async.ca` of 4, 8 or 16 bytes.
     CpAsyncCacheAlways { bits: u32 },
     /// `SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>`: `cp.async.cg` of 16 bytes.
@@ -30,7 +32,14 @@ impl CopyOp {
         let bits = || arg.and_then(uint_bits);
         Some(match (name, arg) {
             ("UniversalCopy", Some(_)) => CopyOp::UniversalCopy { bits: bits()? },
-            ("AutoVectorizingCopy", None) => CopyOp::AutoVectorizingCopy,
+            ("AutoVectorizingCopy", None) => CopyOp::AutoVectorizingCopy { max_vec_bits: 128 },
+            ("DefaultCopy", None) => CopyOp::AutoVectorizingCopy { max_vec_bits: 8 },
+            ("AutoVectorizingCopyWithAssumedAlignment", arg) => {
+                match arg.map_or(Some(128), |a| a.parse::<u32>().ok())? {
+                    b @ (8 | 16 | 32 | 64 | 128) => CopyOp::AutoVectorizingCopy { max_vec_bits: b },
+                    _ => return None,
+                }
+            }
             ("SM80_CP_ASYNC_CACHEALWAYS", Some(_)) => match bits()? {
                 b @ (32 | 64 | 128) => CopyOp::CpAsyncCacheAlways { bits: b },
                 _ => return None,
@@ -63,7 +72,7 @@ impl CopyOp {
             CopyOp::UniversalCopy { bits }
             | CopyOp::CpAsyncCacheAlways { bits }
             | CopyOp::CpAsyncCacheGlobal { bits } => lit(&format!("(_1,_{bits}):(_0,_1)")),
-            CopyOp::AutoVectorizingCopy => lit("(_1,_1):(_0,_0)"),
+            CopyOp::AutoVectorizingCopy { .. } => lit("(_1,_1):(_0,_0)"),
             CopyOp::LdsmN { matrices } | CopyOp::LdsmT { matrices } => match matrices {
                 1 => lit("((_8,_4),_128):((_128,_0),_1)"),
                 2 => lit("((_16,_2),_128):((_128,_0),_1)"),
@@ -124,7 +133,7 @@ impl CopyOp {
                 "ldmatrix.sync.aligned.x{matrices}.trans.m8n8.shared.b16 {{{}}}, [%{matrices}];",
                 regs(matrices)
             )),
-            CopyOp::UniversalCopy { .. } | CopyOp::AutoVectorizingCopy => None,
+            CopyOp::UniversalCopy { .. } | CopyOp::AutoVectorizingCopy { .. } => None,
         }
     }
 }
@@ -153,7 +162,11 @@ impl fmt::Display for CopyOp {
         let uint = |b: u32| format!("uint{b}_t");
         match *self {
             CopyOp::UniversalCopy { bits } => write!(f, "UniversalCopy<{}>", uint(bits)),
-            CopyOp::AutoVectorizingCopy => f.write_str("AutoVectorizingCopy"),
+            CopyOp::AutoVectorizingCopy { max_vec_bits: 128 } => f.write_str("AutoVectorizingCopy"),
+            CopyOp::AutoVectorizingCopy { max_vec_bits: 8 } => f.write_str("DefaultCopy"),
+            CopyOp::AutoVectorizingCopy { max_vec_bits } => {
+                write!(f, "AutoVectorizingCopyWithAssumedAlignment<{max_vec_bits}>")
+            }
             CopyOp::CpAsyncCacheAlways { bits } => {
                 write!(f, "SM80_CP_ASYNC_CACHEALWAYS<{}>", uint(bits))
             }
@@ -227,11 +240,39 @@ macro_rules! fixed_copy_ops {
     )*};
 }
 fixed_copy_ops! {
-    AutoVectorizingCopy => CopyOp::AutoVectorizingCopy;
+    AutoVectorizingCopy => CopyOp::AutoVectorizingCopy { max_vec_bits: 128 };
+    DefaultCopy => CopyOp::AutoVectorizingCopy { max_vec_bits: 8 };
     SM75_U32x1_LDSM_N => CopyOp::LdsmN { matrices: 1 };
     SM75_U32x2_LDSM_N => CopyOp::LdsmN { matrices: 2 };
     SM75_U32x4_LDSM_N => CopyOp::LdsmN { matrices: 4 };
     SM75_U16x2_LDSM_T => CopyOp::LdsmT { matrices: 1 };
     SM75_U16x4_LDSM_T => CopyOp::LdsmT { matrices: 2 };
     SM75_U16x8_LDSM_T => CopyOp::LdsmT { matrices: 4 };
+}
+
+/// `AutoVectorizingCopyWithAssumedAlignment<MaxVecBits>` (8, 16, 32, 64 or 128; another width
+/// is a compile error, as C++'s `static_assert`).
+///
+/// ```
+/// # use cute_layout::atom::copy_op::{AutoVectorizingCopyWithAssumedAlignment, CopyOperation};
+/// assert_eq!(
+///     AutoVectorizingCopyWithAssumedAlignment::<64>::OP.to_string(),
+///     "AutoVectorizingCopyWithAssumedAlignment<64>"
+/// );
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AutoVectorizingCopyWithAssumedAlignment<const MAX_VEC_BITS: u32>;
+
+impl<const MAX_VEC_BITS: u32> CopyOperation
+    for AutoVectorizingCopyWithAssumedAlignment<MAX_VEC_BITS>
+{
+    const OP: CopyOp = {
+        assert!(
+            matches!(MAX_VEC_BITS, 8 | 16 | 32 | 64 | 128),
+            "Expected MaxVecBits to be 8 or 16 or 32 or 64 or 128"
+        );
+        CopyOp::AutoVectorizingCopy {
+            max_vec_bits: MAX_VEC_BITS,
+        }
+    };
 }
