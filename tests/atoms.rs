@@ -454,9 +454,9 @@ fn typed_tiled_copy_and_tiled_mma_queries_agree_with_cpp_cute() {
     c.check("print ThrMMA sm80 37", thr.print() + "\n");
     c.check(
         "print ThrMMA sm80 37",
-        eval(&format!(
-            "make_tiled_mma(SM80_16x8x8_F32TF32TF32F32_TN, make_layout((_2,_2,_1))).get_slice(37)"
-        ))
+        eval(
+            "make_tiled_mma(SM80_16x8x8_F32TF32TF32F32_TN, make_layout((_2,_2,_1))).get_slice(37)",
+        )
         .unwrap()
         .print()
         .unwrap()
@@ -541,7 +541,7 @@ fn pointers_tensors_and_steps_agree_with_cpp_cute() {
     );
     c.line(
         "coalesce tensor layout",
-        row.map_layout(|l| coalesce(l)).unwrap().layout(),
+        row.map_layout(coalesce).unwrap().layout(),
     );
     let tiler = Tiler::from_shape(&tup![s(2), s(4)]);
     let at11 = Coord::Tuple(vec![d(1).into(), d(1).into()]);
@@ -736,5 +736,39 @@ fn make_tiled_mma_refuses_a_shape_as_cpp_cute_does() {
     assert_eq!(
         eval_str("make_tiled_mma(SM80_16x8x8_F32TF32TF32F32_TN, make_layout((_2,_2,_1)))").unwrap(),
         eval_str("make_tiled_mma(SM80_16x8x8_F32TF32TF32F32_TN, (_2,_2,_1):(_1,_2,_0))").unwrap()
+    );
+}
+
+#[test]
+fn constructors_refuse_what_the_macros_refuse() {
+    // shape!((_-4,_3)) and layout!((_-4,_3):(_1,_4)) are compile errors (tests/ui/negative_size);
+    // the constructors refuse the same input at run time.
+    let neg = tup![s(-4), s(3)];
+    for e in [
+        Layout::new(neg.clone(), tup![s(1), s(4)]).unwrap_err(),
+        Layout::col_major(&neg).unwrap_err(),
+        Layout::compact(&neg, Major::Right).unwrap_err(),
+        Layout::ordered(&neg, &tup![s(0), s(1)]).unwrap_err(),
+        make_identity_tensor(&neg).unwrap_err(),
+    ] {
+        assert_eq!(
+            e.to_string(),
+            "make_layout: negative size _-4 in shape (_-4,_3)"
+        );
+    }
+    assert_eq!(
+        Layout::new(tup![s(4), s(3)], tup![s(1)])
+            .unwrap_err()
+            .to_string(),
+        "make_layout: shape (_4,_3) and stride (_1) are not congruent (rank mismatch)"
+    );
+    // Dynamic sizes are run-time values: not checked (the macros let them through too).
+    assert!(Layout::new(tup![d(-4), s(3)], tup![s(1), s(4)]).is_ok());
+    // A TiledCopy's TV layout is (thread, value).
+    let atom = CopyAtom::of::<UniversalCopy<uint32_t>, f32>().unwrap();
+    let e = TiledCopy::new(atom, lay(IntTuple::st(32)), tup![s(32)]);
+    assert_eq!(
+        e.unwrap_err().to_string(),
+        "make_tiled_copy: TiledLayout_TV _32:_1 is not rank 2 (thread, value)"
     );
 }

@@ -215,9 +215,32 @@ fn make_tiled_copy_for(copy_atom: &CopyAtom, mma: &TiledMma, op: Operand) -> Res
 }
 
 impl TiledCopy {
-    /// `make_tiled_copy_impl(atom, layout_tv, tiler)`: fails when the tiling has fewer threads or
-    /// values than the atom needs, or does not divide them.
+    /// `make_tiled_copy_impl(atom, layout_tv, tiler)`: the TiledCopy of a `(thread, value) ->
+    /// coordinate` layout over the tile `tiler`. Fails when `layout_tv` is not rank 2, or when the
+    /// tiling has fewer threads or values than the atom needs, or does not divide them (C++'s
+    /// "TiledCopy uses too few thrs/vals for selected CopyAtom").
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// # use cute_layout::atom::{copy_op::{UniversalCopy, uint128_t}, CopyAtom, TiledCopy};
+    /// let atom = CopyAtom::of::<UniversalCopy<uint128_t>, f32>().unwrap();
+    /// let tv = Layout::new(tup![s(256), s(4)], tup![s(4), s(1)]).unwrap(); // (thr,val) -> (m,n)
+    /// let tc = TiledCopy::new(atom.clone(), tv, tup![s(128), s(8)]).unwrap();
+    /// // make_tiled_copy_impl(atom, Layout<Shape<_256,_4>,Stride<_4,_1>>{}, Shape<_128,_8>{})
+    /// //   .tidfrg_D(make_layout(make_shape(_128{},_32{})))
+    /// let s_a = AnyLayout::Plain(Layout::col_major(&tup![s(128), s(32)]).unwrap());
+    /// assert_eq!(tc.tidfrg_d(&s_a).unwrap().to_string(), "(_256,(_4,_1),(_1,_4)):(_4,(_1,_0),(_0,_1024))");
+    /// // 2 values per thread cannot hold the atom's 4
+    /// let two = Layout::new(tup![s(256), s(2)], tup![s(2), s(1)]).unwrap();
+    /// assert!(TiledCopy::new(atom, two, tup![s(128), s(4)]).is_err());
+    /// ```
     pub fn new(atom: CopyAtom, layout_tv: Layout, tiler: IntTuple) -> Result<TiledCopy> {
+        if layout_tv.rank() != 2 {
+            return Err(algebra(
+                "make_tiled_copy",
+                format!("TiledLayout_TV {layout_tv} is not rank 2 (thread, value)"),
+            ));
+        }
         let tc = TiledCopy {
             atom,
             layout_tv,
