@@ -529,6 +529,15 @@ fn pointers_tensors_and_steps_agree_with_cpp_cute() {
         "identity local_tile (1,1) at (1,2)",
         tile.at(&tup![d(1), d(2)]).unwrap(),
     );
+    c.line(
+        "coalesce tensor (_4,_8) col-major",
+        t.map_layout(coalesce).unwrap().layout(),
+    );
+    let flat = t.with_layout(Layout::col_major(&IntTuple::st(32)).unwrap().into());
+    assert_eq!(
+        format!("{flat}\n"),
+        want(&c, "make_tensor(t.data(), make_layout(_32))", "A")
+    );
     let h = t.recast(16).unwrap();
     c.line("recast<half_t> layout", h.layout());
     let Engine::Ptr(hp) = h.engine() else {

@@ -195,6 +195,13 @@ pub enum Element {
 
 impl Tensor {
     /// `make_tensor(ptr, layout)`.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// let t = Tensor::new(make_gmem_ptr::<f32>("A"), Layout::col_major(&tup![s(4), s(8)]).unwrap());
+    /// // print(make_tensor(make_gmem_ptr(A), make_layout(make_shape(_4{},_8{}))))
+    /// assert_eq!(t.to_string(), "gmem_ptr[32b](A) o (_4,_8):(_1,_4)");
+    /// ```
     pub fn new(ptr: Ptr, layout: impl Into<AnyLayout>) -> Tensor {
         Tensor {
             engine: Engine::Ptr(ptr),
@@ -206,10 +213,9 @@ impl Tensor {
     ///
     /// ```
     /// # use cute_layout::*;
-    /// assert_eq!(
-    ///     expr::eval_str("make_identity_tensor((_4,_8))").unwrap(),
-    ///     "ArithTuple(_0,_0) o (_4,_8):(_1@0,_1@1)"
-    /// );
+    /// // print(make_identity_tensor(make_shape(_4{},_8{})))
+    /// let id = Tensor::identity(&tup![s(4), s(8)]).unwrap();
+    /// assert_eq!(id.to_string(), "ArithTuple(_0,_0) o (_4,_8):(_1@0,_1@1)");
     /// ```
     pub fn identity(shape: &IntTuple) -> Result<Tensor> {
         if shape.depth() > 1 {
@@ -230,16 +236,38 @@ impl Tensor {
     }
 
     /// The layout.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// # let t = make_tensor(make_gmem_ptr::<f32>("A"), Layout::col_major(&tup![s(4), s(8)]).unwrap()); // (_4,_8):(_1,_4)
+    /// assert_eq!(t.layout().to_string(), "(_4,_8):(_1,_4)");
+    /// ```
     pub fn layout(&self) -> &AnyLayout {
         &self.layout
     }
 
     /// The engine.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// # let t = make_tensor(make_gmem_ptr::<f32>("A"), Layout::col_major(&tup![s(4), s(8)]).unwrap()); // (_4,_8):(_1,_4)
+    /// let Engine::Ptr(p) = t.engine() else { unreachable!() };
+    /// // print(t.data()): gmem_ptr[32b](0x...)
+    /// assert_eq!(p.to_string(), "gmem_ptr[32b](A)");
+    /// ```
     pub fn engine(&self) -> &Engine {
         &self.engine
     }
 
     /// The same engine with another layout (a layout operation applied to the tensor).
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// # let t = make_tensor(make_gmem_ptr::<f32>("A"), Layout::col_major(&tup![s(4), s(8)]).unwrap()); // (_4,_8):(_1,_4)
+    /// let flat = t.with_layout(Layout::col_major(&IntTuple::st(32)).unwrap().into());
+    /// // print(make_tensor(t.data(), make_layout(_32{})))
+    /// assert_eq!(flat.to_string(), "gmem_ptr[32b](A) o _32:_1");
+    /// ```
     pub fn with_layout(&self, layout: AnyLayout) -> Tensor {
         Tensor {
             engine: self.engine.clone(),
@@ -248,6 +276,13 @@ impl Tensor {
     }
 
     /// Applies a layout operation to the tensor's layout (composed layouts forward to B).
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// # let t = make_tensor(make_gmem_ptr::<f32>("A"), Layout::col_major(&tup![s(4), s(8)]).unwrap()); // (_4,_8):(_1,_4)
+    /// // print(coalesce(t.layout()))
+    /// assert_eq!(t.map_layout(coalesce).unwrap().to_string(), "gmem_ptr[32b](A) o _32:_1");
+    /// ```
     pub fn map_layout(&self, f: impl FnOnce(&Layout) -> Result<Layout>) -> Result<Tensor> {
         Ok(self.with_layout(self.layout.map(f)?))
     }
@@ -277,6 +312,14 @@ impl Tensor {
 
     /// `tensor(c)` with `_`: the sub-tensor, its engine advanced by the offset of the integer
     /// coordinates.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// # let t = make_tensor(make_gmem_ptr::<f32>("A"), Layout::col_major(&tup![s(4), s(8)]).unwrap()); // (_4,_8):(_1,_4)
+    /// // t(_, 2): (_4):(_1), 8 elements past A
+    /// let col = t.slice(&Coord::Tuple(vec![X, d(2).into()])).unwrap();
+    /// assert_eq!(col.to_string(), "gmem_ptr[32b](A+8) o (_4):(_1)");
+    /// ```
     pub fn slice(&self, c: &Coord) -> Result<Tensor> {
         let (layout, off) = match &self.engine {
             Engine::Ptr(_) => self.layout.slice_and_offset(c)?,
@@ -289,6 +332,16 @@ impl Tensor {
     }
 
     /// `tensor(c)` without `_`: the element's place.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// # let t = make_tensor(make_gmem_ptr::<f32>("A"), Layout::col_major(&tup![s(4), s(8)]).unwrap()); // (_4,_8):(_1,_4)
+    /// // &t(2,3) - A: 14
+    /// assert_eq!(t.at(&tup![d(2), d(3)]).unwrap().to_string(), "gmem_ptr[32b](A+14)");
+    /// // make_identity_tensor(make_shape(_4{},_8{}))(2,3)
+    /// let id = make_identity_tensor(&tup![s(4), s(8)]).unwrap();
+    /// assert_eq!(id.at(&tup![d(2), d(3)]).unwrap().to_string(), "(2,3)");
+    /// ```
     pub fn at(&self, c: &IntTuple) -> Result<Element> {
         match &self.engine {
             Engine::Ptr(_) => {
@@ -307,6 +360,18 @@ impl Tensor {
 
     /// For a coordinate tensor: the coordinate offset its layout gives `c`, without the origin
     /// (`tensor.at(c)` is the origin plus this).
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// let id = make_identity_tensor(&tup![d(8), d(8)]).unwrap();
+    /// let tile = Tiler::from_shape(&tup![s(4), s(4)]);
+    /// // local_tile(make_identity_tensor(make_shape(8,8)), make_shape(_4{},_4{}), make_coord(1,1))
+    /// let c_tile = local_tile(&id, &tile, &Coord::Tuple(vec![d(1).into(), d(1).into()]), None).unwrap();
+    /// assert_eq!(c_tile.to_string(), "ArithTuple(4,4) o (_4,_4):(_1@0,_1@1)");
+    /// // c_tile(1,2) is (5,6): the origin (4,4) plus the delta (1,2)
+    /// assert_eq!(c_tile.at(&tup![d(1), d(2)]).unwrap().to_string(), "(5,6)");
+    /// assert_eq!(c_tile.coord_delta(&tup![d(1), d(2)]).unwrap(), [d(1), d(2)]);
+    /// ```
     pub fn coord_delta(&self, c: &IntTuple) -> Result<Vec<Int>> {
         match (&self.engine, &self.layout) {
             (Engine::Coord(origin), AnyLayout::Plain(l)) => crd2coord(l, c, origin.len()),
@@ -315,6 +380,13 @@ impl Tensor {
     }
 
     /// `recast<T>(tensor)`: the same data seen as elements of `bits` bits.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// # let t = make_tensor(make_gmem_ptr::<f32>("A"), Layout::col_major(&tup![s(4), s(8)]).unwrap()); // (_4,_8):(_1,_4)
+    /// // recast<half_t>(t): gmem_ptr[16b](...) o (_8,_8):(_1,_8)
+    /// assert_eq!(t.recast(16).unwrap().to_string(), "gmem_ptr[16b](A) o (_8,_8):(_1,_8)");
+    /// ```
     pub fn recast(&self, bits: u32) -> Result<Tensor> {
         let Engine::Ptr(p) = &self.engine else {
             return Err(algebra("recast", "a coordinate tensor has no element type"));
@@ -380,12 +452,29 @@ fn crd2coord(l: &Layout, c: &IntTuple, rank: usize) -> Result<Vec<Int>> {
 /// The tensor algebra of CuTe's `tensor_impl.hpp`.
 impl Tensor {
     /// `zipped_divide(tensor, tiler)`.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// # let t = make_tensor(make_gmem_ptr::<f32>("A"), Layout::col_major(&tup![s(4), s(8)]).unwrap()); // (_4,_8):(_1,_4)
+    /// // zipped_divide(t, make_shape(_2{},_4{}))
+    /// let z = t.zipped_divide(&Tiler::from_shape(&tup![s(2), s(4)])).unwrap();
+    /// assert_eq!(z.to_string(), "gmem_ptr[32b](A) o ((_2,_4),(_2,_2)):((_1,_4),(_2,_16))");
+    /// ```
     pub fn zipped_divide(&self, t: &Tiler) -> Result<Tensor> {
         self.map_layout(|l| crate::zipped_divide(l, t))
     }
 
     /// `inner_partition(tensor, tiler, coord)`: tile, then index the rest mode with `coord`,
     /// keeping the tile.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// # let t = make_tensor(make_gmem_ptr::<f32>("A"), Layout::col_major(&tup![s(4), s(8)]).unwrap()); // (_4,_8):(_1,_4)
+    /// // inner_partition(t, make_shape(_2{},_4{}), make_coord(1,1)): (_2,_4):(_1,_4), 18 past A
+    /// let at = Coord::Tuple(vec![d(1).into(), d(1).into()]);
+    /// let p = t.inner_partition(&Tiler::from_shape(&tup![s(2), s(4)]), &at).unwrap();
+    /// assert_eq!(p.to_string(), "gmem_ptr[32b](A+18) o (_2,_4):(_1,_4)");
+    /// ```
     pub fn inner_partition(&self, t: &Tiler, coord: &Coord) -> Result<Tensor> {
         let tiled = self.zipped_divide(t)?;
         let (r0, r1) = tile_ranks(&tiled)?;
@@ -398,6 +487,15 @@ impl Tensor {
 
     /// `outer_partition(tensor, tiler, coord)`: tile, then index the tile mode with `coord`,
     /// keeping the rest.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// # let t = make_tensor(make_gmem_ptr::<f32>("A"), Layout::col_major(&tup![s(4), s(8)]).unwrap()); // (_4,_8):(_1,_4)
+    /// // outer_partition(t, make_shape(_2{},_4{}), make_coord(1,1)): (_2,_2):(_2,_16), 5 past A
+    /// let at = Coord::Tuple(vec![d(1).into(), d(1).into()]);
+    /// let p = t.outer_partition(&Tiler::from_shape(&tup![s(2), s(4)]), &at).unwrap();
+    /// assert_eq!(p.to_string(), "gmem_ptr[32b](A+5) o (_2,_2):(_2,_16)");
+    /// ```
     pub fn outer_partition(&self, t: &Tiler, coord: &Coord) -> Result<Tensor> {
         let tiled = self.zipped_divide(t)?;
         let (r0, r1) = tile_ranks(&tiled)?;
@@ -413,10 +511,15 @@ impl Tensor {
     ///
     /// ```
     /// # use cute_layout::*;
-    /// assert_eq!(
-    ///     expr::eval_str("local_tile(make_tensor(make_gmem_ptr<float>(A), make_layout((M,K))), (_128,_128,_8), (bx,by,_), Step<_1,X,_1>)").unwrap(),
-    ///     "gmem_ptr[32b](A+bx*128) o (_128,_8,(K+7)/8):(_1,M,8*M)"
-    /// );
+    /// let g_a = make_tensor(make_gmem_ptr::<f32>("A"), Layout::col_major(&tup![d(256), d(64)]).unwrap()); // (M,K)
+    /// let cta_tiler = Tiler::from_shape(&tup![s(128), s(128), s(8)]); // (BLK_M,BLK_N,BLK_K)
+    /// let cta_coord = Coord::Tuple(vec![d(1).into(), d(0).into(), X]); // (m,n,k)
+    /// // local_tile(gA, cta_tiler, cta_coord, Step<_1,X,_1>{}): (_128,_8,8):(_1,256,2048), 128 past A
+    /// let g_t = g_a.local_tile(&cta_tiler, &cta_coord, Some(&make_step([s(1).into(), X, s(1).into()]))).unwrap();
+    /// assert_eq!(g_t.to_string(), "gmem_ptr[32b](A+128) o (_128,_8,8):(_1,256,2048)"); // (BLK_M,BLK_K,k)
+    /// // the same tile without a projection: local_tile(gA, make_shape(_128{},_8{}), make_coord(1,_))
+    /// let mk = Tiler::from_shape(&tup![s(128), s(8)]);
+    /// assert_eq!(g_a.local_tile(&mk, &Coord::Tuple(vec![d(1).into(), X]), None).unwrap(), g_t);
     /// ```
     pub fn local_tile(&self, t: &Tiler, coord: &Coord, proj: Option<&Step>) -> Result<Tensor> {
         match proj {
@@ -428,6 +531,15 @@ impl Tensor {
     /// `local_partition(tensor, thr_layout, idx[, proj])`: the elements thread `idx` of
     /// `thr_layout` owns when the threads are tiled over the tensor (`outer_partition` by the
     /// thread layout's shape at the thread's flat coordinate).
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// let s_a = make_tensor(make_smem_ptr::<f32>("sA"), Layout::col_major(&tup![s(16), s(8)]).unwrap());
+    /// let thr = Layout::col_major(&tup![s(2), s(4)]).unwrap(); // (m,n) -> thr_idx
+    /// // local_partition(sA, Layout<Shape<_2,_4>>{}, 5, Step<_1,X>{}): (_8,_8):(_2,_16), 1 past sA
+    /// let p = s_a.local_partition(&thr, &d(5), Some(&make_step([s(1).into(), X]))).unwrap();
+    /// assert_eq!(p.to_string(), "smem_ptr[32b](sA+1) o (_8,_8):(_2,_16)");
+    /// ```
     pub fn local_partition(&self, thr: &Layout, idx: &Int, proj: Option<&Step>) -> Result<Tensor> {
         let shape = thr.shape().product_each()?;
         let coord = Coord::from(&thr.get_flat_coord(idx)?);

@@ -173,6 +173,8 @@ int main() {
     auto tile = local_tile(make_identity_tensor(make_shape(8, 8)), make_shape(_4{},_4{}), make_coord(1, 1));
     LINE("identity local_tile (1,1)", tile);
     LINE("identity local_tile (1,1) at (1,2)", tile(1,2));
+    LINE("coalesce tensor (_4,_8) col-major", coalesce(t.layout()));
+    LINE("make_tensor(t.data(), make_layout(_32))", make_tensor(t.data(), make_layout(_32{})));
     auto h = recast<half_t>(t);
     LINE("recast<half_t> layout", h.layout());
     LINE("recast<half_t> data", h.data());

@@ -28,6 +28,21 @@ pub enum CopyOp {
 
 impl CopyOp {
     /// The operation CuTe spells `name`, with its template argument (`uint128_t`), if any.
+    ///
+    /// ```
+    /// # use cute_layout::atom::CopyOp;
+    /// let cg = CopyOp::from_name("SM80_CP_ASYNC_CACHEGLOBAL", Some("uint128_t")).unwrap();
+    /// assert_eq!(cg.to_string(), "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>");
+    /// // print(Copy_Traits<SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>>::SrcLayout{})
+    /// assert_eq!(cg.src_layout().to_string(), "(_1,_128):(_0,_1)");
+    /// // cp.async.cg moves 16 bytes only
+    /// assert!(CopyOp::from_name("SM80_CP_ASYNC_CACHEGLOBAL", Some("uint32_t")).is_none());
+    /// // DefaultCopy = AutoVectorizingCopyWithAssumedAlignment<8> (include/cute/arch/copy.hpp)
+    /// assert_eq!(
+    ///     CopyOp::from_name("DefaultCopy", None),
+    ///     CopyOp::from_name("AutoVectorizingCopyWithAssumedAlignment", Some("8"))
+    /// );
+    /// ```
     pub fn from_name(name: &str, arg: Option<&str>) -> Option<CopyOp> {
         let bits = || arg.and_then(uint_bits);
         Some(match (name, arg) {
@@ -59,6 +74,12 @@ impl CopyOp {
     }
 
     /// `Copy_Traits::ThrID`: logical thread id -> thread index.
+    ///
+    /// ```
+    /// # use cute_layout::atom::CopyOp;
+    /// // print(Copy_Traits<SM75_U32x4_LDSM_N>::ThrID{})
+    /// assert_eq!(CopyOp::LdsmN { matrices: 4 }.thr_id().to_string(), "_32:_1");
+    /// ```
     pub fn thr_id(&self) -> Layout {
         match self {
             CopyOp::LdsmN { .. } | CopyOp::LdsmT { .. } => lit("_32:_1"),
@@ -67,6 +88,12 @@ impl CopyOp {
     }
 
     /// `Copy_Traits::SrcLayout`: (thread, value) -> bit.
+    ///
+    /// ```
+    /// # use cute_layout::atom::CopyOp;
+    /// // print(Copy_Traits<SM75_U32x4_LDSM_N>::SrcLayout{}): each thread's 128-bit row address
+    /// assert_eq!(CopyOp::LdsmN { matrices: 4 }.src_layout().to_string(), "(_32,_128):(_128,_1)");
+    /// ```
     pub fn src_layout(&self) -> Layout {
         match *self {
             CopyOp::UniversalCopy { bits }
@@ -82,6 +109,12 @@ impl CopyOp {
     }
 
     /// `Copy_Traits::DstLayout`: (thread, value) -> bit.
+    ///
+    /// ```
+    /// # use cute_layout::atom::CopyOp;
+    /// // print(Copy_Traits<SM75_U32x4_LDSM_N>::DstLayout{})
+    /// assert_eq!(CopyOp::LdsmN { matrices: 4 }.dst_layout().to_string(), "(_32,(_32,_4)):(_32,(_1,_1024))");
+    /// ```
     pub fn dst_layout(&self) -> Layout {
         match *self {
             CopyOp::LdsmN { matrices: 1 } => lit("(_32,_32):(_32,_1)"),
@@ -98,6 +131,12 @@ impl CopyOp {
 
     /// `Copy_Traits::RefLayout`: the layout a TiledCopy is written in (the destination for
     /// `ldmatrix`, the source otherwise).
+    ///
+    /// ```
+    /// # use cute_layout::atom::CopyOp;
+    /// // print(Copy_Traits<SM75_U32x4_LDSM_N>::RefLayout{})
+    /// assert_eq!(CopyOp::LdsmN { matrices: 4 }.ref_layout().to_string(), "(_32,(_32,_4)):(_32,(_1,_1024))");
+    /// ```
     pub fn ref_layout(&self) -> Layout {
         match self {
             CopyOp::LdsmN { .. } | CopyOp::LdsmT { .. } => self.dst_layout(),
@@ -106,6 +145,12 @@ impl CopyOp {
     }
 
     /// Whether the copy is asynchronous (`cp.async`: completes at `cp.async.wait_group`).
+    ///
+    /// ```
+    /// # use cute_layout::atom::CopyOp;
+    /// assert!(CopyOp::CpAsyncCacheGlobal { bits: 128 }.is_async());
+    /// assert!(!CopyOp::AutoVectorizingCopy { max_vec_bits: 8 }.is_async());
+    /// ```
     pub fn is_async(&self) -> bool {
         matches!(
             self,
@@ -115,6 +160,21 @@ impl CopyOp {
 
     /// The PTX the copy lowers to (`None` for plain loads and stores, which are C++ assignments of
     /// a `bits`-wide vector type).
+    ///
+    /// ```
+    /// # use cute_layout::atom::CopyOp;
+    /// // include/cute/arch/copy_sm80.hpp: "cp.async.cg.shared.global.L2::128B [%0], [%1], %2;" with %2 = 16
+    /// assert_eq!(
+    ///     CopyOp::CpAsyncCacheGlobal { bits: 128 }.ptx().unwrap(),
+    ///     "cp.async.cg.shared.global.L2::128B [%0], [%1], 16;"
+    /// );
+    /// // copy_sm75.hpp: "ldmatrix.sync.aligned.x4.m8n8.shared.b16 {%0, %1, %2, %3}, [%4];"
+    /// assert_eq!(
+    ///     CopyOp::LdsmN { matrices: 4 }.ptx().unwrap(),
+    ///     "ldmatrix.sync.aligned.x4.m8n8.shared.b16 {%0, %1, %2, %3}, [%4];"
+    /// );
+    /// assert_eq!(CopyOp::AutoVectorizingCopy { max_vec_bits: 8 }.ptx(), None);
+    /// ```
     pub fn ptx(&self) -> Option<String> {
         match *self {
             CopyOp::CpAsyncCacheAlways { bits } => Some(format!(
