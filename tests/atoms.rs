@@ -781,3 +781,26 @@ fn constructors_refuse_what_the_macros_refuse() {
         "make_tiled_copy: TiledLayout_TV _32:_1 is not rank 2 (thread, value)"
     );
 }
+
+#[test]
+fn cute_print_prints_the_new_atoms_as_cpp_cute() {
+    let c = Checker::new();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cute"))
+        .args([
+            "print",
+            "MMA_Atom<SM80_16x8x32_S32S8S8S32_TN>",
+            "Copy_Atom<DefaultCopy, float>",
+            "MMA_Atom<SM75_16x8x8_F32F16F16F32_TN>",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let expected = [
+        "print MMA_Atom<SM80_16x8x32_S32S8S8S32_TN>",
+        "print Copy_Atom<DefaultCopy, float>",
+        "print MMA_Atom<SM75_16x8x8_F32F16F16F32_TN>",
+    ]
+    .map(|b| c.oracle[b].clone())
+    .concat();
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), expected);
+}
