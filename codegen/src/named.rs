@@ -1,7 +1,7 @@
 //! The named plans of the seed kernels, reachable by name (`cute emit NAME`).
 
 use cute_layout::atom::{
-    make_tiled_copy, make_tiled_mma, CopyAtom, CopyOp, MmaAtom, MmaOp, TiledMma,
+    make_tiled_copy, make_tiled_mma, CopyAtom, CopyOp, MmaAtom, MmaOp, Operand, TiledMma,
 };
 use cute_layout::{compose_swizzle, s, tup, AnyLayout, ElemType, Layout, MemSpace, Swizzle, Tiler};
 
@@ -106,8 +106,8 @@ fn sgemm_sm80(name: &str, layout: GemmLayout) -> Result<Pipelined> {
         ],
     )
     .map_err(&e)?;
-    let (copy_a, smem_a) = operand(name, layout.a, 128, 32, 3, 256, &mma, 'A')?;
-    let (copy_b, smem_b) = operand(name, layout.b, 128, 32, 3, 256, &mma, 'B')?;
+    let (copy_a, smem_a) = operand(name, layout.a, 128, 32, 3, 256, &mma, Operand::A)?;
+    let (copy_b, smem_b) = operand(name, layout.b, 128, 32, 3, 256, &mma, Operand::B)?;
     Ok(Pipelined {
         cta: (128, 128, 32),
         smem_a,
@@ -149,8 +149,8 @@ fn simt_hier(name: &str, layout: GemmLayout) -> Result<Pipelined> {
         ],
     )
     .map_err(&e)?;
-    let (copy_a, smem_a) = operand(name, layout.a, 128, 8, 2, 128, &mma, 'A')?;
-    let (copy_b, smem_b) = operand(name, layout.b, 32, 8, 2, 128, &mma, 'B')?;
+    let (copy_a, smem_a) = operand(name, layout.a, 128, 8, 2, 128, &mma, Operand::A)?;
+    let (copy_b, smem_b) = operand(name, layout.b, 32, 8, 2, 128, &mma, Operand::B)?;
     Ok(Pipelined {
         cta: (128, 32, 8),
         smem_a,
@@ -179,11 +179,11 @@ fn operand(
     stages: i64,
     threads: i64,
     mma: &TiledMma,
-    which: char,
+    which: Operand,
 ) -> Result<(cute_layout::atom::TiledCopy, AnyLayout)> {
     let e = lerr(
         name,
-        if which == 'A' {
+        if which == Operand::A {
             "operand A"
         } else {
             "operand B"
@@ -238,7 +238,7 @@ fn operand(
 /// smallest on ties.
 fn best_swizzle(
     mma: &TiledMma,
-    which: char,
+    which: Operand,
     copy: &cute_layout::atom::TiledCopy,
     smem: &Layout,
     rows: i64,
@@ -256,7 +256,7 @@ fn best_swizzle(
             .map(Some),
     );
     let tid = cute_layout::Int::index("tid");
-    let (mma_thr, copy_thr) = (mma.get_slice(&tid)?, copy.get_slice(tid.clone()));
+    let (mma_thr, copy_thr) = (mma.get_slice(&tid)?, copy.get_slice(&tid)?);
     const LOWER_BOUND: i64 = 4 + 1;
     let mut best = (i64::MAX, AnyLayout::Plain(smem.clone()));
     for sw in candidates {

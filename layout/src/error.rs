@@ -26,6 +26,15 @@ pub enum Error {
     /// A well-formed expression that cannot be evaluated (unknown function, wrong argument kind).
     #[error("{0}")]
     Eval(String),
+    /// A thread index outside `0..threads` given to a tiling (`TiledCopy::get_slice(256)` of a
+    /// 256-thread copy). C++ CuTe does not check; its partitions would address other threads'
+    /// data.
+    #[error("{op}: thread index {index} is out of range for {threads} threads (0..{threads})")]
+    ThreadIndex {
+        op: &'static str,
+        index: crate::int::Int,
+        threads: crate::int::Int,
+    },
     /// An operation that needs known values met a symbolic one (`M`): swizzling, tables and
     /// pictures need numbers. Not an error of the expression itself, so the proc-macros defer such
     /// expressions to run time.

@@ -19,13 +19,23 @@ pub struct Layout {
 }
 
 impl Layout {
-    /// `make_layout(shape, stride)`: fails when the two are not congruent.
+    /// `make_layout(shape, stride)`: fails, as the `layout!` macro does, when the two are not
+    /// congruent or a static size is negative. (A dynamic size is a run-time value and is not
+    /// checked, as in C++.)
     ///
     /// ```
     /// # use cute_layout::*;
     /// let l = Layout::new(tup![s(4), s(3)], tup![s(3), s(1)]).unwrap();
+    /// // print(make_layout(make_shape(_4{},_3{}), make_stride(_3{},_1{})))
     /// assert_eq!(l.to_string(), "(_4,_3):(_3,_1)");
-    /// assert!(Layout::new(tup![s(4), s(3)], tup![s(1)]).is_err());
+    /// assert_eq!(
+    ///     Layout::new(tup![s(4), s(3)], tup![s(1)]).unwrap_err().to_string(),
+    ///     "make_layout: shape (_4,_3) and stride (_1) are not congruent (rank mismatch)"
+    /// );
+    /// assert_eq!(
+    ///     Layout::new(tup![s(-4), s(3)], tup![s(1), s(4)]).unwrap_err().to_string(),
+    ///     "make_layout: negative size _-4 in shape (_-4,_3)"
+    /// );
     /// ```
     pub fn new(shape: impl Into<IntTuple>, stride: impl Into<IntTuple>) -> Result<Layout> {
         let (shape, stride) = (shape.into(), stride.into());
@@ -35,6 +45,7 @@ impl Layout {
                 format!("shape {shape} and stride {stride} are not congruent (rank mismatch)"),
             ));
         }
+        check_sizes("make_layout", &shape)?;
         Ok(Layout { shape, stride })
     }
 
@@ -173,6 +184,7 @@ impl Layout {
     /// assert_eq!(expr::eval_str("make_layout((4,3))").unwrap(), "(4,3):(_1,4)");
     /// ```
     pub fn compact(shape: &IntTuple, major: Major) -> Result<Layout> {
+        check_sizes("make_layout", shape)?;
         Ok(Layout::raw(
             shape.clone(),
             compact_major(major, shape, &s(1))?,
@@ -235,6 +247,18 @@ impl Layout {
         let rest = self.take(1, r)?;
         let rest = Layout::ordered(&rest.shape, &rest.stride)?;
         crate::product::tiled_product(&atom, &crate::tiler::Tiler::Layout(rest))
+    }
+}
+
+/// What the `shape!` and `layout!` macros refuse in a shape: a negative static size.
+fn check_sizes(op: &'static str, shape: &IntTuple) -> Result<()> {
+    match shape
+        .leaves()
+        .into_iter()
+        .find(|i| i.as_static().is_some_and(|x| x < 0))
+    {
+        Some(neg) => Err(algebra(op, format!("negative size {neg} in shape {shape}"))),
+        None => Ok(()),
     }
 }
 

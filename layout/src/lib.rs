@@ -59,7 +59,7 @@ pub use coalesce::{coalesce, coalesce_profile, filter, filter_profile, filter_ze
 pub use complement::{complement, complement_default};
 pub use composed::{compose_swizzle, AnyLayout, ComposedLayout};
 pub use composition::{composition, composition_tiler};
-pub use coord::{dice, slice, Coord};
+pub use coord::{dice, make_step, slice, Coord, Step, X};
 pub use divide::{flat_divide, logical_divide, tiled_divide, zipped_divide};
 pub use error::{Error, Result};
 pub use int::{d, s, Int};
@@ -80,6 +80,9 @@ pub use swizzle_algebra::{
     make_layout_of_swizzle, make_swizzle, max_common_layout_any, max_common_vector_any,
     recast_layout, recast_swizzle,
 };
-pub use tensor::{Element, Engine, MemSpace, Ptr, Tensor};
+pub use tensor::{
+    local_partition, local_tile, make_gmem_ptr, make_identity_tensor, make_rmem_ptr, make_smem_ptr,
+    make_tensor, Element, Engine, MemSpace, Ptr, Tensor,
+};
 pub use tile_to_shape::{tile_to_shape, ModeOrder};
 pub use tiler::Tiler;

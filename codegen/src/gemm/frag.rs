@@ -1,9 +1,9 @@
 //! Per-thread fragments: a tensor partitioned for one (symbolic) thread, as the emitter needs it —
 //! a base offset expression, the fragment's layout, and the swizzle of a swizzled shared tile.
 
-use cute_layout::atom::{ThrCopy, ThrMma};
+use cute_layout::atom::{Operand, ThrCopy, ThrMma};
 use cute_layout::{
-    s, AnyLayout, Element, Engine, Int, IntTuple, Layout, MemSpace, Ptr, Swizzle, Tensor,
+    AnyLayout, ElemType, Element, Engine, Int, IntTuple, Layout, MemSpace, Ptr, Swizzle, Tensor,
 };
 
 use crate::cexpr::c;
@@ -26,12 +26,7 @@ pub fn tensor(name: &str, space: MemSpace, layout: &AnyLayout) -> (Tensor, Optio
         AnyLayout::Plain(l) => (l.clone(), None),
         AnyLayout::Composed(cl) => (cl.layout_b().clone(), Some(cl.layout_a())),
     };
-    let ptr = Ptr {
-        space,
-        bits: 32,
-        name: name.to_string(),
-        offset: s(0),
-    };
+    let ptr = Ptr::new(space, ElemType::F32, name);
     (Tensor::new(ptr, inner), sw)
 }
 
@@ -68,7 +63,7 @@ pub fn copy(
 /// `partition_A/B/C` by a thread of a TiledMMA.
 pub fn mma(
     thr: &ThrMma,
-    which: char,
+    which: Operand,
     t: &Tensor,
     sw: Option<Swizzle>,
 ) -> cute_layout::Result<Frag> {

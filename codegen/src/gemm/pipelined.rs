@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use cute_layout::atom::CopyOp;
+use cute_layout::atom::{CopyOp, Operand as MmaOperand};
 use cute_layout::{s, tup, AnyLayout, Coord, Int, MemSpace, Tensor, Tiler};
 
 use super::common::{header, params, signature, sym};
@@ -184,7 +184,7 @@ fn partitions<'a>(plan: &GemmPlan, p: &'a Pipelined) -> Result<Parts<'a>> {
             smem_b_offset,
         ),
     ] {
-        let thr = tc.get_slice(sym("tid"));
+        let thr = tc.get_slice(&sym("tid")).map_err(&err)?;
         let (gt, _) = frag::tensor(which, MemSpace::Gmem, &AnyLayout::Plain(gl.clone()));
         let g_tile = gt.local_tile(&cta, &cta_coord, Some(&proj)).map_err(&err)?;
         let g = frag::copy(&thr, &g_tile, None, true).map_err(&err)?;
@@ -213,8 +213,8 @@ fn partitions<'a>(plan: &GemmPlan, p: &'a Pipelined) -> Result<Parts<'a>> {
     let thr = p.mma.get_slice(&sym("tid")).map_err(&err)?;
     let (sa, swa) = frag::tensor("sA", MemSpace::Smem, &p.smem_a);
     let (sb, swb) = frag::tensor("sB", MemSpace::Smem, &p.smem_b);
-    let mma_a = frag::mma(&thr, 'A', &sa, swa).map_err(&err)?;
-    let mma_b = frag::mma(&thr, 'B', &sb, swb).map_err(&err)?;
+    let mma_a = frag::mma(&thr, MmaOperand::A, &sa, swa).map_err(&err)?;
+    let mma_b = frag::mma(&thr, MmaOperand::B, &sb, swb).map_err(&err)?;
     let (gc, _) = frag::tensor(
         "C",
         MemSpace::Gmem,
@@ -224,12 +224,12 @@ fn partitions<'a>(plan: &GemmPlan, p: &'a Pipelined) -> Result<Parts<'a>> {
     let c_tile = gc
         .local_tile(&cta, &cta_coord, Some(&step_c))
         .map_err(&err)?;
-    let mma_c = frag::mma(&thr, 'C', &c_tile, None).map_err(&err)?;
+    let mma_c = frag::mma(&thr, MmaOperand::C, &c_tile, None).map_err(&err)?;
     let cid = Tensor::identity(plan.layout.c_layout().shape()).map_err(&err)?;
     let c_id_tile = cid
         .local_tile(&cta, &cta_coord, Some(&step_c))
         .map_err(&err)?;
-    let c_coord = thr.partition('C', &c_id_tile).map_err(&err)?;
+    let c_coord = thr.partition(MmaOperand::C, &c_id_tile).map_err(&err)?;
     let [a, b]: [CopyParts; 2] = copy
         .try_into()
         .map_err(|_| plan.error("partitions", "two operands"))?;

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use cute_layout::atom::{CopyOp, MmaOp};
+use cute_layout::atom::{CopyOp, MmaOp, Operand};
 use cute_layout::{s, AnyLayout, ElemType, Element, Int, IntTuple, Swizzle, Tensor};
 
 use super::frag::Frag;
@@ -239,7 +239,7 @@ fn fragments(plan: &GemmPlan, p: &Pipelined) -> Result<[FragCoords; 3]> {
     let err = plan.layout_error("TiledMMA");
     let (bm, bn, bk) = p.cta;
     let thr = p.mma.get_slice(&Int::index("tid")).map_err(&err)?;
-    let part = |which: char, rows: i64, cols: i64| -> Result<Tensor> {
+    let part = |which: Operand, rows: i64, cols: i64| -> Result<Tensor> {
         let id = Tensor::identity(&IntTuple::Tuple(vec![
             IntTuple::Int(s(rows)),
             IntTuple::Int(s(cols)),
@@ -247,7 +247,11 @@ fn fragments(plan: &GemmPlan, p: &Pipelined) -> Result<[FragCoords; 3]> {
         .map_err(&err)?;
         thr.partition(which, &id).map_err(&err)
     };
-    let (ta, tb, tc) = (part('A', bm, bk)?, part('B', bn, bk)?, part('C', bm, bn)?);
+    let (ta, tb, tc) = (
+        part(Operand::A, bm, bk)?,
+        part(Operand::B, bn, bk)?,
+        part(Operand::C, bm, bn)?,
+    );
     let size = |t: &Tensor, i: usize| {
         t.layout()
             .shape_layout()

@@ -12,8 +12,10 @@ use crate::layout::Layout;
 pub enum CopyOp {
     /// `UniversalCopy<uintN_t>`: a plain (vector) load/store of `bits` bits.
     UniversalCopy { bits: u32 },
-    /// `AutoVectorizingCopy`: element-wise, vectorized as the layouts allow.
-    AutoVectorizingCopy,
+    /// `AutoVectorizingCopyWithAssumedAlignment<max_vec_bits>`: element-wise, vectorized as the
+    /// layouts allow up to `max_vec_bits` (8, 16, 32, 64 or 128). CuTe's aliases:
+    /// `AutoVectorizingCopy` assumes 128-bit alignment, `DefaultCopy` assumes none (8 bits).
+    AutoVectorizingCopy { max_vec_bits: u32 },
     /// `SM80_CP_ASYNC_CACHEALWAYS<uintN_t>`: `cp.async.ca` of 4, 8 or 16 bytes.
     CpAsyncCacheAlways { bits: u32 },
     /// `SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>`: `cp.async.cg` of 16 bytes.
@@ -26,11 +28,33 @@ pub enum CopyOp {
 
 impl CopyOp {
     /// The operation CuTe spells `name`, with its template argument (`uint128_t`), if any.
+    ///
+    /// ```
+    /// # use cute_layout::atom::CopyOp;
+    /// let cg = CopyOp::from_name("SM80_CP_ASYNC_CACHEGLOBAL", Some("uint128_t")).unwrap();
+    /// assert_eq!(cg.to_string(), "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>");
+    /// // print(Copy_Traits<SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>>::SrcLayout{})
+    /// assert_eq!(cg.src_layout().to_string(), "(_1,_128):(_0,_1)");
+    /// // cp.async.cg moves 16 bytes only
+    /// assert!(CopyOp::from_name("SM80_CP_ASYNC_CACHEGLOBAL", Some("uint32_t")).is_none());
+    /// // DefaultCopy = AutoVectorizingCopyWithAssumedAlignment<8> (include/cute/arch/copy.hpp)
+    /// assert_eq!(
+    ///     CopyOp::from_name("DefaultCopy", None),
+    ///     CopyOp::from_name("AutoVectorizingCopyWithAssumedAlignment", Some("8"))
+    /// );
+    /// ```
     pub fn from_name(name: &str, arg: Option<&str>) -> Option<CopyOp> {
         let bits = || arg.and_then(uint_bits);
         Some(match (name, arg) {
             ("UniversalCopy", Some(_)) => CopyOp::UniversalCopy { bits: bits()? },
-            ("AutoVectorizingCopy", None) => CopyOp::AutoVectorizingCopy,
+            ("AutoVectorizingCopy", None) => CopyOp::AutoVectorizingCopy { max_vec_bits: 128 },
+            ("DefaultCopy", None) => CopyOp::AutoVectorizingCopy { max_vec_bits: 8 },
+            ("AutoVectorizingCopyWithAssumedAlignment", arg) => {
+                match arg.map_or(Some(128), |a| a.parse::<u32>().ok())? {
+                    b @ (8 | 16 | 32 | 64 | 128) => CopyOp::AutoVectorizingCopy { max_vec_bits: b },
+                    _ => return None,
+                }
+            }
             ("SM80_CP_ASYNC_CACHEALWAYS", Some(_)) => match bits()? {
                 b @ (32 | 64 | 128) => CopyOp::CpAsyncCacheAlways { bits: b },
                 _ => return None,
@@ -50,6 +74,12 @@ impl CopyOp {
     }
 
     /// `Copy_Traits::ThrID`: logical thread id -> thread index.
+    ///
+    /// ```
+    /// # use cute_layout::atom::CopyOp;
+    /// // print(Copy_Traits<SM75_U32x4_LDSM_N>::ThrID{})
+    /// assert_eq!(CopyOp::LdsmN { matrices: 4 }.thr_id().to_string(), "_32:_1");
+    /// ```
     pub fn thr_id(&self) -> Layout {
         match self {
             CopyOp::LdsmN { .. } | CopyOp::LdsmT { .. } => lit("_32:_1"),
@@ -58,12 +88,18 @@ impl CopyOp {
     }
 
     /// `Copy_Traits::SrcLayout`: (thread, value) -> bit.
+    ///
+    /// ```
+    /// # use cute_layout::atom::CopyOp;
+    /// // print(Copy_Traits<SM75_U32x4_LDSM_N>::SrcLayout{}): each thread's 128-bit row address
+    /// assert_eq!(CopyOp::LdsmN { matrices: 4 }.src_layout().to_string(), "(_32,_128):(_128,_1)");
+    /// ```
     pub fn src_layout(&self) -> Layout {
         match *self {
             CopyOp::UniversalCopy { bits }
             | CopyOp::CpAsyncCacheAlways { bits }
             | CopyOp::CpAsyncCacheGlobal { bits } => lit(&format!("(_1,_{bits}):(_0,_1)")),
-            CopyOp::AutoVectorizingCopy => lit("(_1,_1):(_0,_0)"),
+            CopyOp::AutoVectorizingCopy { .. } => lit("(_1,_1):(_0,_0)"),
             CopyOp::LdsmN { matrices } | CopyOp::LdsmT { matrices } => match matrices {
                 1 => lit("((_8,_4),_128):((_128,_0),_1)"),
                 2 => lit("((_16,_2),_128):((_128,_0),_1)"),
@@ -73,6 +109,12 @@ impl CopyOp {
     }
 
     /// `Copy_Traits::DstLayout`: (thread, value) -> bit.
+    ///
+    /// ```
+    /// # use cute_layout::atom::CopyOp;
+    /// // print(Copy_Traits<SM75_U32x4_LDSM_N>::DstLayout{})
+    /// assert_eq!(CopyOp::LdsmN { matrices: 4 }.dst_layout().to_string(), "(_32,(_32,_4)):(_32,(_1,_1024))");
+    /// ```
     pub fn dst_layout(&self) -> Layout {
         match *self {
             CopyOp::LdsmN { matrices: 1 } => lit("(_32,_32):(_32,_1)"),
@@ -89,6 +131,12 @@ impl CopyOp {
 
     /// `Copy_Traits::RefLayout`: the layout a TiledCopy is written in (the destination for
     /// `ldmatrix`, the source otherwise).
+    ///
+    /// ```
+    /// # use cute_layout::atom::CopyOp;
+    /// // print(Copy_Traits<SM75_U32x4_LDSM_N>::RefLayout{})
+    /// assert_eq!(CopyOp::LdsmN { matrices: 4 }.ref_layout().to_string(), "(_32,(_32,_4)):(_32,(_1,_1024))");
+    /// ```
     pub fn ref_layout(&self) -> Layout {
         match self {
             CopyOp::LdsmN { .. } | CopyOp::LdsmT { .. } => self.dst_layout(),
@@ -97,6 +145,12 @@ impl CopyOp {
     }
 
     /// Whether the copy is asynchronous (`cp.async`: completes at `cp.async.wait_group`).
+    ///
+    /// ```
+    /// # use cute_layout::atom::CopyOp;
+    /// assert!(CopyOp::CpAsyncCacheGlobal { bits: 128 }.is_async());
+    /// assert!(!CopyOp::AutoVectorizingCopy { max_vec_bits: 8 }.is_async());
+    /// ```
     pub fn is_async(&self) -> bool {
         matches!(
             self,
@@ -106,6 +160,21 @@ impl CopyOp {
 
     /// The PTX the copy lowers to (`None` for plain loads and stores, which are C++ assignments of
     /// a `bits`-wide vector type).
+    ///
+    /// ```
+    /// # use cute_layout::atom::CopyOp;
+    /// // include/cute/arch/copy_sm80.hpp: "cp.async.cg.shared.global.L2::128B [%0], [%1], %2;" with %2 = 16
+    /// assert_eq!(
+    ///     CopyOp::CpAsyncCacheGlobal { bits: 128 }.ptx().unwrap(),
+    ///     "cp.async.cg.shared.global.L2::128B [%0], [%1], 16;"
+    /// );
+    /// // copy_sm75.hpp: "ldmatrix.sync.aligned.x4.m8n8.shared.b16 {%0, %1, %2, %3}, [%4];"
+    /// assert_eq!(
+    ///     CopyOp::LdsmN { matrices: 4 }.ptx().unwrap(),
+    ///     "ldmatrix.sync.aligned.x4.m8n8.shared.b16 {%0, %1, %2, %3}, [%4];"
+    /// );
+    /// assert_eq!(CopyOp::AutoVectorizingCopy { max_vec_bits: 8 }.ptx(), None);
+    /// ```
     pub fn ptx(&self) -> Option<String> {
         match *self {
             CopyOp::CpAsyncCacheAlways { bits } => Some(format!(
@@ -124,7 +193,7 @@ impl CopyOp {
                 "ldmatrix.sync.aligned.x{matrices}.trans.m8n8.shared.b16 {{{}}}, [%{matrices}];",
                 regs(matrices)
             )),
-            CopyOp::UniversalCopy { .. } | CopyOp::AutoVectorizingCopy => None,
+            CopyOp::UniversalCopy { .. } | CopyOp::AutoVectorizingCopy { .. } => None,
         }
     }
 }
@@ -153,7 +222,11 @@ impl fmt::Display for CopyOp {
         let uint = |b: u32| format!("uint{b}_t");
         match *self {
             CopyOp::UniversalCopy { bits } => write!(f, "UniversalCopy<{}>", uint(bits)),
-            CopyOp::AutoVectorizingCopy => f.write_str("AutoVectorizingCopy"),
+            CopyOp::AutoVectorizingCopy { max_vec_bits: 128 } => f.write_str("AutoVectorizingCopy"),
+            CopyOp::AutoVectorizingCopy { max_vec_bits: 8 } => f.write_str("DefaultCopy"),
+            CopyOp::AutoVectorizingCopy { max_vec_bits } => {
+                write!(f, "AutoVectorizingCopyWithAssumedAlignment<{max_vec_bits}>")
+            }
             CopyOp::CpAsyncCacheAlways { bits } => {
                 write!(f, "SM80_CP_ASYNC_CACHEALWAYS<{}>", uint(bits))
             }
@@ -227,11 +300,39 @@ macro_rules! fixed_copy_ops {
     )*};
 }
 fixed_copy_ops! {
-    AutoVectorizingCopy => CopyOp::AutoVectorizingCopy;
+    AutoVectorizingCopy => CopyOp::AutoVectorizingCopy { max_vec_bits: 128 };
+    DefaultCopy => CopyOp::AutoVectorizingCopy { max_vec_bits: 8 };
     SM75_U32x1_LDSM_N => CopyOp::LdsmN { matrices: 1 };
     SM75_U32x2_LDSM_N => CopyOp::LdsmN { matrices: 2 };
     SM75_U32x4_LDSM_N => CopyOp::LdsmN { matrices: 4 };
     SM75_U16x2_LDSM_T => CopyOp::LdsmT { matrices: 1 };
     SM75_U16x4_LDSM_T => CopyOp::LdsmT { matrices: 2 };
     SM75_U16x8_LDSM_T => CopyOp::LdsmT { matrices: 4 };
+}
+
+/// `AutoVectorizingCopyWithAssumedAlignment<MaxVecBits>` (8, 16, 32, 64 or 128; another width
+/// is a compile error, as C++'s `static_assert`).
+///
+/// ```
+/// # use cute_layout::atom::copy_op::{AutoVectorizingCopyWithAssumedAlignment, CopyOperation};
+/// assert_eq!(
+///     AutoVectorizingCopyWithAssumedAlignment::<64>::OP.to_string(),
+///     "AutoVectorizingCopyWithAssumedAlignment<64>"
+/// );
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AutoVectorizingCopyWithAssumedAlignment<const MAX_VEC_BITS: u32>;
+
+impl<const MAX_VEC_BITS: u32> CopyOperation
+    for AutoVectorizingCopyWithAssumedAlignment<MAX_VEC_BITS>
+{
+    const OP: CopyOp = {
+        assert!(
+            matches!(MAX_VEC_BITS, 8 | 16 | 32 | 64 | 128),
+            "Expected MaxVecBits to be 8 or 16 or 32 or 64 or 128"
+        );
+        CopyOp::AutoVectorizingCopy {
+            max_vec_bits: MAX_VEC_BITS,
+        }
+    };
 }

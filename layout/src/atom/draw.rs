@@ -87,6 +87,20 @@ fn static_size(what: &str, x: crate::Result<crate::Int>) -> Result<i64> {
 }
 
 /// `cute draw` of a TiledCopy: the source (S) and destination (D) tiles side by side.
+///
+/// ```
+/// # use cute_layout::*;
+/// # use cute_layout::atom::{copy_op::*, draw::draw_tiled_copy, *};
+/// let atom = CopyAtom::of::<UniversalCopy<uint64_t>, f32>().unwrap();
+/// let thr = Layout::col_major(&tup![s(4), s(8)]).unwrap();
+/// let val = Layout::col_major(&tup![s(2), s(1)]).unwrap();
+/// let tc = make_tiled_copy(&atom, &thr, &val).unwrap();
+/// // An SVG picture (C++ CuTe's print_svg draws the same ownership with other markup, so there is
+/// // no C++ string to compare): every thread labels its cells in both tiles.
+/// let svg = draw_tiled_copy(&tc).unwrap();
+/// assert!(svg.starts_with("<svg"));
+/// assert!(svg.contains(">T31<"));
+/// ```
 pub fn draw_tiled_copy(tc: &TiledCopy) -> Result<String> {
     let t = tc.tiler();
     if t.rank() != 2 {
@@ -112,6 +126,21 @@ pub fn draw_tiled_copy(tc: &TiledCopy) -> Result<String> {
 }
 
 /// `cute draw` of a TiledMMA: A (M x K) on the left, B (K x N) on top, C (M x N) below B.
+///
+/// ```
+/// # use cute_layout::*;
+/// # use cute_layout::atom::{mma_op::*, draw::draw_tiled_mma, *};
+/// let mma = make_tiled_mma(
+///     MmaAtom::of::<SM80_16x8x8_F32TF32TF32F32_TN>(),
+///     &Layout::col_major(&tup![s(1), s(1), s(1)]).unwrap(),
+///     &[],
+/// )
+/// .unwrap();
+/// // An SVG of A, B and C (no C++ string to compare, as for draw_tiled_copy).
+/// let svg = draw_tiled_mma(&mma).unwrap();
+/// assert!(svg.starts_with("<svg"));
+/// assert!(svg.contains(">T31<"));
+/// ```
 pub fn draw_tiled_mma(mma: &TiledMma) -> Result<String> {
     let m = static_size("tile M", mma.tile_size(0))?;
     let n = static_size("tile N", mma.tile_size(1))?;

@@ -19,11 +19,28 @@ pub enum MmaOp {
         b: ElemType,
         c: ElemType,
     },
+    /// An SM75 warp-level `mma.sync` (`SM75_16x8x8_F32F16F16F32_TN`, ...).
+    Sm75(Sm75Mma),
     /// An SM80 warp-level `mma.sync` (`SM80_16x8x8_F32TF32TF32F32_TN`, ...).
     Sm80(Sm80Mma),
 }
 
-/// The SM80 `mma.sync` shapes and types of the catalog.
+/// The SM75 `mma.sync` shapes and types of the catalog (`include/cute/arch/mma_sm75.hpp`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[allow(non_camel_case_types)]
+pub enum Sm75Mma {
+    /// `SM75_16x8x8_F32F16F16F32_TN`
+    M16N8K8_F32F16,
+    /// `SM75_16x8x8_F16F16F16F16_TN`
+    M16N8K8_F16F16,
+    /// `SM75_8x8x16_S32S8S8S32_TN`
+    M8N8K16_S8S8,
+}
+
+/// The SM80 `mma.sync` shapes and types of the catalog (`include/cute/arch/mma_sm80.hpp`).
+///
+/// The 8-bit integer MMAs accumulate in `int32_t`; the `_SATURATE` forms clamp the result
+/// (`.satfinite`) and have the same layouts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[allow(non_camel_case_types)]
 pub enum Sm80Mma {
@@ -45,156 +62,365 @@ pub enum Sm80Mma {
     M16N8K16_F32BF16,
     /// `SM80_8x8x4_F64F64F64F64_TN`
     M8N8K4_F64,
+    /// `SM80_8x8x16_S32S8S8S32_TN`
+    M8N8K16_S8S8,
+    /// `SM80_8x8x16_S32S8S8S32_TN_SATURATE`
+    M8N8K16_S8S8_SATURATE,
+    /// `SM80_16x8x16_S32S8S8S32_TN`
+    M16N8K16_S8S8,
+    /// `SM80_16x8x16_S32S8S8S32_TN_SATURATE`
+    M16N8K16_S8S8_SATURATE,
+    /// `SM80_16x8x32_S32S8S8S32_TN`
+    M16N8K32_S8S8,
+    /// `SM80_16x8x32_S32S8S8S32_TN_SATURATE`
+    M16N8K32_S8S8_SATURATE,
+    /// `SM80_8x8x16_S32S8U8S32_TN`
+    M8N8K16_S8U8,
+    /// `SM80_8x8x16_S32S8U8S32_TN_SATURATE`
+    M8N8K16_S8U8_SATURATE,
+    /// `SM80_16x8x16_S32S8U8S32_TN`
+    M16N8K16_S8U8,
+    /// `SM80_16x8x16_S32S8U8S32_TN_SATURATE`
+    M16N8K16_S8U8_SATURATE,
+    /// `SM80_16x8x32_S32S8U8S32_TN`
+    M16N8K32_S8U8,
+    /// `SM80_16x8x32_S32S8U8S32_TN_SATURATE`
+    M16N8K32_S8U8_SATURATE,
+    /// `SM80_8x8x16_S32U8S8S32_TN`
+    M8N8K16_U8S8,
+    /// `SM80_8x8x16_S32U8S8S32_TN_SATURATE`
+    M8N8K16_U8S8_SATURATE,
+    /// `SM80_16x8x16_S32U8S8S32_TN`
+    M16N8K16_U8S8,
+    /// `SM80_16x8x16_S32U8S8S32_TN_SATURATE`
+    M16N8K16_U8S8_SATURATE,
+    /// `SM80_16x8x32_S32U8S8S32_TN`
+    M16N8K32_U8S8,
+    /// `SM80_16x8x32_S32U8S8S32_TN_SATURATE`
+    M16N8K32_U8S8_SATURATE,
+    /// `SM80_8x8x16_S32U8U8S32_TN`
+    M8N8K16_U8U8,
+    /// `SM80_8x8x16_S32U8U8S32_TN_SATURATE`
+    M8N8K16_U8U8_SATURATE,
+    /// `SM80_16x8x16_S32U8U8S32_TN`
+    M16N8K16_U8U8,
+    /// `SM80_16x8x16_S32U8U8S32_TN_SATURATE`
+    M16N8K16_U8U8_SATURATE,
+    /// `SM80_16x8x32_S32U8U8S32_TN`
+    M16N8K32_U8U8,
+    /// `SM80_16x8x32_S32U8U8S32_TN_SATURATE`
+    M16N8K32_U8U8_SATURATE,
 }
 
-use ElemType::{Bf16, Tf32, F16, F32, F64};
+use ElemType::{Bf16, Tf32, F16, F32, F64, I32, I8, U8};
+
+/// One warp MMA of the catalog: its CuTe name and its `MMA_Traits` (`mma_traits_sm75.hpp`,
+/// `mma_traits_sm80.hpp`).
+struct WarpEntry {
+    name: &'static str,
+    op: MmaOp,
+    /// `Shape_MNK`.
+    mnk: (i64, i64, i64),
+    /// `ValTypeD/A/B/C`.
+    types: [ElemType; 4],
+    /// `ALayout`, `BLayout`, `CLayout`.
+    layouts: [&'static str; 3],
+    /// `.satfinite` (the `_SATURATE` forms).
+    saturate: bool,
+}
+
+// The layouts CuTe names in mma_traits_sm80.hpp, (thread, value) -> column-major coordinate.
+/// `SM80_8x4`: (T32,V1) -> (M8,N8).
+const SM80_8X4: &str = "((_4,_8),_1):((_8,_1),_0)";
+/// `SM80_8x8_Row`: (T32,V2) -> (M8,N8).
+const SM80_8X8_ROW: &str = "((_4,_8),_2):((_16,_1),_8)";
+/// `SM80_8x16_Row`: (T32,V4) -> (M8,N16).
+const SM80_8X16_ROW: &str = "((_4,_8),_4):((_32,_1),_8)";
+/// `SM80_16x8_Row`: (T32,V4) -> (M16,N8).
+const SM80_16X8_ROW: &str = "((_4,_8),(_2,_2)):((_32,_1),(_16,_8))";
+const A_16X8X16_B16: &str = "((_4,_8),(_2,_2,_2)):((_32,_1),(_16,_8,_128))";
+const B_16X8X16_B16: &str = "((_4,_8),(_2,_2)):((_16,_1),(_8,_64))";
+const A_16X8X16_I8: &str = "((_4,_8),(_4,_2)):((_64,_1),(_16,_8))";
+const A_16X8X32_I8: &str = "((_4,_8),(_4,_2,_2)):((_64,_1),(_16,_8,_256))";
+const B_16X8X32_I8: &str = "((_4,_8),(_4,_2)):((_32,_1),(_8,_128))";
+
+const fn warp(
+    name: &'static str,
+    op: MmaOp,
+    mnk: (i64, i64, i64),
+    types: [ElemType; 4],
+    layouts: [&'static str; 3],
+) -> WarpEntry {
+    WarpEntry {
+        name,
+        op,
+        mnk,
+        types,
+        layouts,
+        saturate: false,
+    }
+}
+
+/// An SM80 8-bit integer MMA: `int32_t = A * B + int32_t`, saturating or not.
+const fn int8(
+    name: &'static str,
+    op: Sm80Mma,
+    a: ElemType,
+    b: ElemType,
+    mnk: (i64, i64, i64),
+    saturate: bool,
+) -> WarpEntry {
+    let layouts = match mnk {
+        (8, _, _) => [SM80_8X16_ROW, SM80_8X16_ROW, SM80_8X8_ROW],
+        (_, _, 16) => [A_16X8X16_I8, SM80_8X16_ROW, SM80_16X8_ROW],
+        _ => [A_16X8X32_I8, B_16X8X32_I8, SM80_16X8_ROW],
+    };
+    WarpEntry {
+        name,
+        op: MmaOp::Sm80(op),
+        mnk,
+        types: [I32, a, b, I32],
+        layouts,
+        saturate,
+    }
+}
+
+/// The 8-bit integer MMAs of one (A, B) type pair: 8x8x16, 16x8x16, 16x8x32, each with its
+/// `_SATURATE` form.
+macro_rules! int8_mmas {
+    ($a:ident, $b:ident, $ab:literal, [$v8:ident, $v8s:ident, $v16:ident, $v16s:ident, $v32:ident, $v32s:ident]) => {
+        [
+            int8(
+                concat!("SM80_8x8x16_S32", $ab, "S32_TN"),
+                $v8,
+                $a,
+                $b,
+                (8, 8, 16),
+                false,
+            ),
+            int8(
+                concat!("SM80_8x8x16_S32", $ab, "S32_TN_SATURATE"),
+                $v8s,
+                $a,
+                $b,
+                (8, 8, 16),
+                true,
+            ),
+            int8(
+                concat!("SM80_16x8x16_S32", $ab, "S32_TN"),
+                $v16,
+                $a,
+                $b,
+                (16, 8, 16),
+                false,
+            ),
+            int8(
+                concat!("SM80_16x8x16_S32", $ab, "S32_TN_SATURATE"),
+                $v16s,
+                $a,
+                $b,
+                (16, 8, 16),
+                true,
+            ),
+            int8(
+                concat!("SM80_16x8x32_S32", $ab, "S32_TN"),
+                $v32,
+                $a,
+                $b,
+                (16, 8, 32),
+                false,
+            ),
+            int8(
+                concat!("SM80_16x8x32_S32", $ab, "S32_TN_SATURATE"),
+                $v32s,
+                $a,
+                $b,
+                (16, 8, 32),
+                true,
+            ),
+        ]
+    };
+}
+
 use Sm80Mma::*;
 
-/// One row of the SM80 catalog: (CuTe name, op, (M,N,K), (D,A,B,C) types).
-type Sm80Entry = (&'static str, Sm80Mma, (i64, i64, i64), [ElemType; 4]);
-
-const SM80: [Sm80Entry; 9] = [
-    (
-        "SM80_16x8x4_F32TF32TF32F32_TN",
-        M16N8K4_F32TF32,
-        (16, 8, 4),
-        [F32, Tf32, Tf32, F32],
-    ),
-    (
-        "SM80_16x8x8_F32TF32TF32F32_TN",
-        M16N8K8_F32TF32,
-        (16, 8, 8),
-        [F32, Tf32, Tf32, F32],
-    ),
-    (
-        "SM80_16x8x8_F16F16F16F16_TN",
-        M16N8K8_F16F16,
-        (16, 8, 8),
-        [F16, F16, F16, F16],
-    ),
-    (
-        "SM80_16x8x8_F32F16F16F32_TN",
-        M16N8K8_F32F16,
-        (16, 8, 8),
-        [F32, F16, F16, F32],
-    ),
-    (
-        "SM80_16x8x8_F32BF16BF16F32_TN",
-        M16N8K8_F32BF16,
-        (16, 8, 8),
-        [F32, Bf16, Bf16, F32],
-    ),
-    (
-        "SM80_16x8x16_F16F16F16F16_TN",
-        M16N8K16_F16F16,
-        (16, 8, 16),
-        [F16, F16, F16, F16],
-    ),
-    (
-        "SM80_16x8x16_F32F16F16F32_TN",
-        M16N8K16_F32F16,
-        (16, 8, 16),
-        [F32, F16, F16, F32],
-    ),
-    (
-        "SM80_16x8x16_F32BF16BF16F32_TN",
-        M16N8K16_F32BF16,
-        (16, 8, 16),
-        [F32, Bf16, Bf16, F32],
-    ),
-    (
-        "SM80_8x8x4_F64F64F64F64_TN",
-        M8N8K4_F64,
-        (8, 8, 4),
-        [F64, F64, F64, F64],
-    ),
+#[rustfmt::skip]
+const FLOAT_MMAS: [WarpEntry; 12] = [
+    warp("SM75_16x8x8_F32F16F16F32_TN", MmaOp::Sm75(Sm75Mma::M16N8K8_F32F16), (16, 8, 8), [F32, F16, F16, F32], [SM80_16X8_ROW, SM80_8X8_ROW, SM80_16X8_ROW]),
+    warp("SM75_16x8x8_F16F16F16F16_TN", MmaOp::Sm75(Sm75Mma::M16N8K8_F16F16), (16, 8, 8), [F16, F16, F16, F16], [SM80_16X8_ROW, SM80_8X8_ROW, SM80_16X8_ROW]),
+    warp("SM75_8x8x16_S32S8S8S32_TN", MmaOp::Sm75(Sm75Mma::M8N8K16_S8S8), (8, 8, 16), [I32, I8, I8, I32], [SM80_8X16_ROW, SM80_8X16_ROW, SM80_8X8_ROW]),
+    warp("SM80_16x8x4_F32TF32TF32F32_TN", MmaOp::Sm80(M16N8K4_F32TF32), (16, 8, 4), [F32, Tf32, Tf32, F32], ["((_4,_8),_2):((_16,_1),_8)", SM80_8X4, SM80_16X8_ROW]),
+    warp("SM80_16x8x8_F32TF32TF32F32_TN", MmaOp::Sm80(M16N8K8_F32TF32), (16, 8, 8), [F32, Tf32, Tf32, F32], ["((_4,_8),(_2,_2)):((_16,_1),(_8,_64))", "((_4,_8),_2):((_8,_1),_32)", SM80_16X8_ROW]),
+    warp("SM80_16x8x8_F16F16F16F16_TN", MmaOp::Sm80(M16N8K8_F16F16), (16, 8, 8), [F16, F16, F16, F16], [SM80_16X8_ROW, SM80_8X8_ROW, SM80_16X8_ROW]),
+    warp("SM80_16x8x8_F32F16F16F32_TN", MmaOp::Sm80(M16N8K8_F32F16), (16, 8, 8), [F32, F16, F16, F32], [SM80_16X8_ROW, SM80_8X8_ROW, SM80_16X8_ROW]),
+    warp("SM80_16x8x8_F32BF16BF16F32_TN", MmaOp::Sm80(M16N8K8_F32BF16), (16, 8, 8), [F32, Bf16, Bf16, F32], [SM80_16X8_ROW, SM80_8X8_ROW, SM80_16X8_ROW]),
+    warp("SM80_16x8x16_F16F16F16F16_TN", MmaOp::Sm80(M16N8K16_F16F16), (16, 8, 16), [F16, F16, F16, F16], [A_16X8X16_B16, B_16X8X16_B16, SM80_16X8_ROW]),
+    warp("SM80_16x8x16_F32F16F16F32_TN", MmaOp::Sm80(M16N8K16_F32F16), (16, 8, 16), [F32, F16, F16, F32], [A_16X8X16_B16, B_16X8X16_B16, SM80_16X8_ROW]),
+    warp("SM80_16x8x16_F32BF16BF16F32_TN", MmaOp::Sm80(M16N8K16_F32BF16), (16, 8, 16), [F32, Bf16, Bf16, F32], [A_16X8X16_B16, B_16X8X16_B16, SM80_16X8_ROW]),
+    warp("SM80_8x8x4_F64F64F64F64_TN", MmaOp::Sm80(M8N8K4_F64), (8, 8, 4), [F64, F64, F64, F64], [SM80_8X4, SM80_8X4, SM80_8X8_ROW]),
 ];
 
-fn sm80_entry(op: Sm80Mma) -> (&'static str, (i64, i64, i64), [ElemType; 4]) {
-    let e = SM80.iter().find(|e| e.1 == op).copied().unwrap_or(SM80[0]);
-    (e.0, e.2, e.3)
+#[rustfmt::skip]
+const INT8_MMAS: [[WarpEntry; 6]; 4] = [
+    int8_mmas!(I8, I8, "S8S8", [M8N8K16_S8S8, M8N8K16_S8S8_SATURATE, M16N8K16_S8S8, M16N8K16_S8S8_SATURATE, M16N8K32_S8S8, M16N8K32_S8S8_SATURATE]),
+    int8_mmas!(I8, U8, "S8U8", [M8N8K16_S8U8, M8N8K16_S8U8_SATURATE, M16N8K16_S8U8, M16N8K16_S8U8_SATURATE, M16N8K32_S8U8, M16N8K32_S8U8_SATURATE]),
+    int8_mmas!(U8, I8, "U8S8", [M8N8K16_U8S8, M8N8K16_U8S8_SATURATE, M16N8K16_U8S8, M16N8K16_U8S8_SATURATE, M16N8K32_U8S8, M16N8K32_U8S8_SATURATE]),
+    int8_mmas!(U8, U8, "U8U8", [M8N8K16_U8U8, M8N8K16_U8U8_SATURATE, M16N8K16_U8U8, M16N8K16_U8U8_SATURATE, M16N8K32_U8U8, M16N8K32_U8U8_SATURATE]),
+];
+
+/// Every warp MMA of the catalog.
+fn warp_mmas() -> impl Iterator<Item = &'static WarpEntry> {
+    FLOAT_MMAS.iter().chain(INT8_MMAS.iter().flatten())
 }
 
-const SM80_16X8_ROW: &str = "((_4,_8),(_2,_2)):((_32,_1),(_16,_8))";
-const SM80_8X8_ROW: &str = "((_4,_8),_2):((_16,_1),_8)";
-const SM80_8X4: &str = "((_4,_8),_1):((_8,_1),_0)";
+/// The catalog entry of a warp MMA (`None` for `UniversalFMA`).
+fn warp_entry(op: &MmaOp) -> Option<&'static WarpEntry> {
+    warp_mmas().find(|e| e.op == *op)
+}
 
 impl MmaOp {
     /// The operation CuTe spells `name` (`UniversalFMA` takes its types separately).
+    ///
+    /// ```
+    /// # use cute_layout::atom::MmaOp;
+    /// let op = MmaOp::from_name("SM80_16x8x32_S32S8S8S32_TN").unwrap();
+    /// assert_eq!(op.to_string(), "SM80_16x8x32_S32S8S8S32_TN");
+    /// assert_eq!(op.shape_mnk().to_string(), "(_16,_8,_32)");
+    /// assert!(MmaOp::from_name("SM80_16x8x32_S32S8S8S32").is_none());
+    /// ```
     pub fn from_name(name: &str) -> Option<MmaOp> {
-        SM80.iter().find(|e| e.0 == name).map(|e| MmaOp::Sm80(e.1))
+        warp_mmas().find(|e| e.name == name).map(|e| e.op)
+    }
+
+    /// The CuTe names of the warp MMAs of the catalog (`UniversalFMA<D,A,B,C>` aside).
+    ///
+    /// ```
+    /// # use cute_layout::atom::MmaOp;
+    /// assert!(MmaOp::names().any(|n| n == "SM75_16x8x8_F32F16F16F32_TN"));
+    /// assert_eq!(MmaOp::names().filter(|n| n.ends_with("_SATURATE")).count(), 12);
+    /// ```
+    pub fn names() -> impl Iterator<Item = &'static str> {
+        warp_mmas().map(|e| e.name)
     }
 
     /// `UniversalFMA<D,A,B,C>`.
+    ///
+    /// ```
+    /// # use cute_layout::{atom::MmaOp, ElemType::{F16, F32}};
+    /// let op = MmaOp::universal_fma(F32, F16, F16, F32);
+    /// assert_eq!(op.to_string(), "UniversalFMA<float,half_t,half_t,float>");
+    /// // print(MMA_Atom<UniversalFMA<float,half_t,half_t,float>>{}): Shape_MNK (_1,_1,_1)
+    /// assert_eq!(op.shape_mnk().to_string(), "(_1,_1,_1)");
+    /// ```
     pub fn universal_fma(d: ElemType, a: ElemType, b: ElemType, c: ElemType) -> MmaOp {
         MmaOp::UniversalFma { d, a, b, c }
     }
 
     /// `Shape_MNK`.
+    ///
+    /// ```
+    /// # use cute_layout::atom::MmaOp;
+    /// let op = MmaOp::from_name("SM80_8x8x16_S32U8S8S32_TN").unwrap();
+    /// assert_eq!(op.shape_mnk().to_string(), "(_8,_8,_16)");
+    /// ```
     pub fn shape_mnk(&self) -> IntTuple {
-        let (m, n, k) = match self {
-            MmaOp::UniversalFma { .. } => (1, 1, 1),
-            MmaOp::Sm80(op) => sm80_entry(*op).1,
-        };
+        let (m, n, k) = warp_entry(self).map_or((1, 1, 1), |e| e.mnk);
         IntTuple::Tuple(vec![IntTuple::st(m), IntTuple::st(n), IntTuple::st(k)])
     }
 
-    /// (D, A, B, C) value types.
+    /// (D, A, B, C) value types: `MMA_Traits::ValTypeD/A/B/C`.
+    ///
+    /// ```
+    /// # use cute_layout::{atom::MmaOp, ElemType::{I32, I8, U8}};
+    /// let op = MmaOp::from_name("SM80_16x8x32_S32S8U8S32_TN").unwrap();
+    /// assert_eq!(op.types(), [I32, I8, U8, I32]);
+    /// ```
     pub fn types(&self) -> [ElemType; 4] {
         match *self {
             MmaOp::UniversalFma { d, a, b, c } => [d, a, b, c],
-            MmaOp::Sm80(op) => sm80_entry(op).2,
+            _ => warp_entry(self).map_or([F32; 4], |e| e.types),
         }
+    }
+
+    /// Whether the result saturates (`.satfinite`: the `_SATURATE` integer MMAs).
+    ///
+    /// ```
+    /// # use cute_layout::atom::MmaOp;
+    /// assert!(MmaOp::from_name("SM80_16x8x32_S32S8S8S32_TN_SATURATE").unwrap().saturates());
+    /// assert!(!MmaOp::from_name("SM80_16x8x32_S32S8S8S32_TN").unwrap().saturates());
+    /// ```
+    pub fn saturates(&self) -> bool {
+        warp_entry(self).is_some_and(|e| e.saturate)
     }
 
     /// `ThrID`.
+    ///
+    /// ```
+    /// # use cute_layout::atom::MmaOp;
+    /// // print(MMA_Atom<SM75_16x8x8_F32F16F16F32_TN>{}): ThrID _32:_1
+    /// assert_eq!(MmaOp::from_name("SM75_16x8x8_F32F16F16F32_TN").unwrap().thr_id().to_string(), "_32:_1");
+    /// ```
     pub fn thr_id(&self) -> Layout {
         match self {
             MmaOp::UniversalFma { .. } => lit("_1:_0"),
-            MmaOp::Sm80(_) => lit("_32:_1"),
+            _ => lit("_32:_1"),
         }
     }
 
+    fn layout(&self, i: usize) -> Layout {
+        lit(warp_entry(self).map_or("(_1,_1):(_0,_0)", |e| e.layouts[i]))
+    }
+
     /// `ALayout`: (thread, value) -> (m,k) in the column-major M x K atom tile.
+    ///
+    /// ```
+    /// # use cute_layout::atom::MmaOp;
+    /// // print(MMA_Atom<SM80_16x8x32_S32S8S8S32_TN>{}): LayoutA_TV
+    /// let op = MmaOp::from_name("SM80_16x8x32_S32S8S8S32_TN").unwrap();
+    /// assert_eq!(op.a_layout().to_string(), "((_4,_8),(_4,_2,_2)):((_64,_1),(_16,_8,_256))");
+    /// ```
     pub fn a_layout(&self) -> Layout {
-        lit(match self {
-            MmaOp::UniversalFma { .. } => "(_1,_1):(_0,_0)",
-            MmaOp::Sm80(M16N8K4_F32TF32) => "((_4,_8),_2):((_16,_1),_8)",
-            MmaOp::Sm80(M16N8K8_F32TF32) => "((_4,_8),(_2,_2)):((_16,_1),(_8,_64))",
-            MmaOp::Sm80(M16N8K8_F16F16 | M16N8K8_F32F16 | M16N8K8_F32BF16) => SM80_16X8_ROW,
-            MmaOp::Sm80(M16N8K16_F16F16 | M16N8K16_F32F16 | M16N8K16_F32BF16) => {
-                "((_4,_8),(_2,_2,_2)):((_32,_1),(_16,_8,_128))"
-            }
-            MmaOp::Sm80(M8N8K4_F64) => SM80_8X4,
-        })
+        self.layout(0)
     }
 
     /// `BLayout`: (thread, value) -> (n,k).
+    ///
+    /// ```
+    /// # use cute_layout::atom::MmaOp;
+    /// // print(MMA_Atom<SM80_16x8x32_S32S8S8S32_TN>{}): LayoutB_TV
+    /// let op = MmaOp::from_name("SM80_16x8x32_S32S8S8S32_TN").unwrap();
+    /// assert_eq!(op.b_layout().to_string(), "((_4,_8),(_4,_2)):((_32,_1),(_8,_128))");
+    /// ```
     pub fn b_layout(&self) -> Layout {
-        lit(match self {
-            MmaOp::UniversalFma { .. } => "(_1,_1):(_0,_0)",
-            MmaOp::Sm80(M16N8K4_F32TF32 | M8N8K4_F64) => SM80_8X4,
-            MmaOp::Sm80(M16N8K8_F32TF32) => "((_4,_8),_2):((_8,_1),_32)",
-            MmaOp::Sm80(M16N8K8_F16F16 | M16N8K8_F32F16 | M16N8K8_F32BF16) => SM80_8X8_ROW,
-            MmaOp::Sm80(M16N8K16_F16F16 | M16N8K16_F32F16 | M16N8K16_F32BF16) => {
-                "((_4,_8),(_2,_2)):((_16,_1),(_8,_64))"
-            }
-        })
+        self.layout(1)
     }
 
     /// `CLayout`: (thread, value) -> (m,n).
+    ///
+    /// ```
+    /// # use cute_layout::atom::MmaOp;
+    /// // print(MMA_Atom<SM80_8x8x16_S32S8S8S32_TN>{}): LayoutC_TV
+    /// let op = MmaOp::from_name("SM80_8x8x16_S32S8S8S32_TN").unwrap();
+    /// assert_eq!(op.c_layout().to_string(), "((_4,_8),_2):((_16,_1),_8)");
+    /// ```
     pub fn c_layout(&self) -> Layout {
-        lit(match self {
-            MmaOp::UniversalFma { .. } => "(_1,_1):(_0,_0)",
-            MmaOp::Sm80(M8N8K4_F64) => SM80_8X8_ROW,
-            MmaOp::Sm80(_) => SM80_16X8_ROW,
-        })
+        self.layout(2)
     }
 
-    /// The PTX the MMA lowers to (`None` for `UniversalFMA`, a C++ `d = a * b + c`).
+    /// The PTX the MMA lowers to (`None` for `UniversalFMA`, a C++ `d = a * b + c`), with the
+    /// instruction and register counts of CUTLASS's `mma_sm75.hpp` / `mma_sm80.hpp`.
+    ///
+    /// ```
+    /// # use cute_layout::atom::MmaOp;
+    /// let op = MmaOp::from_name("SM80_16x8x32_S32S8S8S32_TN_SATURATE").unwrap();
+    /// assert_eq!(
+    ///     op.ptx().unwrap(),
+    ///     "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32.satfinite {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};"
+    /// );
+    /// ```
     pub fn ptx(&self) -> Option<String> {
-        let MmaOp::Sm80(op) = self else { return None };
-        let (_, (m, n, k), [d, a, b, c]) = sm80_entry(*op);
+        let e = warp_entry(self)?;
+        let ((m, n, k), [d, a, b, c]) = (e.mnk, e.types);
         let count = |l: Layout, t: ElemType| {
             let vals = l
                 .mode(1)
@@ -225,10 +451,14 @@ impl MmaOp {
             Tf32 => "tf32",
             F16 => "f16",
             Bf16 => "bf16",
+            I32 => "s32",
+            I8 => "s8",
+            U8 => "u8",
             _ => "?",
         };
+        let sat = if e.saturate { ".satfinite" } else { "" };
         Some(format!(
-            "mma.sync.aligned.m{m}n{n}k{k}.row.col.{}.{}.{}.{} {gd}, {ga}, {gb}, {gc};",
+            "mma.sync.aligned.m{m}n{n}k{k}.row.col.{}.{}.{}.{}{sat} {gd}, {ga}, {gb}, {gc};",
             ty(d),
             ty(a),
             ty(b),
@@ -241,7 +471,7 @@ impl fmt::Display for MmaOp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             MmaOp::UniversalFma { d, a, b, c } => write!(f, "UniversalFMA<{d},{a},{b},{c}>"),
-            MmaOp::Sm80(op) => f.write_str(sm80_entry(*op).0),
+            op => f.write_str(warp_entry(op).map_or("?", |e| e.name)),
         }
     }
 }
@@ -266,23 +496,50 @@ impl<D: Numeric, A: Numeric, B: Numeric, C: Numeric> MmaOperation for UniversalF
     };
 }
 
-macro_rules! sm80_types {
-    ($($name:ident => $op:ident;)*) => {$(
+macro_rules! warp_types {
+    ($($name:ident => $op:expr;)*) => {$(
         #[doc = concat!("`", stringify!($name), "`")]
         #[allow(non_camel_case_types)]
         #[derive(Debug, Clone, Copy, Default)]
         pub struct $name;
-        impl MmaOperation for $name { const OP: MmaOp = MmaOp::Sm80($op); }
+        impl MmaOperation for $name { const OP: MmaOp = $op; }
     )*};
 }
-sm80_types! {
-    SM80_16x8x4_F32TF32TF32F32_TN => M16N8K4_F32TF32;
-    SM80_16x8x8_F32TF32TF32F32_TN => M16N8K8_F32TF32;
-    SM80_16x8x8_F16F16F16F16_TN => M16N8K8_F16F16;
-    SM80_16x8x8_F32F16F16F32_TN => M16N8K8_F32F16;
-    SM80_16x8x8_F32BF16BF16F32_TN => M16N8K8_F32BF16;
-    SM80_16x8x16_F16F16F16F16_TN => M16N8K16_F16F16;
-    SM80_16x8x16_F32F16F16F32_TN => M16N8K16_F32F16;
-    SM80_16x8x16_F32BF16BF16F32_TN => M16N8K16_F32BF16;
-    SM80_8x8x4_F64F64F64F64_TN => M8N8K4_F64;
+warp_types! {
+    SM75_16x8x8_F32F16F16F32_TN => MmaOp::Sm75(Sm75Mma::M16N8K8_F32F16);
+    SM75_16x8x8_F16F16F16F16_TN => MmaOp::Sm75(Sm75Mma::M16N8K8_F16F16);
+    SM75_8x8x16_S32S8S8S32_TN => MmaOp::Sm75(Sm75Mma::M8N8K16_S8S8);
+    SM80_16x8x4_F32TF32TF32F32_TN => MmaOp::Sm80(M16N8K4_F32TF32);
+    SM80_16x8x8_F32TF32TF32F32_TN => MmaOp::Sm80(M16N8K8_F32TF32);
+    SM80_16x8x8_F16F16F16F16_TN => MmaOp::Sm80(M16N8K8_F16F16);
+    SM80_16x8x8_F32F16F16F32_TN => MmaOp::Sm80(M16N8K8_F32F16);
+    SM80_16x8x8_F32BF16BF16F32_TN => MmaOp::Sm80(M16N8K8_F32BF16);
+    SM80_16x8x16_F16F16F16F16_TN => MmaOp::Sm80(M16N8K16_F16F16);
+    SM80_16x8x16_F32F16F16F32_TN => MmaOp::Sm80(M16N8K16_F32F16);
+    SM80_16x8x16_F32BF16BF16F32_TN => MmaOp::Sm80(M16N8K16_F32BF16);
+    SM80_8x8x4_F64F64F64F64_TN => MmaOp::Sm80(M8N8K4_F64);
+    SM80_8x8x16_S32S8S8S32_TN => MmaOp::Sm80(M8N8K16_S8S8);
+    SM80_8x8x16_S32S8S8S32_TN_SATURATE => MmaOp::Sm80(M8N8K16_S8S8_SATURATE);
+    SM80_16x8x16_S32S8S8S32_TN => MmaOp::Sm80(M16N8K16_S8S8);
+    SM80_16x8x16_S32S8S8S32_TN_SATURATE => MmaOp::Sm80(M16N8K16_S8S8_SATURATE);
+    SM80_16x8x32_S32S8S8S32_TN => MmaOp::Sm80(M16N8K32_S8S8);
+    SM80_16x8x32_S32S8S8S32_TN_SATURATE => MmaOp::Sm80(M16N8K32_S8S8_SATURATE);
+    SM80_8x8x16_S32S8U8S32_TN => MmaOp::Sm80(M8N8K16_S8U8);
+    SM80_8x8x16_S32S8U8S32_TN_SATURATE => MmaOp::Sm80(M8N8K16_S8U8_SATURATE);
+    SM80_16x8x16_S32S8U8S32_TN => MmaOp::Sm80(M16N8K16_S8U8);
+    SM80_16x8x16_S32S8U8S32_TN_SATURATE => MmaOp::Sm80(M16N8K16_S8U8_SATURATE);
+    SM80_16x8x32_S32S8U8S32_TN => MmaOp::Sm80(M16N8K32_S8U8);
+    SM80_16x8x32_S32S8U8S32_TN_SATURATE => MmaOp::Sm80(M16N8K32_S8U8_SATURATE);
+    SM80_8x8x16_S32U8S8S32_TN => MmaOp::Sm80(M8N8K16_U8S8);
+    SM80_8x8x16_S32U8S8S32_TN_SATURATE => MmaOp::Sm80(M8N8K16_U8S8_SATURATE);
+    SM80_16x8x16_S32U8S8S32_TN => MmaOp::Sm80(M16N8K16_U8S8);
+    SM80_16x8x16_S32U8S8S32_TN_SATURATE => MmaOp::Sm80(M16N8K16_U8S8_SATURATE);
+    SM80_16x8x32_S32U8S8S32_TN => MmaOp::Sm80(M16N8K32_U8S8);
+    SM80_16x8x32_S32U8S8S32_TN_SATURATE => MmaOp::Sm80(M16N8K32_U8S8_SATURATE);
+    SM80_8x8x16_S32U8U8S32_TN => MmaOp::Sm80(M8N8K16_U8U8);
+    SM80_8x8x16_S32U8U8S32_TN_SATURATE => MmaOp::Sm80(M8N8K16_U8U8_SATURATE);
+    SM80_16x8x16_S32U8U8S32_TN => MmaOp::Sm80(M16N8K16_U8U8);
+    SM80_16x8x16_S32U8U8S32_TN_SATURATE => MmaOp::Sm80(M16N8K16_U8U8_SATURATE);
+    SM80_16x8x32_S32U8U8S32_TN => MmaOp::Sm80(M16N8K32_U8U8);
+    SM80_16x8x32_S32U8U8S32_TN_SATURATE => MmaOp::Sm80(M16N8K32_U8U8_SATURATE);
 }

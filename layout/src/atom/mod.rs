@@ -14,10 +14,35 @@ mod tiled_mma;
 
 pub use copy_op::{CopyOp, CopyOperation};
 pub use mma_op::{MmaOp, MmaOperation};
-pub use tiled_copy::{make_tiled_copy, CopyAtom, ThrCopy, TiledCopy};
-pub use tiled_mma::{make_tiled_mma, MmaAtom, ThrMma, TiledMma};
+pub use tiled_copy::{
+    make_tiled_copy, make_tiled_copy_A, make_tiled_copy_B, make_tiled_copy_C, CopyAtom, ThrCopy,
+    TiledCopy,
+};
+pub use tiled_mma::{make_tiled_mma, MmaAtom, Operand, ThrMma, TiledMma};
 
+use crate::error::{Error, Result};
+use crate::int::Int;
 use crate::layout::Layout;
+
+/// `get_slice(thr_idx)` accepts a symbolic index (`tid`) and a known one in `0..threads`.
+/// The thread index of a slice, refused when it is known and outside `0..threads`; a symbol
+/// (`tid`) is taken as an index, which may be 0.
+fn thread_index(op: &'static str, index: &Int, threads: &Int) -> Result<Int> {
+    let out_of_range = match (index, index.value(), threads.value()) {
+        (Int::Basis(..), _, _) => true,
+        (_, Some(i), Some(n)) => i < 0 || i >= n,
+        (_, Some(i), None) => i < 0,
+        (_, None, _) => false,
+    };
+    if out_of_range {
+        return Err(Error::ThreadIndex {
+            op,
+            index: index.clone(),
+            threads: threads.clone(),
+        });
+    }
+    index.as_index()
+}
 
 /// A layout written in CuTe notation, for the constant layouts of the atom catalog.
 ///

@@ -4,7 +4,10 @@
 
 use super::ast::TArg;
 use super::value::{expected, Value};
-use crate::atom::{make_tiled_copy, make_tiled_mma, CopyAtom, CopyOp, MmaAtom, MmaOp, TiledCopy};
+use crate::atom::{
+    make_tiled_copy, make_tiled_copy_A, make_tiled_copy_B, make_tiled_copy_C, make_tiled_mma,
+    CopyAtom, CopyOp, MmaAtom, MmaOp, Operand,
+};
 use crate::error::{Error, Result};
 use crate::int::{s, Int};
 use crate::layout::Layout;
@@ -52,19 +55,21 @@ fn copy_atom(targs: &[TArg]) -> Result<Value> {
     );
     let arg = match op_args {
         [] => None,
-        [t] => type_name(t).map(|(n, _)| n),
+        [TArg::Int(n)] => Some(n.to_string()),
+        [t] => type_name(t).map(|(n, _)| n.to_string()),
         _ => {
             return Err(Error::Eval(format!(
                 "{op_name}<...>: expected one type argument"
             )))
         }
     };
-    let op = CopyOp::from_name(op_name, arg).ok_or_else(|| {
+    let op = CopyOp::from_name(op_name, arg.as_deref()).ok_or_else(|| {
         Error::Eval(format!(
-            "Copy_Atom: unknown copy operation {op_name}{} (known: UniversalCopy<uintN_t>, AutoVectorizingCopy, \
+            "Copy_Atom: unknown copy operation {op_name}{} (known: UniversalCopy<uintN_t>, DefaultCopy, AutoVectorizingCopy, \
+             AutoVectorizingCopyWithAssumedAlignment<8|16|32|64|128>, \
              SM80_CP_ASYNC_CACHEALWAYS<uint32_t|uint64_t|uint128_t>, SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>, \
              SM75_U32x{{1,2,4}}_LDSM_N, SM75_U16x{{2,4,8}}_LDSM_T)",
-            arg.map_or(String::new(), |a| format!("<{a}>"))
+            arg.as_ref().map_or(String::new(), |a| format!("<{a}>"))
         ))
     })?;
     let val = ElemType::from_name(val_name)
@@ -162,17 +167,13 @@ fn tiled_copy_for(name: &str, args: &[Value]) -> Result<Value> {
     let Value::TiledMma(mma) = mma else {
         return Err(expected(name, "a TiledMMA", mma));
     };
-    let (tv, (r, c)) = match name.as_bytes()[name.len() - 1] {
-        b'A' => (mma.get_layout_a_tv()?, (0, 2)),
-        b'B' => (mma.get_layout_b_tv()?, (1, 2)),
-        _ => (mma.get_layout_c_tv()?, (0, 1)),
+    let atom = copy_arg(name, atom)?;
+    let tiled = match operand_of(name)? {
+        Operand::A => make_tiled_copy_A(&atom, mma)?,
+        Operand::B => make_tiled_copy_B(&atom, mma)?,
+        Operand::C => make_tiled_copy_C(&atom, mma)?,
     };
-    let tiler = crate::tup![mma.tile_size(r)?, mma.tile_size(c)?];
-    Ok(Value::TiledCopy(Box::new(TiledCopy::new(
-        copy_arg(name, atom)?,
-        tv,
-        tiler,
-    )?)))
+    Ok(Value::TiledCopy(Box::new(tiled)))
 }
 
 /// `make_tiled_mma(atom, thr_layout[, permutation_mnk])`.
@@ -184,13 +185,13 @@ fn tiled_mma(args: &[Value]) -> Result<Value> {
             Layout::col_major(&crate::tup![s(1), s(1), s(1)])?,
             vec![],
         ),
-        [a, t] => (a, t.to_layout(NAME)?, vec![]),
+        [a, t] => (a, thr_layout(t)?, vec![]),
         [a, t, p] => {
             let perm = match p.to_tiler(NAME)? {
                 Tiler::Tuple(v) => v,
                 other => vec![other],
             };
-            (a, t.to_layout(NAME)?, perm)
+            (a, thr_layout(t)?, perm)
         }
         _ => {
             return Err(Error::Eval(format!(
@@ -205,13 +206,26 @@ fn tiled_mma(args: &[Value]) -> Result<Value> {
     )?)))
 }
 
+/// The thread layout of `make_tiled_mma`: a layout. C++ CuTe rejects a plain shape here
+/// (`make_tiled_mma(atom, make_shape(_2{},_2{},_1{}))` fails to compile: "logical_product: Too
+/// many modes in tiler"); what C++ code writes is `Layout<Shape<_2,_2,_1>>{}`, the compact
+/// layout `make_layout((_2,_2,_1))`.
+fn thr_layout(v: &Value) -> Result<Layout> {
+    match v {
+        Value::Tuple(_) => Err(Error::Eval(format!(
+            "make_tiled_mma: the thread layout must be a layout, got the shape {v}; C++ CuTe rejects a shape \
+             here (logical_product: Too many modes in tiler): write make_layout({v}), C++'s Layout<Shape<...>>{{}}"
+        ))),
+        other => other.to_layout("make_tiled_mma"),
+    }
+}
+
 fn partition_shape(name: &str, args: &[Value]) -> Result<Value> {
     let [Value::TiledMma(mma), shape] = args else {
         return Err(Error::Eval(format!("{name}: expected (tiled_mma, shape)")));
     };
-    let which = name.chars().last().unwrap_or('C');
     Ok(mma
-        .partition_shape(which, &shape.to_int_tuple(name)?)?
+        .partition_shape(operand_of(name)?, &shape.to_int_tuple(name)?)?
         .into())
 }
 
@@ -284,7 +298,7 @@ pub fn method(target: &Value, name: &str, args: &[Value]) -> Result<Value> {
             ))),
         },
         (Value::TiledCopy(t), "get_slice" | "get_thread_slice") => {
-            Ok(Value::ThrCopy(Box::new(t.get_slice(index_arg(args)?))))
+            Ok(Value::ThrCopy(Box::new(t.get_slice(&index_arg(args)?)?)))
         }
         (Value::ThrCopy(t), "partition_S") => Ok(t.partition_s(&tensor_arg(args)?)?.into()),
         (Value::ThrCopy(t), "partition_D") => Ok(t.partition_d(&tensor_arg(args)?)?.into()),
@@ -320,9 +334,12 @@ pub fn method(target: &Value, name: &str, args: &[Value]) -> Result<Value> {
     }
 }
 
-fn operand_of(method: &str) -> Result<char> {
-    match method.chars().last() {
-        Some(c @ ('A' | 'B' | 'C')) => Ok(c),
-        _ => Err(Error::Eval(format!("no method .{method}()"))),
+/// The operand a CuTe name ends with (`partition_A`, `make_tiled_copy_C`).
+fn operand_of(name: &str) -> Result<Operand> {
+    match name.chars().last() {
+        Some('A') => Ok(Operand::A),
+        Some('B') => Ok(Operand::B),
+        Some('C') => Ok(Operand::C),
+        _ => Err(Error::Eval(format!("no method .{name}()"))),
     }
 }

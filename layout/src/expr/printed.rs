@@ -76,7 +76,7 @@ pub(super) fn pointer(
     let space = match space {
         "gmem_ptr" => MemSpace::Gmem,
         "smem_ptr" => MemSpace::Smem,
-        "rmem_ptr" => MemSpace::Rmem,
+        "rmem_ptr" | "ptr" => MemSpace::Rmem,
         other => {
             return Err(Error::Eval(format!(
                 "{other}[...]: expected gmem_ptr, smem_ptr or rmem_ptr"

@@ -7,7 +7,7 @@ use super::value::{expected, Value};
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::numeric::ElemType;
-use crate::tensor::{MemSpace, Ptr, Tensor};
+use crate::tensor::{make_identity_tensor, MemSpace, Ptr, Tensor};
 use crate::{AnyLayout, Int};
 
 /// The tensor functions; `None` when `name` is not one of them.
@@ -20,7 +20,7 @@ pub fn call_tensor(name: &str, targs: &[TArg], args: &[Value]) -> Option<Result<
         "make_identity_tensor" => match args {
             [sh] => sh
                 .to_int_tuple(name)
-                .and_then(|sh| Tensor::identity(&sh))
+                .and_then(|sh| make_identity_tensor(&sh))
                 .map(Value::Tensor),
             _ => Err(Error::Eval(format!(
                 "{name}: expected 1 argument, got {}",
@@ -63,12 +63,7 @@ fn make_ptr(space: MemSpace, name: &str, targs: &[TArg], args: &[Value]) -> Resu
             )))
         }
     };
-    Ok(Value::Ptr(Ptr {
-        space,
-        bits: t.bits(),
-        name: base,
-        offset: crate::s(0),
-    }))
+    Ok(Value::Ptr(Ptr::new(space, t, base)))
 }
 
 /// `make_tensor(ptr, layout)`, `make_tensor(ptr, shape)`, `make_tensor(ptr, shape, stride)`.
@@ -93,7 +88,7 @@ fn make_tensor(args: &[Value]) -> Result<Value> {
             )))
         }
     };
-    Ok(Value::Tensor(Tensor::new(ptr, layout)))
+    Ok(Value::Tensor(crate::tensor::make_tensor(ptr, layout)))
 }
 
 fn tensor_arg<'a>(name: &str, v: &'a Value) -> Result<&'a Tensor> {
