@@ -49,6 +49,19 @@ impl Layout {
         Ok(Layout { shape, stride })
     }
 
+    /// `make_layout(shape, stride)` as C++ CuTe takes it: congruent, any sizes (C++ prints
+    /// `(_3,_-4):(_3,_4)`; the typed constructor [`Layout::new`] refuses the negative size as the
+    /// macros do). The expression language builds its layouts here.
+    pub(crate) fn congruent(shape: IntTuple, stride: IntTuple) -> Result<Layout> {
+        if !shape.congruent(&stride) {
+            return Err(algebra(
+                "make_layout",
+                format!("shape {shape} and stride {stride} are not congruent (rank mismatch)"),
+            ));
+        }
+        Ok(Layout { shape, stride })
+    }
+
     /// Builds a layout whose congruence the caller has established.
     pub(crate) fn raw(shape: IntTuple, stride: IntTuple) -> Layout {
         debug_assert!(shape.congruent(&stride), "{shape} vs {stride}");

@@ -38,7 +38,7 @@ pub fn eval_in(e: &Expr, env: &Env) -> Result<Value> {
         Expr::Layout(sh, st) => {
             let shape = eval_expr(sh)?.to_int_tuple("layout shape")?;
             let stride = eval_expr(st)?.to_int_tuple("layout stride")?;
-            Ok(Layout::new(shape, stride)
+            Ok(Layout::congruent(shape, stride)
                 .map_err(|e| e.in_op("make_layout"))?
                 .into())
         }

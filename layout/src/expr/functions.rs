@@ -301,7 +301,7 @@ fn make_layout(args: &[Value]) -> Result<Value> {
         [Value::Swizzle(sw)] => Ok(crate::make_layout_of_swizzle(*sw).into()),
         [sh] => Ok(Layout::col_major(&sh.to_int_tuple(NAME)?)?.into()),
         [sh, Value::Major(m)] => Ok(Layout::compact(&sh.to_int_tuple(NAME)?, *m)?.into()),
-        [sh, st] => Ok(Layout::new(sh.to_int_tuple(NAME)?, st.to_int_tuple(NAME)?)?.into()),
+        [sh, st] => Ok(Layout::congruent(sh.to_int_tuple(NAME)?, st.to_int_tuple(NAME)?)?.into()),
         _ => Err(arity(NAME, args, "1 or 2")),
     }
 }
