@@ -1,7 +1,8 @@
 //! `slice_and_offset` of a swizzled layout at a coordinate with integers in it (CuTe's
 //! `swizzle_layout.hpp`): the swizzle bits the sliced-away coordinates set are folded into the
 //! offset, and when the remaining layout touches only one side of the swizzle (Y or Z bits, not
-//! both) the result decays to a plain layout whose strides absorb the swizzle.
+//! both) the result decays to a plain layout whose strides absorb the swizzle. At a symbolic
+//! coordinate the slice keeps the swizzle over a symbolic offset.
 
 use crate::composed::{AnyLayout, ComposedLayout};
 use crate::composition::composition;
@@ -83,9 +84,17 @@ pub(crate) fn slice_and_offset(cl: &ComposedLayout, c: &Coord) -> Result<(AnyLay
             s(0),
         ));
     }
-    let p = projections(&sw);
     let diced = Layout::new(dice(c, inner.shape())?, dice(c, inner.stride())?)?;
     let dc = diced_coord(c)?;
+    if is_symbolic(&dc) || cl.offset().value().is_none() {
+        // A symbolic coordinate (a thread index): which swizzle bits it sets is known only at
+        // run time, so the slice keeps the swizzle over the moved offset, `Sw o (O + B(c)) o B'`,
+        // the same function as C++ CuTe's decayed forms; its offset is an expression the code
+        // generator evaluates before applying the swizzle.
+        let offset = cl.offset().add(&diced.crd2idx(&dc)?)?;
+        return Ok((ComposedLayout::composition(sw, offset, sliced), s(0)));
+    }
+    let p = projections(&sw);
     let offset_bits = match cl.mixed_mask() {
         0 => Bits::of(cl.offset()),
         mask => Bits::mixed(cl.offset(), mask),
@@ -112,6 +121,13 @@ pub(crate) fn slice_and_offset(cl: &ComposedLayout, c: &Coord) -> Result<(AnyLay
         .to_int()?
         .add(&offset_anti_zy)?;
     Ok((AnyLayout::Plain(decayed), offset))
+}
+
+/// Whether a coordinate holds a value known only at run time (`tid`, `M`).
+fn is_symbolic(c: &IntTuple) -> bool {
+    c.leaves()
+        .iter()
+        .any(|i| !i.is_static() && i.value().is_none())
 }
 
 fn has_int(c: &Coord) -> bool {

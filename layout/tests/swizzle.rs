@@ -125,3 +125,36 @@ fn invalid_swizzles_are_errors() {
         assert!(e.contains(needle), "{src}: {e}");
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    /// Slicing a swizzled layout at a symbolic index `i` keeps the swizzle over a symbolic
+    /// offset; bound to each value v, it is the same function as the slice at the literal v
+    /// (whose forms, decayed or not, agree with C++ CuTe's): Sw(O(v) + B'(x)) == L_v(x) + off_v.
+    #[test]
+    fn a_slice_at_a_symbolic_index_is_the_slice_at_every_value(
+        sw in swizzles(),
+        rows in 1u32..=4,
+        cols in 1u32..=4,
+        row_major in any::<bool>(),
+    ) {
+        let (r, c) = (1i64 << rows, 1i64 << cols);
+        let inner = if row_major { format!("(_{r},_{c}):(_{c},_1)") } else { format!("(_{r},_{c}):(_1,_{r})") };
+        let composed = format!("composition({sw}, {inner})").replace("Sw<", "Swizzle<");
+        let Ok(Value::Layout(AnyLayout::Composed(l))) = eval(&composed) else { return Ok(()) };
+        let idx = Coord::Tuple(vec![Coord::Int(Int::index("i")), Coord::Under]);
+        let (sym, sym_off) = l.slice_and_offset(&idx).unwrap();
+        prop_assert_eq!(sym_off, s(0));
+        let AnyLayout::Composed(sym) = sym else { panic!("{sym} lost the swizzle") };
+        for v in 0..r {
+            let (lit, off) = l.slice_and_offset(&Coord::Tuple(vec![Coord::Int(d(v)), Coord::Under])).unwrap();
+            let o = sym.offset().evaluate(&|n| (n == "i").then_some(v)).unwrap();
+            for x in 0..c {
+                let inner = sym.layout_b().crd2idx(&IntTuple::Int(s(x))).unwrap().value().unwrap();
+                let want = lit.crd2idx(&IntTuple::Int(s(x))).unwrap().value().unwrap() + off.value().unwrap();
+                prop_assert_eq!(sw.apply(o + inner).unwrap(), want, "{} at i={} x={}", sym, v, x);
+            }
+        }
+    }
+}

@@ -72,16 +72,21 @@ fn write_term(f: &mut fmt::Formatter<'_>, k: i64, t: &Dyn) -> fmt::Result {
     if k == 1 {
         return write_operand(f, t, 2);
     }
-    let leading = match t.expr() {
-        Some(SymExpr::Prod(fs)) => fs.first(),
-        _ => Some(t),
-    };
-    if leading.is_some_and(|x| precedence(x) == 3) {
+    if leads_with_atom(t) {
         write!(f, "{k}*{t}")
     } else {
         write_operand(f, t, 2)?;
         write!(f, "*{k}")
     }
+}
+
+/// Whether `t` is an atom or a product starting with one (so `k*t` reads as intended).
+fn leads_with_atom(t: &Dyn) -> bool {
+    let leading = match t.expr() {
+        Some(SymExpr::Prod(fs)) => fs.first(),
+        _ => Some(t),
+    };
+    leading.is_some_and(|x| precedence(x) == 3)
 }
 
 /// Positive terms, then a positive constant, then the negative terms and constant:
@@ -97,10 +102,21 @@ fn write_sum(f: &mut fmt::Formatter<'_>, terms: &[(i64, Dyn)], c: i64) -> fmt::R
     }
     if c > 0 {
         write!(f, "{}{c}", if first { "" } else { "+" })?;
+        first = false;
     }
     for (k, t) in terms.iter().filter(|(k, _)| *k < 0) {
         f.write_str("-")?;
+        // A leading minus is unary and binds tighter than `/`: `-((M+127)/128)`, not
+        // `-(M+127)/128`, which reads as `(-(M+127))/128`.
+        let unary = first && !(precedence(t) == 3 || leads_with_atom(t) && *k != -1);
+        if unary {
+            f.write_str("(")?;
+        }
         write_term(f, *k, t)?;
+        if unary {
+            f.write_str(")")?;
+        }
+        first = false;
     }
     if c < 0 {
         write!(f, "-{}", c.unsigned_abs())?;
