@@ -59,9 +59,11 @@ fn second_compile_is_cached_and_a_corrupted_entry_is_recompiled() {
         std::fs::write(&file, &other).unwrap();
         cache::forget_memory();
         assert_eq!(compile().1, Source::Compiled, "an entry of another {what}");
-        assert_eq!(
-            std::fs::read(&file).unwrap(),
-            good,
+        // rewritten in this format for this key: magic, format and key as before (the log,
+        // with its compile time, differs)
+        let again = std::fs::read(&file).unwrap();
+        assert!(
+            again.get(..44) == good.get(..44),
             "rewritten by this format"
         );
     }
