@@ -63,12 +63,20 @@ fn output_can_be_pasted_back_as_input() {
     assert_eq!(first, again);
 }
 
+/// clap's usage errors (the hand-written parser said "unknown command"; clap says
+/// "unrecognized subcommand"), exit status 2.
 #[test]
 fn unknown_command_and_no_command_are_usage_errors() {
     let o = cute(&["frobnicate"], "");
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown command"));
-    assert_eq!(cute(&[], "").status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("error: unrecognized subcommand 'frobnicate'"),
+        "{err}"
+    );
+    let o = cute(&[], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("Usage: cute <COMMAND>"));
 }
 
 #[test]
@@ -86,6 +94,225 @@ fn invalid_utf8_on_stdin_is_an_error_line() {
         .write_all(b"rank(_8:_1)\n\xff\xfe\n")
         .unwrap();
     let o = child.wait_with_output().unwrap();
-    assert_eq!(stdout(&o), "_1\nerror: standard input is not valid UTF-8\n");
+    assert_eq!(stdout(&o), "_1\nerror: line 2 is not valid UTF-8\n");
     assert_eq!(o.status.code(), Some(1));
+}
+
+/// The contract holds past a line that is not UTF-8: one output line per input line, in order,
+/// and the run goes on.
+#[test]
+fn the_run_goes_on_after_a_line_that_is_not_utf8() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cute"))
+        .arg("eval")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"\xff\n# a comment in Latin-1: caf\xe9\n\nsize(_4:_1)\r\n\xc3\x28\nrank(_8:_1)")
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    // line 2 is a comment, whatever its encoding; line 3 is blank
+    assert_eq!(
+        stdout(&o),
+        "error: line 1 is not valid UTF-8\n_4\nerror: line 5 is not valid UTF-8\n_1\n"
+    );
+    assert_eq!(o.status.code(), Some(1));
+}
+
+/// An error line that echoes user input never carries a control character to the terminal.
+#[test]
+fn control_characters_in_echoed_input_are_escaped() {
+    let o = cute(&["eval", "foo\u{1b}[31m(\u{7}"], "");
+    let out = stdout(&o);
+    assert!(out.starts_with("error: "), "{out}");
+    assert!(out.contains("\\u{1b}"), "{out}");
+    assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");
+    assert_eq!(o.status.code(), Some(1));
+    // an expression argument holding a newline is still one error line
+    let o = cute(&["eval", "(_4,\n\u{1b}"], "");
+    assert_eq!(stdout(&o).lines().count(), 1, "{}", stdout(&o));
+    // from standard input
+    let o = cute(&["eval"], "size(\u{1b}]0;title\u{7})\n");
+    assert!(!stdout(&o).contains('\u{1b}'), "{:?}", stdout(&o));
+    // in clap's usage errors, on standard error
+    for args in [
+        &["run", "sgemm-sm80", "--m", "\u{1b}[2J"][..],
+        &["\u{1b}]0;x\u{7}"],
+        &["emit", "\u{9b}31m"],
+        &["draw", "--bits", "\u{1b}[1m", "_4:_1"],
+    ] {
+        let o = cute(args, "");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("\\u{"), "{args:?}: {err}");
+        assert!(
+            !err.chars().any(|c| c.is_control() && c != '\n'),
+            "{args:?}: {err:?}"
+        );
+    }
+    // in the other commands' error lines
+    for cmd in [
+        "print",
+        "print-layout",
+        "bank-conflicts",
+        "coalescing",
+        "draw",
+    ] {
+        let o = cute(&[cmd, "\u{1b}[2J"], "");
+        let out = stdout(&o);
+        assert!(out.starts_with("error: "), "{cmd}: {out}");
+        assert!(!out.contains('\u{1b}'), "{cmd}: {out:?}");
+    }
+}
+
+const COMMANDS: &[&str] = &[
+    "eval",
+    "print-layout",
+    "print",
+    "emit",
+    "run",
+    "check",
+    "bench",
+    "bank-conflicts",
+    "coalescing",
+    "draw",
+    "completions",
+];
+
+/// `cute <command> --help`: usage and examples, exit status 0.
+#[test]
+fn every_command_has_help_with_examples() {
+    for cmd in COMMANDS {
+        for flag in ["--help", "-h"] {
+            let o = cute(&[cmd, flag], "");
+            let out = stdout(&o);
+            assert_eq!(o.status.code(), Some(0), "{cmd} {flag}: {out}");
+            assert!(out.contains(&format!("Usage: cute {cmd}")), "{cmd}: {out}");
+            assert!(out.contains("Examples:"), "{cmd} {flag}: {out}");
+            assert!(out.contains(&format!("cute {cmd}")), "{cmd}: {out}");
+        }
+        let o = cute(&["help", cmd], "");
+        assert_eq!(o.status.code(), Some(0), "help {cmd}");
+        assert!(stdout(&o).contains("Usage"), "help {cmd}");
+    }
+    let o = cute(&["--help"], "");
+    assert_eq!(o.status.code(), Some(0));
+    for cmd in COMMANDS {
+        assert!(stdout(&o).contains(cmd), "cute --help lists {cmd}");
+    }
+}
+
+#[test]
+fn completions_for_bash_zsh_and_fish() {
+    for (shell, marker) in [
+        ("bash", "complete -F _cute"),
+        ("zsh", "#compdef cute"),
+        ("fish", "complete -c cute"),
+    ] {
+        let o = cute(&["completions", shell], "");
+        let out = stdout(&o);
+        assert_eq!(o.status.code(), Some(0), "{shell}");
+        assert!(
+            out.contains(marker),
+            "{shell}: {}",
+            &out[..out.len().min(300)]
+        );
+        for word in [
+            "print-layout",
+            "bank-conflicts",
+            "k-block-unroll",
+            "sm_90a",
+            "TN",
+        ] {
+            assert!(out.contains(word), "{shell} completes {word}");
+        }
+        // clap_complete's fish script completes options, not positional values
+        if shell != "fish" {
+            assert!(out.contains("sgemm-sm80"), "{shell} completes kernel names");
+        }
+    }
+    let o = cute(&["completions", "tcsh"], "");
+    assert_eq!(o.status.code(), Some(2));
+}
+
+/// Malformed flags are clap's usage errors: exit status 2, the flag named.
+#[test]
+fn malformed_flags_are_usage_errors() {
+    for (args, needle) in [
+        (
+            &["emit", "sgemm-sm80", "--layout", "XY"][..],
+            "invalid value 'XY' for '--layout",
+        ),
+        (
+            &["run", "sgemm-sm80", "--m", "0"],
+            "invalid value '0' for '--m <M>'",
+        ),
+        (
+            &["run", "sgemm-sm80", "--n", "-5"],
+            "invalid value '-5' for '--n <N>'",
+        ),
+        (
+            &["run", "sgemm-sm80", "--arch", "sm_70"],
+            "invalid value 'sm_70' for '--arch",
+        ),
+        (
+            &["run", "sgemm-sm80", "--frob"],
+            "unexpected argument '--frob'",
+        ),
+        (&["run"], "required"),
+        (&["bench"], "required"),
+        (
+            &["emit", "no-such-kernel"],
+            "invalid value 'no-such-kernel'",
+        ),
+        (
+            &["bank-conflicts", "_4:_1", "--bits", "x"],
+            "invalid value 'x' for '--bits",
+        ),
+        (&["draw"], "required"),
+        (&["print-layout"], "required"),
+        (
+            &["emit", "sgemm-sm80", "--layout", "NN", "--layout", "NT"],
+            "cannot be used multiple times",
+        ),
+    ] {
+        let o = cute(args, "");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(
+            err.contains("Usage: cute") || err.contains("--help"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+/// f16, bf16 and tf32 are names the option knows, refused until something lowers them.
+#[test]
+fn tensor_core_dtypes_are_refused_with_the_reason() {
+    for cmd in [
+        &["emit", "sgemm-sm80"][..],
+        &["run", "sgemm-sm80"],
+        &["check"],
+        &["bench", "sgemm-sm80"],
+    ] {
+        for dtype in ["f16", "bf16", "tf32"] {
+            let mut args = cmd.to_vec();
+            args.extend(["--dtype", dtype]);
+            let o = cute(&args, "");
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(2), "{args:?}");
+            assert!(
+                err.contains(&format!("--dtype {dtype} is not supported yet")),
+                "{err}"
+            );
+            assert!(err.contains("FP32 SIMT"), "{err}");
+        }
+    }
+    let o = cute(&["emit", "sgemm-sm80", "--dtype", "f32"], "");
+    assert_eq!(o.status.code(), Some(0));
 }

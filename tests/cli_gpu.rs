@@ -79,9 +79,10 @@ fn emit_takes_a_k_block_unroll_and_refuses_one_that_does_not_fit() {
             &["run", "sgemm-sm80", "--k-block-unroll", "3"],
             "3 must be even and divide BK = 32",
         ),
+        // clap's words (the hand-written parser said "needs an integer")
         (
             &["emit", "sgemm-sm80", "--k-block-unroll", "x"],
-            "needs an integer",
+            "invalid value 'x' for '--k-block-unroll <N>'",
         ),
         // planned before the GPU is looked for: refused on any machine
         (
@@ -99,16 +100,23 @@ fn emit_takes_a_k_block_unroll_and_refuses_one_that_does_not_fit() {
     }
 }
 
+/// With NVRTC the compile line says where the cubin came from; without it the run says it
+/// skipped the compile (and in CI, where NVRTC is installed, a missing one fails the test).
 #[test]
 fn run_does_every_step_it_can() {
     let o = cute(&["run", "sgemm-sm80", "--m", "17", "--n", "33", "--k", "9"]);
     let out = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}");
     assert!(out.contains("plan + emit:"), "{out}");
-    assert!(
-        out.contains("NVRTC sm_90a:"),
-        "NVRTC is installed in CI: {out}"
-    );
+    if cute_runtime::nvrtc_or_skip!() {
+        assert!(out.contains("NVRTC sm_90a:"), "{out}");
+        assert!(
+            out.contains("compiled in") || out.contains("from the disk cache"),
+            "{out}"
+        );
+    } else {
+        assert!(out.contains("skipped compile: NVRTC not found"), "{out}");
+    }
     if !has_gpu() {
         assert!(
             out.contains("skipped launch, verification and timing: no GPU"),
@@ -124,6 +132,58 @@ fn run_refuses_bad_sizes() {
         assert_ne!(o.status.code(), Some(0), "--m {size}");
         assert!(text(&o).contains("error"), "--m {size}: {}", text(&o));
     }
+}
+
+/// `--arch` is the NVRTC target of run (and check and bench).
+#[test]
+fn run_compiles_for_the_arch_asked_for() {
+    if !cute_runtime::nvrtc_or_skip!() {
+        return;
+    }
+    let o = cute(&[
+        "run", "tiled-16", "--m", "17", "--n", "9", "--k", "5", "--arch", "sm_86",
+    ]);
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(out.contains("NVRTC sm_86:"), "{out}");
+}
+
+/// `check --report` into a path that cannot be written is an error naming the path, before
+/// anything runs (on any machine); a writable one gets what was printed.
+#[test]
+fn check_report_into_an_unwritable_path_fails_naming_it() {
+    let missing = std::env::temp_dir().join("cute-no-such-dir/sub/report.txt");
+    for path in [missing.to_str().unwrap(), "/proc/self/nope/report"] {
+        let o = cute(&["check", "naive-rows", "--report", path]);
+        let out = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{path}: {out}");
+        assert!(
+            out.contains(&format!("error: cannot write the report {path}:")),
+            "{path}: {out}"
+        );
+    }
+    assert_eq!(
+        cute(&["check", "--report", ""]).status.code(),
+        Some(2),
+        "an empty path"
+    );
+    let dir = std::env::temp_dir();
+    let o = cute(&["check", "naive-rows", "--report", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "a folder: {}", text(&o));
+    let file = dir.join(format!("cute-check-report-{}.txt", std::process::id()));
+    let o = cute(&["check", "naive-rows", "--report", file.to_str().unwrap()]);
+    let report = std::fs::read_to_string(&file).unwrap_or_default();
+    let _ = std::fs::remove_file(&file);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let first = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .next()
+        .unwrap_or("")
+        .to_string();
+    assert!(
+        report.starts_with(&first),
+        "the report holds what was printed: {report:?}"
+    );
 }
 
 #[test]

@@ -37,7 +37,13 @@ impl<'g> Gemm<'g> {
     /// Compiles (or finds in the cache) and loads a kernel already emitted from `plan`.
     pub fn from_kernel(gpu: &'g Gpu, plan: GemmPlan, kernel: &Kernel) -> Result<Gemm<'g>> {
         let loaded = gpu.load(kernel)?;
-        Ok(Gemm { gpu, plan, loaded })
+        Ok(Gemm::from_loaded(gpu, plan, loaded))
+    }
+
+    /// A kernel emitted from `plan` and already loaded (by [`Gpu::load_for`] or
+    /// [`Gpu::load_compiled`]).
+    pub fn from_loaded(gpu: &'g Gpu, plan: GemmPlan, loaded: Loaded) -> Gemm<'g> {
+        Gemm { gpu, plan, loaded }
     }
 
     /// A named kernel (`cute emit --list`) in a layout.
@@ -64,9 +70,13 @@ impl<'g> Gemm<'g> {
     pub fn run(&self, p: &Problem, bufs: &mut Buffers) -> Result<()> {
         self.same_layout(p)?;
         launch(self.gpu, &self.loaded, p, bufs)?;
-        self.gpu.stream.synchronize().map_err(|e| {
-            RuntimeError::Driver(format!("running {}: {e:?}", self.loaded.kernel.name))
-        })
+        self.gpu
+            .stream
+            .synchronize()
+            .map_err(RuntimeError::driver(format!(
+                "running {}",
+                self.loaded.kernel.name
+            )))
     }
 
     /// The same on host slices (sizes from [`Problem::buffer_sizes`], leading dimensions from the
@@ -98,7 +108,7 @@ impl<'g> Gemm<'g> {
         self.gpu
             .stream
             .memcpy_dtoh(&bufs.c, c)
-            .map_err(|e| RuntimeError::Driver(format!("download of C: {e:?}")))
+            .map_err(RuntimeError::driver("download of C"))
     }
 
     fn same_layout(&self, p: &Problem) -> Result<()> {

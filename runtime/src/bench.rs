@@ -37,25 +37,23 @@ fn time(gpu: &Gpu, warmup: usize, reps: usize, mut f: impl FnMut() -> Result<()>
             "a benchmark needs at least one timed run".into(),
         ));
     }
-    let ev = |_| RuntimeError::Driver("event".into());
+    let ev = |what: &'static str| RuntimeError::driver(format!("timing event: {what}"));
     for _ in 0..warmup {
         f()?;
     }
     let mut samples = Vec::with_capacity(reps);
     for _ in 0..reps {
-        let start = gpu
-            .ctx
-            .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-            .map_err(ev)?;
-        let end = gpu
-            .ctx
-            .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-            .map_err(ev)?;
-        start.record(&gpu.stream).map_err(ev)?;
+        let event = || {
+            gpu.ctx
+                .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+                .map_err(ev("create"))
+        };
+        let (start, end) = (event()?, event()?);
+        start.record(&gpu.stream).map_err(ev("record"))?;
         f()?;
-        end.record(&gpu.stream).map_err(ev)?;
-        end.synchronize().map_err(ev)?;
-        samples.push(f64::from(start.elapsed_ms(&end).map_err(ev)?));
+        end.record(&gpu.stream).map_err(ev("record"))?;
+        end.synchronize().map_err(ev("synchronize"))?;
+        samples.push(f64::from(start.elapsed_ms(&end).map_err(ev("elapsed"))?));
     }
     Ok(median(samples))
 }

@@ -73,7 +73,7 @@ pub fn check(
     let got = gpu
         .stream
         .clone_dtoh(&bufs.c)
-        .map_err(|e| RuntimeError::Driver(format!("download: {e:?}")))?;
+        .map_err(RuntimeError::driver("download of C"))?;
     let c_ref = if p.beta == 0.0 {
         vec![0.0; c.len()]
     } else {

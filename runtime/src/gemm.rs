@@ -172,7 +172,7 @@ impl Buffers {
         let up = |x: &[f32]| {
             gpu.stream
                 .clone_htod(x)
-                .map_err(|e| RuntimeError::Driver(format!("upload: {e:?}")))
+                .map_err(RuntimeError::driver("upload"))
         };
         Ok(Buffers {
             a: up(a)?,
@@ -331,8 +331,10 @@ pub fn launch(gpu: &Gpu, loaded: &Loaded, p: &Problem, bufs: &mut Buffers) -> Re
     }
     // SAFETY: the arguments follow the kernel's parameter list; `check_buffers` checked the
     // problem and the buffers' sizes, and the kernel predicates every access outside them.
-    unsafe { builder.launch(cfg) }
-        .map_err(|e| RuntimeError::Driver(format!("launch of {}: {e:?}", loaded.kernel.name)))?;
+    unsafe { builder.launch(cfg) }.map_err(RuntimeError::driver(format!(
+        "launch of {}",
+        loaded.kernel.name
+    )))?;
     Ok(())
 }
 
@@ -377,20 +379,19 @@ pub fn cublas_sgemm(blas: &CudaBlas, p: &Problem, bufs: &mut Buffers) -> Result<
     check_sizes(p, bufs.lens())?;
     let cfg = gemm_config(p, p.alpha, p.beta);
     // SAFETY: `check_sizes` checked the problem and the buffers' sizes.
-    unsafe { blas.gemm(cfg, &bufs.a, &bufs.b, &mut bufs.c) }
-        .map_err(|e| RuntimeError::Cublas(format!("{e:?}")))
+    unsafe { blas.gemm(cfg, &bufs.a, &bufs.b, &mut bufs.c) }.map_err(RuntimeError::cublas("SGEMM"))
 }
 
 /// Puts a cuBLAS handle in pedantic FP32 math (no TF32 tensor cores).
 pub fn pedantic(blas: &CudaBlas) -> Result<()> {
     // SAFETY: the handle is live for `blas`'s lifetime.
-    let r = unsafe {
+    unsafe {
         cudarc::cublas::sys::cublasSetMathMode(*blas.handle(), cublasMath_t::CUBLAS_PEDANTIC_MATH)
-    };
-    if r != cudarc::cublas::sys::cublasStatus_t::CUBLAS_STATUS_SUCCESS {
-        return Err(RuntimeError::Cublas(format!("cublasSetMathMode: {r:?}")));
     }
-    Ok(())
+    .result()
+    .map_err(RuntimeError::cublas(
+        "cublasSetMathMode(CUBLAS_PEDANTIC_MATH)",
+    ))
 }
 
 /// The float64 reference `alpha * A * B + beta * C` (cuBLAS DGEMM on float64 copies).
@@ -406,7 +407,7 @@ pub fn reference(
         let v: Vec<f64> = x.iter().map(|&f| f64::from(f)).collect();
         gpu.stream
             .clone_htod(&v)
-            .map_err(|e| RuntimeError::Driver(format!("upload: {e:?}")))
+            .map_err(RuntimeError::driver("upload"))
     };
     let lens = BufferLens {
         a: a.len(),
@@ -418,10 +419,9 @@ pub fn reference(
     let (da, db, mut dc) = (up(a)?, up(b)?, up(c)?);
     let cfg = gemm_config(p, f64::from(p.alpha), f64::from(p.beta));
     // SAFETY: `check_sizes` checked the problem and the buffers' sizes.
-    unsafe { blas.gemm(cfg, &da, &db, &mut dc) }
-        .map_err(|e| RuntimeError::Cublas(format!("{e:?}")))?;
+    unsafe { blas.gemm(cfg, &da, &db, &mut dc) }.map_err(RuntimeError::cublas("DGEMM"))?;
     let _ = da.device_ptr(&gpu.stream);
     gpu.stream
         .clone_dtoh(&dc)
-        .map_err(|e| RuntimeError::Driver(format!("download: {e:?}")))
+        .map_err(RuntimeError::driver("download"))
 }

@@ -9,8 +9,9 @@ mod error;
 pub mod gemm;
 pub mod gpu;
 pub mod nvrtc;
+pub mod testing;
 
-pub use error::{Result, RuntimeError};
+pub use error::{Result, RuntimeError, NVRTC_INSTALL};
 
 /// cuBLAS's handle type, for callers that time against it.
 pub use cudarc::cublas::CudaBlas;

@@ -54,8 +54,7 @@ fn library() -> &'static std::result::Result<(), String> {
         }
         let looked: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
         Err(format!(
-            "no libnvrtc.so in the loader path or in {} (install it with `pip install nvidia-cuda-nvrtc==13.0.88` \
-             or set CUTE_NVRTC_LIB to its folder)",
+            "no libnvrtc.so in the loader path or in {}",
             looked.join(", ")
         ))
     })
@@ -94,12 +93,19 @@ fn candidate_dirs() -> Vec<PathBuf> {
     dirs.push(PathBuf::from("/usr/local/cuda/targets/x86_64-linux/lib"));
     // PyPI wheels: .../site-packages/nvidia/cu13/lib
     let home = std::env::var("HOME").unwrap_or_default();
-    for root in [
+    let mut roots = vec![
         format!("{home}/.local/lib"),
         "/usr/local/lib".into(),
         "/usr/lib".into(),
         format!("{home}/.pyenv/versions"),
-    ] {
+    ];
+    // an active virtual environment or conda environment: `$VIRTUAL_ENV/lib/python3.X/...`
+    for var in ["VIRTUAL_ENV", "CONDA_PREFIX"] {
+        if let Ok(v) = std::env::var(var) {
+            roots.push(format!("{v}/lib"));
+        }
+    }
+    for root in roots {
         dirs.extend(site_packages(&PathBuf::from(root)));
     }
     dirs
@@ -113,12 +119,22 @@ fn site_packages(root: &std::path::Path) -> Vec<PathBuf> {
     };
     for e in entries.flatten() {
         let p = e.path();
-        for sub in [p.join("site-packages"), p.join("lib")] {
+        // pip's `site-packages`, Debian's `dist-packages`, and one `lib/` level below for pyenv
+        for sub in [
+            p.join("site-packages"),
+            p.join("dist-packages"),
+            p.join("lib"),
+        ] {
             let candidates = if sub.ends_with("lib") {
                 std::fs::read_dir(&sub)
                     .map(|r| {
                         r.flatten()
-                            .map(|x| x.path().join("site-packages"))
+                            .flat_map(|x| {
+                                [
+                                    x.path().join("site-packages"),
+                                    x.path().join("dist-packages"),
+                                ]
+                            })
                             .collect()
                     })
                     .unwrap_or_default()
@@ -144,7 +160,9 @@ fn site_packages(root: &std::path::Path) -> Vec<PathBuf> {
 
 /// Whether NVRTC can be loaded (and, if not, why).
 pub fn available() -> Result<()> {
-    library().clone().map_err(RuntimeError::NvrtcMissing)
+    library()
+        .clone()
+        .map_err(|searched| RuntimeError::NvrtcMissing { searched })
 }
 
 /// NVRTC's version, `(major, minor)`.
@@ -152,10 +170,9 @@ pub fn version() -> Result<(i32, i32)> {
     available()?;
     let (mut major, mut minor) = (0, 0);
     // SAFETY: plain out-parameters.
-    let r = unsafe { sys::nvrtcVersion(&mut major, &mut minor) };
-    if r != sys::nvrtcResult::NVRTC_SUCCESS {
-        return Err(RuntimeError::Nvrtc(format!("nvrtcVersion: {r:?}")));
-    }
+    unsafe { sys::nvrtcVersion(&mut major, &mut minor) }
+        .result()
+        .map_err(RuntimeError::nvrtc("nvrtcVersion"))?;
     Ok((major, minor))
 }
 
@@ -172,58 +189,99 @@ pub fn parse_spills(log: &str) -> Option<u32> {
     spills(log)
 }
 
+/// An NVRTC program, destroyed when dropped (on every path, failed compiles included), with the
+/// source and name it may point into (cudarc: they must outlive the program).
+struct Program {
+    prog: sys::nvrtcProgram,
+    _src: CString,
+    _name: CString,
+}
+
+impl Program {
+    /// `nvrtcCreateProgram` of a source named `{kernel}.cu`.
+    fn create(kernel: &str, source: &str) -> Result<Program> {
+        let src = CString::new(source).map_err(|_| {
+            RuntimeError::NvrtcInput(format!("the source of {kernel} contains a NUL byte"))
+        })?;
+        let name = CString::new(format!("{kernel}.cu")).map_err(|_| {
+            RuntimeError::NvrtcInput(format!(
+                "the kernel name '{}' contains a NUL byte",
+                kernel.escape_debug()
+            ))
+        })?;
+        let prog = result::create_program(&src, Some(&name))
+            .map_err(RuntimeError::nvrtc("nvrtcCreateProgram"))?;
+        Ok(Program {
+            prog,
+            _src: src,
+            _name: name,
+        })
+    }
+
+    /// Compiles with `options`: whether NVRTC accepted the source, and its log.
+    fn compile(&self, options: &[String]) -> (bool, String) {
+        // SAFETY: `self.prog` is a live program; the options outlive the call.
+        let compiled = unsafe { result::compile_program(self.prog, options) };
+        // SAFETY: as above.
+        let log = unsafe { result::get_program_log(self.prog) }
+            .map(|v| c_chars(&v))
+            .unwrap_or_default();
+        (compiled.is_ok(), log)
+    }
+
+    /// The cubin of a program that compiled.
+    fn cubin(&self) -> Result<Vec<u8>> {
+        let mut size = 0usize;
+        // SAFETY: `self.prog` compiled successfully; `size` is an out-parameter.
+        unsafe { sys::nvrtcGetCUBINSize(self.prog, &mut size) }
+            .result()
+            .map_err(RuntimeError::nvrtc("nvrtcGetCUBINSize"))?;
+        let mut buf = vec![0u8; size];
+        // SAFETY: `buf` has the size NVRTC reported.
+        unsafe { sys::nvrtcGetCUBIN(self.prog, buf.as_mut_ptr() as *mut c_char) }
+            .result()
+            .map_err(RuntimeError::nvrtc("nvrtcGetCUBIN"))?;
+        Ok(buf)
+    }
+}
+
+/// Programs destroyed so far (for the test that no path leaks one).
+#[cfg(test)]
+static DESTROYED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+impl Drop for Program {
+    fn drop(&mut self) {
+        #[cfg(test)]
+        DESTROYED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        // SAFETY: the program is live and destroyed exactly once, here. A failure cannot be
+        // reported from `drop` and leaves nothing to clean up.
+        let _ = unsafe { result::destroy_program(self.prog) };
+    }
+}
+
 /// Compiles `source` to a cubin for `arch` (`sm_90a`, `sm_80`), with ptxas's report.
 pub fn compile(kernel: &str, source: &str, arch: &str) -> Result<Compiled> {
     available()?;
-    let src = CString::new(source)
-        .map_err(|_| RuntimeError::Nvrtc("source contains a NUL byte".into()))?;
-    let name = CString::new(format!("{kernel}.cu"))
-        .map_err(|_| RuntimeError::Nvrtc("bad kernel name".into()))?;
-    let prog = result::create_program(&src, Some(&name))
-        .map_err(|e| RuntimeError::Nvrtc(format!("{e:?}")))?;
     check_arch(arch)?;
+    let prog = Program::create(kernel, source)?;
     let mut opts = vec![format!("--gpu-architecture={arch}")];
     opts.extend(OPTIONS.iter().map(|o| o.to_string()));
-    // SAFETY: `prog` is a live program; the options outlive the call.
-    let compiled = unsafe { result::compile_program(prog, &opts) };
-    // SAFETY: as above.
-    let log = unsafe { result::get_program_log(prog) }
-        .map(|v| c_chars(&v))
-        .unwrap_or_default();
-    let out = match compiled {
-        Ok(()) => cubin(prog).map(|cubin| Compiled {
-            registers: parse_report(&log, "Used ", " registers"),
-            spill_bytes: spills(&log),
-            cubin,
-            arch: arch.to_string(),
-            log: log.clone(),
-        }),
-        Err(_) => Err(RuntimeError::Compile {
+    let (ok, log) = prog.compile(&opts);
+    if !ok {
+        return Err(RuntimeError::Compile {
             kernel: kernel.to_string(),
             arch: arch.to_string(),
             log,
             numbered: numbered(source),
-        }),
-    };
-    // SAFETY: destroyed once, after its last use.
-    let _ = unsafe { result::destroy_program(prog) };
-    out
-}
-
-fn cubin(prog: sys::nvrtcProgram) -> Result<Vec<u8>> {
-    let mut size = 0usize;
-    // SAFETY: `prog` was compiled successfully; `size` is an out-parameter.
-    let r = unsafe { sys::nvrtcGetCUBINSize(prog, &mut size) };
-    if r != sys::nvrtcResult::NVRTC_SUCCESS {
-        return Err(RuntimeError::Nvrtc(format!("nvrtcGetCUBINSize: {r:?}")));
+        });
     }
-    let mut buf = vec![0u8; size];
-    // SAFETY: `buf` has the size NVRTC reported.
-    let r = unsafe { sys::nvrtcGetCUBIN(prog, buf.as_mut_ptr() as *mut c_char) };
-    if r != sys::nvrtcResult::NVRTC_SUCCESS {
-        return Err(RuntimeError::Nvrtc(format!("nvrtcGetCUBIN: {r:?}")));
-    }
-    Ok(buf)
+    Ok(Compiled {
+        cubin: prog.cubin()?,
+        registers: parse_registers(&log),
+        spill_bytes: spills(&log),
+        arch: arch.to_string(),
+        log,
+    })
 }
 
 fn c_chars(v: &[c_char]) -> String {
@@ -254,7 +312,7 @@ pub fn check_arch(arch: &str) -> Result<()> {
     if digits.is_some_and(|d| (2..=4).contains(&d.len()) && d.bytes().all(|b| b.is_ascii_digit())) {
         return Ok(());
     }
-    Err(RuntimeError::Nvrtc(format!(
+    Err(RuntimeError::NvrtcInput(format!(
         "'{}' is not a GPU architecture (sm_90a, sm_80, compute_90, ...)",
         arch.escape_debug()
     )))
@@ -274,4 +332,48 @@ pub fn numbered(source: &str) -> String {
         .enumerate()
         .map(|(i, l)| format!("{:>4} | {l}\n", i + 1))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::Ordering;
+
+    /// A failed compile destroys its program, as a successful one does.
+    #[test]
+    fn every_program_is_destroyed() {
+        if !crate::nvrtc_or_skip!() {
+            return;
+        }
+        let before = DESTROYED.load(Ordering::SeqCst);
+        let broken = compile(
+            "broken",
+            "extern \"C\" __global__ void broken() { x; }",
+            "sm_80",
+        );
+        assert!(
+            matches!(broken, Err(RuntimeError::Compile { .. })),
+            "{broken:?}"
+        );
+        let fine = compile("fine", "extern \"C\" __global__ void fine() {}", "sm_80");
+        assert!(fine.is_ok(), "{fine:?}");
+        assert_eq!(DESTROYED.load(Ordering::SeqCst) - before, 2);
+    }
+
+    #[test]
+    fn bad_input_is_refused_before_a_program_exists() {
+        for (src, arch) in [("a\0b", "sm_80"), ("", "sm_80\0"), ("", "sm80")] {
+            match compile("k", src, arch) {
+                Err(RuntimeError::NvrtcInput(_) | RuntimeError::NvrtcMissing { .. }) => {}
+                other => panic!("{src:?} for {arch:?}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn the_report_is_parsed() {
+        let log = "ptxas info    : Used 127 registers, 0 bytes stack frame, 8 bytes spill stores, 4 bytes spill loads";
+        assert_eq!(parse_registers(log), Some(127));
+        assert_eq!(parse_spills(log), Some(12));
+    }
 }

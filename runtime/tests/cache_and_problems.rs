@@ -1,19 +1,15 @@
 //! The compile cache (memory, disk, and a corrupted disk entry recompiled rather than loaded) and
-//! the problem checks that need no GPU. NVRTC is required, as in `compile_named.rs`.
+//! the problem checks that need no GPU. The cache tests need NVRTC (see `cute_runtime::testing`).
 
 use cute_codegen::named::plan;
 use cute_codegen::{emit, GemmLayout};
 use cute_runtime::cache::{self, Source};
 use cute_runtime::gemm::Problem;
-use cute_runtime::nvrtc;
 
 #[test]
 fn second_compile_is_cached_and_a_corrupted_entry_is_recompiled() {
-    if let Err(e) = nvrtc::available() {
-        if std::env::var("CUTE_ALLOW_NO_NVRTC").is_ok() {
-            return eprintln!("skipped: {e}");
-        }
-        panic!("{e}");
+    if !cute_runtime::nvrtc_or_skip!() {
+        return;
     }
     let dir = std::env::temp_dir().join(format!("cute-cache-test-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -49,6 +45,28 @@ fn second_compile_is_cached_and_a_corrupted_entry_is_recompiled() {
     std::fs::write(&file, &bytes[..10]).unwrap();
     cache::forget_memory();
     assert_eq!(compile().1, Source::Compiled);
+
+    // An intact entry written by another cache format version (bytes 8..12 of the header), or
+    // for another key, is not trusted.
+    assert_eq!(
+        cache::entry_for(&k.name, &k.source, "sm_90a").unwrap(),
+        file
+    );
+    let good = std::fs::read(&file).unwrap();
+    for (at, what) in [(8, "format version"), (12, "key")] {
+        let mut other = good.clone();
+        other[at] ^= 0x01;
+        std::fs::write(&file, &other).unwrap();
+        cache::forget_memory();
+        assert_eq!(compile().1, Source::Compiled, "an entry of another {what}");
+        // rewritten in this format for this key: magic, format and key as before (the log,
+        // with its compile time, differs)
+        let again = std::fs::read(&file).unwrap();
+        assert!(
+            again.get(..44) == good.get(..44),
+            "rewritten by this format"
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -1,17 +1,14 @@
 //! Every named kernel compiles with NVRTC for sm_90a and sm_80, without spills; ptxas's report
-//! (registers, spills) is printed. NVRTC is required: set `CUTE_ALLOW_NO_NVRTC=1` to skip on a
-//! machine without it (CI installs it from PyPI and does not set this).
+//! (registers, spills) is printed. Without NVRTC these tests skip, saying so, except in CI (`CI`
+//! set), where they fail: see `cute_runtime::testing`.
 
 use cute_codegen::named::{plan, NAMES};
 use cute_codegen::{emit, GemmLayout};
 use cute_runtime::nvrtc;
 
-mod common;
-use common::nvrtc_or_skip;
-
 #[test]
 fn every_named_kernel_compiles_for_sm_90a_and_sm_80() {
-    if !nvrtc_or_skip() {
+    if !cute_runtime::nvrtc_or_skip!() {
         return;
     }
     let (major, minor) = nvrtc::version().unwrap();
@@ -42,7 +39,7 @@ fn every_named_kernel_compiles_for_sm_90a_and_sm_80() {
 /// blocks per trip) compiles without spills in every layout too.
 #[test]
 fn sgemm_sm80_with_the_whole_k_tile_unrolled_compiles_without_spills() {
-    if !nvrtc_or_skip() {
+    if !cute_runtime::nvrtc_or_skip!() {
         return;
     }
     for layout in GemmLayout::all() {
@@ -59,7 +56,7 @@ fn sgemm_sm80_with_the_whole_k_tile_unrolled_compiles_without_spills() {
 
 #[test]
 fn a_compile_error_carries_the_log_and_the_numbered_source() {
-    if !nvrtc_or_skip() {
+    if !cute_runtime::nvrtc_or_skip!() {
         return;
     }
     let err = nvrtc::compile(

@@ -12,9 +12,6 @@ use cute_runtime::cache::{self, Source};
 use cute_runtime::gemm::{check_buffers, launch_dims, BufferLens, Problem};
 use cute_runtime::{gpu::Gpu, nvrtc, RuntimeError};
 
-mod common;
-use common::nvrtc_or_skip;
-
 /// `CUTE_CACHE_DIR` is process-wide: the tests that set it take turns.
 static ENV: Mutex<()> = Mutex::new(());
 
@@ -220,7 +217,7 @@ fn buffers_are_checked_against_the_problem_and_the_kernel() {
 /// Reachable through `nvrtc::compile` and `cache::compile` (both public, arch a plain &str).
 #[test]
 fn an_arch_that_is_no_architecture_is_an_error() {
-    if !nvrtc_or_skip() {
+    if !cute_runtime::nvrtc_or_skip!() {
         return;
     }
     let src = "extern \"C\" __global__ void k() {}";
@@ -241,7 +238,7 @@ fn a_corrupted_cache_log_does_not_crash() {
     let r = no_panic(|| nvrtc::parse_spills(line));
     let pure = format!("parse_spills on a corrupted report: {r:?}");
 
-    if !nvrtc_or_skip() {
+    if !cute_runtime::nvrtc_or_skip!() {
         assert!(r.is_ok(), "{pure}");
         return;
     }
@@ -271,7 +268,7 @@ fn a_corrupted_cache_log_does_not_crash() {
 /// CUTE_CACHE_DIR naming a file: nothing can be cached, every compile recompiles, no crash.
 #[test]
 fn fine_cache_dir_that_is_a_file_recompiles() {
-    if !nvrtc_or_skip() {
+    if !cute_runtime::nvrtc_or_skip!() {
         return;
     }
     let _g = ENV.lock().unwrap_or_else(|e| e.into_inner());
@@ -292,7 +289,7 @@ fn fine_cache_dir_that_is_a_file_recompiles() {
 /// A cache entry that is a directory, or has a header claiming a huge length: recompiled.
 #[test]
 fn fine_cache_entry_that_is_a_directory_or_lies_about_its_length_recompiles() {
-    if !nvrtc_or_skip() {
+    if !cute_runtime::nvrtc_or_skip!() {
         return;
     }
     let _g = ENV.lock().unwrap_or_else(|e| e.into_inner());
@@ -330,14 +327,14 @@ fn fine_no_gpu_is_an_error() {
     match no_panic(Gpu::open) {
         Err(p) => panic!("Gpu::open panicked: {p}"),
         Ok(Ok(_)) => eprintln!("a GPU is present: nothing to check"),
-        Ok(Err(e)) => assert!(matches!(e, RuntimeError::NoGpu(_)), "{e}"),
+        Ok(Err(e)) => assert!(matches!(e, RuntimeError::NoGpu { .. }), "{e}"),
     }
 }
 
 /// NVRTC refusing the source is a `Compile` error with the log and numbered source.
 #[test]
 fn fine_nvrtc_failure_is_a_clear_error() {
-    if !nvrtc_or_skip() {
+    if !cute_runtime::nvrtc_or_skip!() {
         return;
     }
     let e = nvrtc::compile(

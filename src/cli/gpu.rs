@@ -2,6 +2,9 @@
 //! a float64 reference and timed against cuBLAS. Without a GPU (or NVRTC) every step that can run
 //! does, and the rest is reported as skipped.
 
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -10,61 +13,16 @@ use cute::codegen::named::{plan, plan_unrolled, NAMES};
 use cute::codegen::{emit, CodegenError, GemmLayout, GemmPlan, Kernel};
 use cute::runtime::api::Gemm;
 use cute::runtime::bench::bench;
-use cute::runtime::cache::{self, Source};
+use cute::runtime::cache::{self, Provenance};
 use cute::runtime::check::check;
 use cute::runtime::gemm::{pedantic, Problem};
 use cute::runtime::gpu::Gpu;
-use cute::runtime::CudaBlas;
-use cute::runtime::{nvrtc, RuntimeError};
+use cute::runtime::nvrtc::{self, Compiled};
+use cute::runtime::{CudaBlas, RuntimeError};
 
-/// Options shared by the GPU commands.
-struct Opts {
-    names: Vec<String>,
-    m: i64,
-    n: i64,
-    k: i64,
-    layouts: Vec<GemmLayout>,
-    report: Option<String>,
-    /// `--k-block-unroll N`: the pipelined plans unroll N k blocks per trip.
-    k_block_unroll: Option<i64>,
-}
-
-fn parse(args: &[String], default_size: i64) -> Result<Opts, String> {
-    let mut o = Opts {
-        names: Vec::new(),
-        m: default_size,
-        n: default_size,
-        k: default_size,
-        layouts: Vec::new(),
-        report: None,
-        k_block_unroll: None,
-    };
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let mut num = |what: &str| -> Result<i64, String> {
-            it.next()
-                .and_then(|v| v.parse().ok())
-                .ok_or_else(|| format!("{what} needs an integer"))
-        };
-        match a.as_str() {
-            "--m" => o.m = num("--m")?,
-            "--n" => o.n = num("--n")?,
-            "--k" => o.k = num("--k")?,
-            "--k-block-unroll" => o.k_block_unroll = Some(num("--k-block-unroll")?),
-            "--layout" => {
-                let l = it.next().ok_or("--layout needs NN, NT, TN or TT")?;
-                o.layouts
-                    .push(GemmLayout::parse(l).ok_or_else(|| format!("unknown layout '{l}'"))?);
-            }
-            "--report" => o.report = Some(it.next().ok_or("--report needs a file")?.clone()),
-            name => o.names.push(name.to_string()),
-        }
-    }
-    if o.layouts.is_empty() {
-        o.layouts.push(GemmLayout::parse("NN").ok_or("NN")?);
-    }
-    Ok(o)
-}
+use super::args::{BenchArgs, CheckArgs, PlanOpts, RunArgs};
+use super::text::lines;
+use super::usage;
 
 /// One kernel of a `check` or `bench` run: planned and emitted before the GPU is looked for, so
 /// a plan that cannot be built is an error on any machine.
@@ -76,26 +34,22 @@ struct Planned {
 }
 
 impl Planned {
-    /// Compiled (or found in the cache) and loaded.
-    fn load<'g>(&self, gpu: &'g Gpu) -> Result<Gemm<'g>, RuntimeError> {
-        Gemm::from_kernel(gpu, self.plan.clone(), &self.kernel)
+    /// Compiled for `arch` (or found in the cache) and loaded.
+    fn load<'g>(&self, gpu: &'g Gpu, arch: &str) -> Result<Gemm<'g>, RuntimeError> {
+        let loaded = gpu.load_for(&self.kernel, arch)?;
+        Ok(Gemm::from_loaded(gpu, self.plan.clone(), loaded))
     }
 }
 
-/// Every kernel of the options planned and emitted (an error on any machine), then the GPU and
-/// cuBLAS; `None` after printing `skipped: why` on a machine without a GPU.
-fn planned_on_gpu(o: &Opts) -> Result<Option<(Vec<Planned>, Gpu, CudaBlas)>, String> {
-    let planned = plan_all(o).map_err(|e| e.to_string())?;
-    Ok(gpu_and_blas("skipped")
-        .map_err(|e| e.to_string())?
-        .map(|(gpu, blas)| (planned, gpu, blas)))
-}
-
-/// Every name x layout of the options, planned and emitted.
-fn plan_all(o: &Opts) -> Result<Vec<Planned>, CodegenError> {
+/// Every name x layout, planned and emitted.
+fn plan_all(
+    names: &[String],
+    layouts: &[GemmLayout],
+    o: &PlanOpts,
+) -> Result<Vec<Planned>, CodegenError> {
     let mut out = Vec::new();
-    for name in &o.names {
-        for &layout in &o.layouts {
+    for name in names {
+        for &layout in layouts {
             let plan = plan_unrolled(name, layout, o.k_block_unroll)?;
             let kernel = emit(&plan)?;
             out.push(Planned {
@@ -110,103 +64,129 @@ fn plan_all(o: &Opts) -> Result<Vec<Planned>, CodegenError> {
 }
 
 fn fail(msg: impl std::fmt::Display) -> ExitCode {
-    println!("error: {msg}");
+    println!("error: {}", lines(&msg.to_string()));
     ExitCode::FAILURE
 }
 
-/// `cute run NAME [--m M --n N --k K] [--layout L]`: the main job.
-pub fn run(args: &[String]) -> ExitCode {
-    let o = match parse(args, 4096) {
-        Ok(o) => o,
-        Err(e) => return fail(e),
+/// `  label:` padded so the values line up.
+fn label(what: &str) -> String {
+    format!("  {:<15}", format!("{what}:"))
+}
+
+/// The compile step's line: where the cubin came from (compiled, with the time, or which cache)
+/// and ptxas's report.
+pub fn compile_line(arch: &str, c: &Compiled, p: &Provenance) -> String {
+    format!(
+        "{}{p}, {} registers, {} bytes spilled",
+        label(&format!("NVRTC {arch}")),
+        c.registers.map_or("?".into(), |r| r.to_string()),
+        c.spill_bytes
+            .map_or("? (no ptxas report)".into(), |r| r.to_string())
+    )
+}
+
+/// The GPU step's line: the device and the loaded function; the cubin's provenance is the one
+/// the compile step reported (carried with the cubin, not looked up again).
+pub fn gpu_line(device: &str, device_arch: &str, regs: Option<i32>, p: &Provenance) -> String {
+    format!(
+        "{}{device} ({device_arch}), {} registers per thread (from the loaded function), cubin {p}",
+        label("GPU"),
+        regs.map_or("?".into(), |r| r.to_string()),
+    )
+}
+
+/// `cute run NAME [--m M --n N --k K] [--layout L] [--arch A]`: the main job.
+pub fn run(a: &RunArgs) -> ExitCode {
+    if let Err(e) = a.plan.check("run") {
+        return usage(e);
+    }
+    let layout = match a.plan.one_layout("run") {
+        Ok(l) => l,
+        Err(e) => return usage(e),
     };
-    let [name] = o.names.as_slice() else {
-        return fail("run takes one kernel name (cute emit --list)");
-    };
-    let layout = o.layouts[0];
-    let problem = match Problem::new(o.m, o.n, o.k, layout, 1.0, 0.0) {
+    let (m, n, k) = a.size.one(4096).unwrap_or((4096, 4096, 4096));
+    let problem = match Problem::new(m, n, k, layout, 1.0, 0.0) {
         Ok(p) => p,
         Err(e) => return fail(e),
     };
-    println!("{name} {layout} M={} N={} K={}", o.m, o.n, o.k);
+    let name = &a.name;
+    println!("{name} {layout} M={m} N={n} K={k}");
     let t = Instant::now();
-    let (gplan, kernel) = match plan_unrolled(name, layout, o.k_block_unroll)
+    let (gplan, kernel) = match plan_unrolled(name, layout, a.plan.k_block_unroll)
         .and_then(|p| Ok((p.clone(), emit(&p)?)))
     {
         Ok(pk) => pk,
         Err(e) => return fail(e),
     };
     println!(
-        "  plan + emit:   {:.2} ms, {} lines of CUDA",
+        "{}{:.2} ms, {} lines of CUDA",
+        label("plan + emit"),
         t.elapsed().as_secs_f64() * 1e3,
         kernel.source.lines().count()
     );
-    match nvrtc::available() {
-        Ok(()) => {
-            // through the cache, so the launch below finds the cubin
-            let t = Instant::now();
-            match cache::compile(&kernel.name, &kernel.source, "sm_90a") {
-                Ok((c, src)) => println!(
-                    "  NVRTC sm_90a:  {}, {} registers, {} bytes spilled",
-                    match src {
-                        Source::Compiled => format!("{:.0} ms", t.elapsed().as_secs_f64() * 1e3),
-                        Source::Memory | Source::Disk => "from the compile cache".to_string(),
-                    },
-                    c.registers.map_or("?".into(), |r| r.to_string()),
-                    c.spill_bytes
-                        .map_or("? (no ptxas report)".into(), |r| r.to_string())
-                ),
-                Err(e) => return fail(e),
-            }
-        }
-        Err(e) => println!("  skipped compile: {e}"),
-    }
-    let Some((gpu, blas)) = (match gpu_and_blas("  skipped launch, verification and timing") {
+    let arch = a.plan.arch.name();
+    let compiled = match compile_step(&kernel, arch) {
+        Ok(c) => c,
+        Err(e) => return fail(e),
+    };
+    let skipped = |why| println!("  skipped launch, verification and timing: {why}");
+    let Some((gpu, blas)) = (match gpu_and_blas(skipped) {
         Ok(g) => g,
         Err(e) => return fail(e),
     }) else {
         return ExitCode::SUCCESS;
     };
-    match on_gpu(&gpu, &blas, gplan, &kernel, &problem) {
+    let loaded = match compiled {
+        Some((c, p)) => gpu.load_compiled(&kernel, c, p),
+        None => gpu.load_for(&kernel, arch),
+    };
+    match loaded.and_then(|l| on_gpu(&gpu, &blas, Gemm::from_loaded(&gpu, gplan, l), &problem)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(e),
     }
 }
 
-/// The GPU and cuBLAS (pedantic FP32), or `None` after printing `{skipped}: why` on a machine
+/// Compiles through the cache and prints the compile line, or prints why it was skipped (no
+/// NVRTC) and gives `None`.
+fn compile_step(
+    kernel: &Kernel,
+    arch: &str,
+) -> Result<Option<(Compiled, Provenance)>, RuntimeError> {
+    if let Err(e) = nvrtc::available() {
+        println!("  skipped compile: {}", lines(&e.to_string()));
+        return Ok(None);
+    }
+    let (c, p) = cache::compile_timed(&kernel.name, &kernel.source, arch)?;
+    println!("{}", compile_line(arch, &c, &p));
+    Ok(Some((c, p)))
+}
+
+/// The GPU and cuBLAS (pedantic FP32), or `None` after telling `skipped` why, on a machine
 /// without a GPU.
-fn gpu_and_blas(skipped: &str) -> Result<Option<(Gpu, CudaBlas)>, RuntimeError> {
+fn gpu_and_blas(skipped: impl FnOnce(String)) -> Result<Option<(Gpu, CudaBlas)>, RuntimeError> {
     let gpu = match Gpu::open() {
         Ok(g) => g,
         Err(e) => {
-            println!("{skipped}: {e}");
+            skipped(lines(&e.to_string()).into_owned());
             return Ok(None);
         }
     };
-    let blas =
-        CudaBlas::new(gpu.stream.clone()).map_err(|e| RuntimeError::Cublas(format!("{e:?}")))?;
+    let blas = CudaBlas::new(gpu.stream.clone())
+        .map_err(RuntimeError::cublas("creating a cuBLAS handle"))?;
     pedantic(&blas)?;
     Ok(Some((gpu, blas)))
 }
 
-fn on_gpu(
-    gpu: &Gpu,
-    blas: &CudaBlas,
-    gplan: GemmPlan,
-    kernel: &Kernel,
-    p: &Problem,
-) -> Result<(), RuntimeError> {
-    let gemm = Gemm::from_kernel(gpu, gplan, kernel)?;
+fn on_gpu(gpu: &Gpu, blas: &CudaBlas, gemm: Gemm, p: &Problem) -> Result<(), RuntimeError> {
     let loaded = gemm.loaded();
     println!(
-        "  GPU:           {} ({}), {} registers per thread (from the loaded function), {}",
-        gpu.name,
-        gpu.arch,
-        loaded.func.num_regs().map_or("?".into(), |r| r.to_string()),
-        match loaded.source {
-            Source::Compiled => format!("compiled in {:.0} ms", loaded.compile_ms),
-            Source::Memory | Source::Disk => "from the compile cache".to_string(),
-        }
+        "{}",
+        gpu_line(
+            &gpu.name,
+            &gpu.arch,
+            loaded.func.num_regs().ok(),
+            &loaded.provenance
+        )
     );
     for beta in [0.0f32, 0.5] {
         let q = Problem { beta, ..*p };
@@ -230,7 +210,8 @@ fn on_gpu(
     let t = bench(gpu, blas, loaded, p, 20)?;
     let (ours, theirs) = t.tflops(p);
     println!(
-        "  time:          {:.3} ms = {ours:.1} TFLOP/s; cuBLAS SGEMM (pedantic FP32) {:.3} ms = {theirs:.1} TFLOP/s; {:.1}% of cuBLAS",
+        "{}{:.3} ms = {ours:.1} TFLOP/s; cuBLAS SGEMM (pedantic FP32) {:.3} ms = {theirs:.1} TFLOP/s; {:.1}% of cuBLAS",
+        label("time"),
         t.kernel_ms,
         t.cublas_ms,
         100.0 * ours / theirs
@@ -250,135 +231,263 @@ const CHECK_SIZES: &[(i64, i64, i64)] = &[
     (64, 1000, 127),
 ];
 
-/// `cute check [NAME...] [--layout L]... [--report FILE]`: every kernel x layout x size.
-pub fn check_all(args: &[String]) -> ExitCode {
-    let mut o = match parse(args, 0) {
-        Ok(o) => o,
-        Err(e) => return fail(e),
-    };
-    if o.names.is_empty() {
-        // every kernel; with --k-block-unroll, those that have a k-block loop
-        o.names = NAMES
-            .iter()
-            .filter(|n| {
-                o.k_block_unroll.is_none()
-                    || plan(n, GemmLayout::all()[0])
-                        .is_ok_and(|p| matches!(p.policy, Policy::Pipelined(_)))
+/// The file of `check --report`, opened before anything runs so a path that cannot be written
+/// is an error at once.
+struct Report {
+    path: PathBuf,
+    file: File,
+}
+
+impl Report {
+    fn create(path: &Path) -> Result<Report, String> {
+        File::create(path)
+            .map(|file| Report {
+                path: path.to_path_buf(),
+                file,
             })
-            .map(|s| s.to_string())
-            .collect();
+            .map_err(|e| format!("cannot write the report {}: {e}", path.display()))
     }
-    if args.iter().all(|a| a != "--layout") {
-        o.layouts = GemmLayout::all().to_vec();
+
+    fn write(mut self, lines: &[String]) -> Result<(), String> {
+        let text = lines.join("\n") + "\n";
+        self.file
+            .write_all(text.as_bytes())
+            .and_then(|()| self.file.sync_all())
+            .map_err(|e| format!("cannot write the report {}: {e}", self.path.display()))
     }
-    let (planned, gpu, blas) = match planned_on_gpu(&o) {
-        Ok(Some(x)) => x,
-        Ok(None) => return ExitCode::SUCCESS,
-        Err(e) => return fail(e),
-    };
-    let mut lines = vec![format!(
-        "# cute check on {} ({}): kernel layout M N K beta result worst",
-        gpu.name, gpu.arch
-    )];
-    let (mut passed, mut failed) = (0, 0);
-    for p in &planned {
-        let (name, layout) = (p.name.as_str(), p.layout);
-        let gemm = match p.load(&gpu) {
-            Ok(g) => g,
-            Err(e) => return fail(e),
-        };
-        let (loaded, epilogue) = (gemm.loaded(), &gemm.plan().epilogue);
-        // `--m/--n/--k` pick one size (as the sanitizer script does); otherwise the matrix
-        let one = [(o.m.max(1), o.n.max(1), o.k.max(1))];
-        let sizes: &[(i64, i64, i64)] = if o.m > 0 || o.n > 0 || o.k > 0 {
-            &one
-        } else {
-            CHECK_SIZES
-        };
-        for (i, &(m, n, k)) in sizes.iter().enumerate() {
-            if name.starts_with("naive") && m * n * k > 1 << 31 {
-                continue;
-            }
-            for beta in [0.0f32, 0.5] {
-                let p = match Problem::new(m, n, k, layout, 1.5, beta) {
-                    Ok(p) => p,
-                    Err(e) => return fail(e),
-                };
-                let line = match check(&gpu, &blas, loaded, &p, epilogue, i as u64) {
-                    Ok(out) => {
-                        if out.pass {
-                            passed += 1
-                        } else {
-                            failed += 1
-                        }
-                        format!("{name} {layout} {m} {n} {k} {beta} {} {:.3} (m={} n={} got {} want {})", if out.pass { "pass" } else { "FAIL" }, out.worst, out.at.0, out.at.1, out.at.2, out.at.3)
-                    }
-                    Err(e) => {
-                        failed += 1;
-                        format!("{name} {layout} {m} {n} {k} {beta} ERROR {e}")
-                    }
-                };
-                println!("{line}");
-                lines.push(line);
-            }
-        }
+}
+
+/// What `check` prints, kept for its report.
+#[derive(Default)]
+struct Said(Vec<String>);
+
+impl Said {
+    fn say(&mut self, line: String) {
+        println!("{line}");
+        self.0.push(line);
     }
-    let summary = format!("{passed} passed, {failed} failed");
-    println!("{summary}");
-    lines.push(summary);
-    if let Some(path) = &o.report {
-        let _ = std::fs::write(path, lines.join("\n") + "\n");
-    }
-    if failed == 0 {
-        ExitCode::SUCCESS
-    } else {
+
+    fn fail(&mut self, e: impl std::fmt::Display) -> ExitCode {
+        self.say(format!("error: {}", lines(&e.to_string())));
         ExitCode::FAILURE
     }
 }
 
-/// `cute bench NAME... [--layout L]`: TFLOP/s and % of cuBLAS at 1024..8192 and a non-square size.
-pub fn bench_all(args: &[String]) -> ExitCode {
-    let o = match parse(args, 0) {
-        Ok(o) => o,
+/// `cute check [NAME...] [--layout L]... [--m M --n N --k K] [--report FILE]`.
+pub fn check_all(a: &CheckArgs) -> ExitCode {
+    if let Err(e) = a.plan.check("check") {
+        return usage(e);
+    }
+    let report = match a.report.as_deref().map(Report::create).transpose() {
+        Ok(r) => r,
         Err(e) => return fail(e),
     };
-    if o.names.is_empty() {
-        return fail("bench needs kernel names (cute emit --list)");
+    let mut said = Said::default();
+    let code = check_matrix(a, &mut said);
+    match report.map(|r| r.write(&said.0)) {
+        Some(Err(e)) => fail(e),
+        _ => code,
     }
-    let (planned, gpu, blas) = match planned_on_gpu(&o) {
+}
+
+/// The kernels of a `check`: those named, else every one (with --k-block-unroll, every one
+/// that has a k-block loop).
+fn check_names(a: &CheckArgs) -> Vec<String> {
+    if !a.names.is_empty() {
+        return a.names.clone();
+    }
+    let pipelined = |n: &&str| {
+        plan(n, GemmLayout::all()[0]).is_ok_and(|p| matches!(p.policy, Policy::Pipelined(_)))
+    };
+    NAMES
+        .iter()
+        .filter(|n| a.plan.k_block_unroll.is_none() || pipelined(n))
+        .map(|s| s.to_string())
+        .collect()
+}
+
+fn check_matrix(a: &CheckArgs, said: &mut Said) -> ExitCode {
+    let layouts = a.plan.layouts(&GemmLayout::all());
+    let planned = match plan_all(&check_names(a), &layouts, &a.plan) {
+        Ok(p) => p,
+        Err(e) => return said.fail(e),
+    };
+    let (gpu, blas) = match gpu_and_blas(|why| said.say(format!("skipped: {why}"))) {
+        Ok(Some(x)) => x,
+        Ok(None) => return ExitCode::SUCCESS,
+        Err(e) => return said.fail(e),
+    };
+    said.say(format!(
+        "# cute check on {} ({}), {}: kernel layout M N K beta result worst",
+        gpu.name,
+        gpu.arch,
+        a.plan.arch.name()
+    ));
+    let one = a.size.one(1);
+    let sizes = one.as_ref().map_or(CHECK_SIZES, std::slice::from_ref);
+    let (mut passed, mut failed) = (0, 0);
+    for p in &planned {
+        let gemm = match p.load(&gpu, a.plan.arch.name()) {
+            Ok(g) => g,
+            Err(e) => return said.fail(e),
+        };
+        for (i, &(m, n, k)) in sizes.iter().enumerate() {
+            if p.name.starts_with("naive") && m.saturating_mul(n).saturating_mul(k) > 1 << 31 {
+                continue;
+            }
+            for beta in [0.0f32, 0.5] {
+                let problem = match Problem::new(m, n, k, p.layout, 1.5, beta) {
+                    Ok(q) => q,
+                    Err(e) => return said.fail(e),
+                };
+                let (line, pass) = check_one(&gpu, &blas, &gemm, p, &problem, i as u64);
+                if pass {
+                    passed += 1;
+                } else {
+                    failed += 1;
+                }
+                said.say(line);
+            }
+        }
+    }
+    said.say(format!("{passed} passed, {failed} failed"));
+    super::algebra::status(failed == 0)
+}
+
+/// One check's line, and whether it passed.
+fn check_one(
+    gpu: &Gpu,
+    blas: &CudaBlas,
+    gemm: &Gemm,
+    p: &Planned,
+    q: &Problem,
+    salt: u64,
+) -> (String, bool) {
+    let (name, layout, m, n, k, beta) = (&p.name, p.layout, q.m, q.n, q.k, q.beta);
+    match check(gpu, blas, gemm.loaded(), q, &gemm.plan().epilogue, salt) {
+        Ok(out) => (
+            format!(
+                "{name} {layout} {m} {n} {k} {beta} {} {:.3} (m={} n={} got {} want {})",
+                if out.pass { "pass" } else { "FAIL" },
+                out.worst,
+                out.at.0,
+                out.at.1,
+                out.at.2,
+                out.at.3
+            ),
+            out.pass,
+        ),
+        Err(e) => (
+            format!(
+                "{name} {layout} {m} {n} {k} {beta} ERROR {}",
+                lines(&e.to_string())
+            ),
+            false,
+        ),
+    }
+}
+
+/// `cute bench NAME... [--layout L]... [--m M --n N --k K]`: TFLOP/s and % of cuBLAS at
+/// 1024..8192 and a non-square size, or at the one size given.
+pub fn bench_all(a: &BenchArgs) -> ExitCode {
+    if let Err(e) = a.plan.check("bench") {
+        return usage(e);
+    }
+    let layouts = a.plan.layouts(&GemmLayout::all()[..1]);
+    let planned = match plan_all(&a.names, &layouts, &a.plan) {
+        Ok(p) => p,
+        Err(e) => return fail(e),
+    };
+    let (gpu, blas) = match gpu_and_blas(|why| println!("skipped: {why}")) {
         Ok(Some(x)) => x,
         Ok(None) => return ExitCode::SUCCESS,
         Err(e) => return fail(e),
     };
-    println!("# {} ({}); cuBLAS SGEMM in CUBLAS_PEDANTIC_MATH (pure FP32); CUDA events, 3 warm-ups, median of 20", gpu.name, gpu.arch);
+    let arch = a.plan.arch.name();
+    println!("# {} ({}), {arch}; cuBLAS SGEMM in CUBLAS_PEDANTIC_MATH (pure FP32); CUDA events, 3 warm-ups, median of 20", gpu.name, gpu.arch);
     println!("| kernel | layout | M x N x K | ms | TFLOP/s | cuBLAS TFLOP/s | % of cuBLAS |");
     println!("|---|---|---|---:|---:|---:|---:|");
-    let sizes = [
+    let default = [
         (1024, 1024, 1024),
         (2048, 2048, 2048),
         (4096, 4096, 4096),
         (8192, 8192, 8192),
         (8192, 2048, 4096),
     ];
+    let one = a.size.one(1);
+    let sizes = one.as_ref().map_or(&default[..], std::slice::from_ref);
     for p in &planned {
-        let (name, layout) = (p.name.as_str(), p.layout);
-        let gemm = match p.load(&gpu) {
+        let gemm = match p.load(&gpu, arch) {
             Ok(g) => g,
             Err(e) => return fail(e),
         };
-        for (m, n, k) in sizes {
-            let p = match Problem::new(m, n, k, layout, 1.0, 0.0) {
-                Ok(p) => p,
+        for &(m, n, k) in sizes {
+            let q = match Problem::new(m, n, k, p.layout, 1.0, 0.0) {
+                Ok(q) => q,
                 Err(e) => return fail(e),
             };
-            match bench(&gpu, &blas, gemm.loaded(), &p, 20) {
+            match bench(&gpu, &blas, gemm.loaded(), &q, 20) {
                 Ok(t) => {
-                    let (ours, theirs) = t.tflops(&p);
-                    println!("| {name} | {layout} | {m} x {n} x {k} | {:.3} | {ours:.1} | {theirs:.1} | {:.1}% |", t.kernel_ms, 100.0 * ours / theirs);
+                    let (ours, theirs) = t.tflops(&q);
+                    println!(
+                        "| {} | {} | {m} x {n} x {k} | {:.3} | {ours:.1} | {theirs:.1} | {:.1}% |",
+                        p.name,
+                        p.layout,
+                        t.kernel_ms,
+                        100.0 * ours / theirs
+                    );
                 }
                 Err(e) => return fail(e),
             }
         }
     }
     ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cute::runtime::cache::Source;
+    use std::time::Duration;
+
+    fn compiled() -> Compiled {
+        Compiled {
+            cubin: vec![0],
+            arch: "sm_90a".into(),
+            log: String::new(),
+            registers: Some(127),
+            spill_bytes: Some(0),
+        }
+    }
+
+    /// The compile line and the GPU line print the one provenance the compile produced: after a
+    /// fresh compile neither says "cache", after a cache hit both name the cache.
+    #[test]
+    fn the_compile_and_gpu_lines_agree_on_where_the_cubin_came_from() {
+        let fresh = Provenance::new(Source::Compiled, Duration::from_millis(171));
+        let c = compile_line("sm_90a", &compiled(), &fresh);
+        assert_eq!(
+            c,
+            "  NVRTC sm_90a:  compiled in 171 ms, 127 registers, 0 bytes spilled"
+        );
+        let g = gpu_line("NVIDIA H200", "sm_90a", Some(127), &fresh);
+        assert_eq!(
+            g,
+            "  GPU:           NVIDIA H200 (sm_90a), 127 registers per thread (from the loaded function), cubin compiled in 171 ms"
+        );
+        for (source, words) in [
+            (Source::Memory, "from the memory cache"),
+            (Source::Disk, "from the disk cache"),
+        ] {
+            let p = Provenance::new(source, Duration::from_millis(3));
+            let c = compile_line("sm_80", &compiled(), &p);
+            let g = gpu_line("A100", "sm_80", None, &p);
+            assert!(c.starts_with("  NVRTC sm_80:   from"), "{c}");
+            assert!(c.contains(words) && g.contains(words), "{c}\n{g}");
+            assert!(
+                !c.contains("compiled") && !g.contains("compiled"),
+                "{c}\n{g}"
+            );
+        }
+    }
 }

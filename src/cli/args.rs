@@ -1,0 +1,488 @@
+//! The command line's grammar (clap derive): every subcommand, its options, and the examples its
+//! `--help` prints. Options shared by the kernel commands (`emit`, `run`, `check`, `bench`) are
+//! parsed once, into [`PlanOpts`] and [`SizeOpts`].
+
+use std::path::PathBuf;
+
+use clap::builder::PossibleValuesParser;
+use clap::error::ErrorKind;
+use clap::{value_parser, Args, Parser, Subcommand, ValueEnum};
+use cute::codegen::named::NAMES;
+use cute::codegen::GemmLayout;
+
+const TOP_EXAMPLES: &str = "\
+Examples:
+  cute eval 'composition((_6,_2):(_8,_2), (_4,_3):(_3,_1))'
+  cute print-layout 'composition(Swizzle<2,0,3>, (_4,_4):(_4,_1))'
+  cute emit sgemm-sm80 --layout NN > sgemm.cu
+  cute run sgemm-sm80
+  cute <COMMAND> --help      the examples of one command";
+
+const EVAL_EXAMPLES: &str = "\
+Examples:
+  $ cute eval 'composition((_6,_2):(_8,_2), (_4,_3):(_3,_1))' 'complement(4:1, 24)'
+  ((_2,_2),_3):((_24,_2),_8)
+  (1,6):(_1,4)
+  $ cute eval 'logical_divide((M,K):(_1,M), (_128,_32))'
+  ((_128,(M+127)/128),(_32,(K+31)/32)):((_1,_128),(M,32*M))
+  $ cute eval 'composition(Swizzle<3,4,3>, (_8,_64):(_64,_1))'
+  Sw<3,4,3> o _0 o (_8,_64):(_64,_1)
+  $ cute eval 'local_tile(make_identity_tensor((M,K)), (_128,_128,_8), (bx,by,_), Step<_1,X,_1>)'
+  ArithTuple(bx*128,_0) o (_128,_8,(K+7)/8):(_1@0,_1@1,_8@1)
+  $ printf 'size((_2,(_3,_4)):(_1,(_2,_6)))\\nlogical_product(_4:_2, _3:_1)\\n' | cute eval
+  _24
+  error: logical_product: _3:_1 cannot be repeated over the complement of _4:_2: ...";
+
+const PRINT_LAYOUT_EXAMPLES: &str = "\
+Examples:
+  $ cute print-layout 'composition(Swizzle<2,0,3>, (_4,_4):(_4,_1))'
+  Sw<2,0,3> o _0 o (_4,_4):(_4,_1)
+         0    1    2    3
+      +----+----+----+----+
+   0  |  0 |  1 |  2 |  3 |
+  ...";
+
+const PRINT_EXAMPLES: &str = "\
+Examples:
+  cute print 'make_tiled_mma(MMA_Atom<SM80_16x8x8_F32TF32TF32F32_TN>)'
+  cute print 'make_tiled_copy(Copy_Atom<SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>, float>, (_32,_8):(_1,_32), (_4,_1):(_1,_0))'";
+
+const EMIT_EXAMPLES: &str = "\
+Examples:
+  cute emit --list
+  cute emit sgemm-sm80 --layout NN > sgemm.cu
+  cute emit sgemm-sm80 --k-block-unroll 32 > sgemm-full-k-tile.cu";
+
+const RUN_EXAMPLES: &str = "\
+Examples:
+  cute run sgemm-sm80
+  cute run sgemm-sm80 --m 17 --n 33 --k 9 --layout TN
+  cargo run --release --bin cute -- run sgemm-sm80
+
+Each step that cannot run says so and why, and the run still exits 0: without NVRTC
+(pip install nvidia-cuda-nvrtc==13.0.88) it stops after emission; without a GPU, after the
+compile.";
+
+const CHECK_EXAMPLES: &str = "\
+Examples:
+  cute check
+  cute check sgemm-sm80 sgemm-sm80-bias-relu --k-block-unroll 32
+  cute check --m 300 --n 17 --k 1000 --report check.txt
+
+Every kernel x layout x size 1, 17, 127, 1000, 1024, 4096, 300x17x1000 and 64x1000x127,
+beta 0 and 0.5, against a float64 cuBLAS DGEMM reference. Without a GPU it says so and exits 0.";
+
+const BENCH_EXAMPLES: &str = "\
+Examples:
+  cute bench sgemm-sm80
+  cute bench sgemm-sm80 --layout NN --layout NT
+  cute bench sgemm-sm80 --m 4096 --n 4096 --k 4096
+
+The kernel and cuBLAS SGEMM (CUBLAS_PEDANTIC_MATH, pure FP32) in the same process: CUDA
+events, 3 warm-ups, median of 20; at 1024^3 .. 8192^3 and 8192x2048x4096 unless --m/--n/--k.";
+
+const BANK_EXAMPLES: &str = "\
+Examples:
+  $ cute bank-conflicts '((_16,_16),(_8,_32)):((_0,_32),(_512,_1))'
+  max_ways=2 wavefronts=4096 ideal=2048 (32-bit accesses, 2048 warp requests)
+  $ cute bank-conflicts 'composition(Swizzle<1,2,3>, ((_16,_16),(_8,_32)):((_0,_32),(_512,_1)))'
+  max_ways=1 wavefronts=2048 ideal=2048 (32-bit accesses, 2048 warp requests)";
+
+const COALESCING_EXAMPLES: &str = "\
+Examples:
+  $ cute coalescing '(_32,_8):(_4096,_1)'
+  sectors_per_request=32.00 ideal=4.00 (32-bit accesses, 8 warp requests)";
+
+const DRAW_EXAMPLES: &str = "\
+Examples:
+  cute draw 'composition(Swizzle<1,2,3>, (_16,_32):(_32,_1))' > sB.svg
+  cute draw --banks --bits 64 '(_8,_16):(_16,_1)' > banks.svg
+  cute draw --access 'composition(Swizzle<1,2,3>, ((_16,_16),(_8,_32)):((_0,_32),(_512,_1)))' > b.svg
+  cute draw 'make_tiled_mma(MMA_Atom<SM80_16x8x8_F32TF32TF32F32_TN>)' > mma.svg";
+
+const COMPLETIONS_EXAMPLES: &str = "\
+Examples:
+  cute completions bash > ~/.local/share/bash-completion/completions/cute
+  cute completions zsh > ~/.zfunc/_cute          # with fpath+=(~/.zfunc) before compinit
+  cute completions fish > ~/.config/fish/completions/cute.fish";
+
+/// CuTe's layout algebra, and GEMM kernels generated from it: CUDA, NVRTC, GPU checks and timing
+#[derive(Parser, Debug)]
+#[command(
+    name = "cute",
+    version,
+    arg_required_else_help = true,
+    after_help = TOP_EXAMPLES
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Print the value of each CuTe expression (standard input when none)
+    ///
+    /// Prints the value of each CuTe expression exactly as C++ CuTe's print() would, one line
+    /// each. With no EXPR, reads expressions from standard input, one per line: blank lines and
+    /// lines starting with '#' are skipped, every other line prints exactly one line. A failing
+    /// expression (or a line that is not UTF-8) prints one line 'error: ...' and the run goes
+    /// on; the exit status is 1 if any failed.
+    #[command(after_help = EVAL_EXAMPLES)]
+    Eval(EvalArgs),
+    /// Print C++ CuTe's print_layout table of each rank-2 layout
+    #[command(after_help = PRINT_LAYOUT_EXAMPLES)]
+    PrintLayout(ExprsArgs),
+    /// Print each value as C++ CuTe's print() does (multi-line)
+    ///
+    /// Prints each value as C++ CuTe's print() does: multi-line for Copy_Atom, TiledCopy,
+    /// MMA_Atom and TiledMMA, where `cute eval` keeps one line per expression.
+    #[command(after_help = PRINT_EXAMPLES)]
+    Print(ExprsArgs),
+    /// Write the CUDA C++ of a named GEMM kernel
+    ///
+    /// Writes the CUDA C++ of a named GEMM kernel to standard output (an error goes to standard
+    /// error). The CUDA is the same for every --arch.
+    #[command(after_help = EMIT_EXAMPLES)]
+    Emit(EmitArgs),
+    /// Emit, compile, launch, verify and time a named kernel against cuBLAS
+    ///
+    /// Plans and emits a named kernel, compiles it with NVRTC for --arch (through the compile
+    /// cache), launches it on M x N x K (4096^3 unless given), checks it against a float64
+    /// cuBLAS DGEMM reference with beta 0 and 0.5, and times it beside cuBLAS SGEMM.
+    #[command(after_help = RUN_EXAMPLES)]
+    Run(RunArgs),
+    /// Check kernels against a float64 reference on the GPU
+    #[command(after_help = CHECK_EXAMPLES)]
+    Check(CheckArgs),
+    /// Time named kernels against cuBLAS SGEMM on the GPU
+    #[command(after_help = BENCH_EXAMPLES)]
+    Bench(BenchArgs),
+    /// Shared-memory bank conflicts of an access pattern
+    ///
+    /// Counts, per instruction and warp, the shared-memory wavefronts of an access pattern (mode
+    /// 0: the thread index; other modes: access instructions; offsets in N-bit units): a line
+    /// 'max_ways=K ...' (1: conflict-free), the worst conflict, and a table.
+    #[command(after_help = BANK_EXAMPLES)]
+    BankConflicts(AccessArgs),
+    /// Global-memory sectors per warp request of an access pattern
+    ///
+    /// Counts the 32-byte global-memory sectors per warp request of an access pattern (mode 0:
+    /// the thread index; other modes: access instructions): a line 'sectors_per_request=X
+    /// ideal=Y ...', then a table.
+    #[command(after_help = COALESCING_EXAMPLES)]
+    Coalescing(AccessArgs),
+    /// Write an SVG picture of a layout, a TiledCopy or a TiledMMA
+    ///
+    /// Writes an SVG picture to standard output: for a rank-2 layout the offset in each cell, or
+    /// with --banks (the default for a swizzled layout) the shared-memory bank of N-bit
+    /// elements; for a TiledCopy its source and destination tiles, for a TiledMMA its A, B and
+    /// C tiles, each cell labelled with the thread and value that own it; with --access, an
+    /// access pattern's warp 0 (instructions x threads) by bank, conflicts outlined in red.
+    #[command(after_help = DRAW_EXAMPLES)]
+    Draw(DrawArgs),
+    /// Print a shell completion script
+    #[command(after_help = COMPLETIONS_EXAMPLES)]
+    Completions(CompletionsArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct EvalArgs {
+    /// CuTe expressions in C++ spelling, e.g. 'complement((_2,_2):(_1,_6), _24)'
+    #[arg(value_name = "EXPR", allow_hyphen_values = true)]
+    pub exprs: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct ExprsArgs {
+    /// CuTe expressions in C++ spelling
+    #[arg(value_name = "EXPR", required = true, allow_hyphen_values = true)]
+    pub exprs: Vec<String>,
+}
+
+/// A named kernel (`cute emit --list`).
+fn kernel_name() -> PossibleValuesParser {
+    PossibleValuesParser::new(NAMES)
+}
+
+#[derive(Args, Debug)]
+pub struct EmitArgs {
+    /// The kernel
+    #[arg(
+        value_name = "NAME",
+        value_parser = kernel_name(),
+        required_unless_present = "list",
+        conflicts_with = "list"
+    )]
+    pub name: Option<String>,
+    /// Print the kernel names, one per line
+    #[arg(long)]
+    pub list: bool,
+    #[command(flatten)]
+    pub plan: PlanOpts,
+}
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// The kernel
+    #[arg(value_name = "NAME", value_parser = kernel_name())]
+    pub name: String,
+    #[command(flatten)]
+    pub plan: PlanOpts,
+    #[command(flatten)]
+    pub size: SizeOpts,
+}
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// The kernels (default: every one; with --k-block-unroll, every one with a k-block loop)
+    #[arg(value_name = "NAME", value_parser = kernel_name())]
+    pub names: Vec<String>,
+    #[command(flatten)]
+    pub plan: PlanOpts,
+    #[command(flatten)]
+    pub size: SizeOpts,
+    /// Also write the results to FILE
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// The kernels
+    #[arg(value_name = "NAME", value_parser = kernel_name(), required = true)]
+    pub names: Vec<String>,
+    #[command(flatten)]
+    pub plan: PlanOpts,
+    #[command(flatten)]
+    pub size: SizeOpts,
+}
+
+#[derive(Args, Debug)]
+pub struct AccessArgs {
+    /// The access pattern: a layout (thread, instruction...) -> offset in N-bit units
+    #[arg(value_name = "EXPR", allow_hyphen_values = true)]
+    pub expr: String,
+    /// The access width N in bits: 32, 64 or 128
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 32,
+        allow_negative_numbers = true
+    )]
+    pub bits: i64,
+}
+
+#[derive(Args, Debug)]
+pub struct DrawArgs {
+    /// A rank-2 layout, a TiledCopy or a TiledMMA
+    #[arg(value_name = "EXPR", allow_hyphen_values = true)]
+    pub expr: String,
+    /// Shade each cell by the shared-memory bank of its N-bit element (the default for a
+    /// swizzled layout)
+    #[arg(long)]
+    pub banks: bool,
+    /// Draw an access pattern's warp 0 (instructions x threads) by bank, bank conflicts outlined
+    /// in red
+    #[arg(long)]
+    pub access: bool,
+    /// The element width N in bits for banks (8, 16, 32, 64 or 128; default 32; implies --banks)
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub bits: Option<i64>,
+}
+
+#[derive(Args, Debug)]
+pub struct CompletionsArgs {
+    /// The shell
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// How A and B are stored (BLAS, column-major): `NN` is an M-major A and a K-major B.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LayoutArg {
+    #[value(name = "NN")]
+    Nn,
+    #[value(name = "NT")]
+    Nt,
+    #[value(name = "TN")]
+    Tn,
+    #[value(name = "TT")]
+    Tt,
+}
+
+impl LayoutArg {
+    pub fn gemm(self) -> GemmLayout {
+        GemmLayout::all()[self as usize]
+    }
+}
+
+/// The NVRTC target architecture (`--gpu-architecture`).
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arch {
+    /// A100
+    #[value(name = "sm_80")]
+    Sm80,
+    /// A10, A40, RTX 30xx
+    #[value(name = "sm_86")]
+    Sm86,
+    /// L4, L40, RTX 40xx
+    #[value(name = "sm_89")]
+    Sm89,
+    /// H100, H200 (architecture-specific: runs on sm_90 only)
+    #[value(name = "sm_90a")]
+    Sm90a,
+}
+
+impl Arch {
+    pub fn name(self) -> &'static str {
+        match self {
+            Arch::Sm80 => "sm_80",
+            Arch::Sm86 => "sm_86",
+            Arch::Sm89 => "sm_89",
+            Arch::Sm90a => "sm_90a",
+        }
+    }
+}
+
+/// The element type of A, B and C.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dtype {
+    /// FP32 (the named kernels: SIMT UniversalFMA)
+    F32,
+    /// FP16 (not lowered yet)
+    F16,
+    /// BF16 (not lowered yet)
+    Bf16,
+    /// TF32 (not lowered yet)
+    Tf32,
+}
+
+/// Options of every kernel command.
+#[derive(Args, Debug, Clone)]
+pub struct PlanOpts {
+    /// Majors of A and B, BLAS style: NN is an M-major A and a K-major B [default: NN; check:
+    /// all four]; check and bench take several
+    #[arg(long, value_enum, value_name = "LAYOUT", ignore_case = true)]
+    pub layout: Vec<LayoutArg>,
+    /// K blocks per trip of the mainloop's k-block loop (even, dividing BK, a multiple of the
+    /// swizzle's phases): 32 unrolls the whole k-tile, a slower NVRTC compile for a faster kernel
+    #[arg(long, value_name = "N", value_parser = value_parser!(i64).range(1..))]
+    pub k_block_unroll: Option<i64>,
+    /// The NVRTC target architecture
+    #[arg(long, value_enum, value_name = "ARCH", default_value_t = Arch::Sm90a)]
+    pub arch: Arch,
+    /// The element type of A, B and C (the named kernels are FP32)
+    #[arg(long, value_enum, value_name = "DTYPE", default_value_t = Dtype::F32)]
+    pub dtype: Dtype,
+}
+
+/// The problem size of `run`, `check` and `bench`.
+#[derive(Args, Debug, Clone)]
+pub struct SizeOpts {
+    /// M, the rows of C [run: default 4096; check, bench: one size instead of their list, a
+    /// missing --m/--n/--k then 1]
+    #[arg(long, value_name = "M", value_parser = value_parser!(i64).range(1..), allow_negative_numbers = true)]
+    pub m: Option<i64>,
+    /// N, the columns of C
+    #[arg(long, value_name = "N", value_parser = value_parser!(i64).range(1..), allow_negative_numbers = true)]
+    pub n: Option<i64>,
+    /// K, the reduction extent
+    #[arg(long, value_name = "K", value_parser = value_parser!(i64).range(1..), allow_negative_numbers = true)]
+    pub k: Option<i64>,
+}
+
+impl SizeOpts {
+    /// The one size asked for, if any (a missing extent is `missing`).
+    pub fn one(&self, missing: i64) -> Option<(i64, i64, i64)> {
+        let any = self.m.is_some() || self.n.is_some() || self.k.is_some();
+        any.then(|| {
+            (
+                self.m.unwrap_or(missing),
+                self.n.unwrap_or(missing),
+                self.k.unwrap_or(missing),
+            )
+        })
+    }
+}
+
+/// A usage error of subcommand `sub`, in clap's words and with its usage line (exit status 2).
+pub fn usage_error(sub: &str, kind: ErrorKind, msg: impl std::fmt::Display) -> clap::Error {
+    let mut cmd = super::plain_command();
+    cmd.build();
+    match cmd.find_subcommand_mut(sub) {
+        Some(s) => s.error(kind, msg),
+        None => cmd.error(kind, msg),
+    }
+}
+
+impl PlanOpts {
+    /// Refuses what the options name but nothing implements yet.
+    pub fn check(&self, sub: &str) -> Result<(), clap::Error> {
+        if self.dtype == Dtype::F32 {
+            return Ok(());
+        }
+        let name = self
+            .dtype
+            .to_possible_value()
+            .map_or_else(String::new, |v| v.get_name().to_string());
+        Err(usage_error(
+            sub,
+            ErrorKind::ValueValidation,
+            format!(
+                "--dtype {name} is not supported yet: the named kernels are FP32 SIMT GEMMs \
+                 (UniversalFMA over float), and tensor-core element types (f16, bf16, tf32) are \
+                 not lowered yet; use --dtype f32"
+            ),
+        ))
+    }
+
+    /// The layouts asked for, or `default` when none.
+    pub fn layouts(&self, default: &[GemmLayout]) -> Vec<GemmLayout> {
+        if self.layout.is_empty() {
+            default.to_vec()
+        } else {
+            self.layout.iter().map(|l| l.gemm()).collect()
+        }
+    }
+
+    /// The one layout of `emit` and `run` (NN when none).
+    pub fn one_layout(&self, sub: &str) -> Result<GemmLayout, clap::Error> {
+        match self.layout.as_slice() {
+            [] => Ok(LayoutArg::Nn.gemm()),
+            [one] => Ok(one.gemm()),
+            _ => Err(usage_error(
+                sub,
+                ErrorKind::ArgumentConflict,
+                format!("the argument '--layout <LAYOUT>' cannot be used multiple times ({sub} takes one layout)"),
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_grammar_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn layouts_map_to_their_gemm_layouts() {
+        for l in LayoutArg::value_variants() {
+            let name = l.to_possible_value().map(|v| v.get_name().to_string());
+            assert_eq!(Some(l.gemm().to_string()), name);
+        }
+    }
+
+    #[test]
+    fn arch_names_are_the_value_names() {
+        for a in Arch::value_variants() {
+            let name = a.to_possible_value().map(|v| v.get_name().to_string());
+            assert_eq!(Some(a.name().to_string()), name);
+        }
+    }
+}

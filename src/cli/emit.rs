@@ -1,0 +1,37 @@
+//! `cute emit NAME` / `cute emit --list`: the CUDA C++ of a named kernel on standard output, an
+//! error on standard error (so `cute emit ... > kernel.cu` never writes one into the file).
+
+use std::process::ExitCode;
+
+use cute::codegen::{emit, named};
+
+use super::args::EmitArgs;
+use super::text::lines;
+use super::usage;
+
+pub fn emit_command(a: &EmitArgs) -> ExitCode {
+    if let Err(e) = a.plan.check("emit") {
+        return usage(e);
+    }
+    let layout = match a.plan.one_layout("emit") {
+        Ok(l) => l,
+        Err(e) => return usage(e),
+    };
+    let Some(name) = a.name.as_deref().filter(|_| !a.list) else {
+        for n in named::NAMES {
+            println!("{n}");
+        }
+        return ExitCode::SUCCESS;
+    };
+    // The CUDA is the same for every --arch: it is checked here and used where it compiles.
+    match named::plan_unrolled(name, layout, a.plan.k_block_unroll).and_then(|p| emit(&p)) {
+        Ok(k) => {
+            print!("{}", k.source);
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {}", lines(&e.to_string()));
+            ExitCode::FAILURE
+        }
+    }
+}
