@@ -35,8 +35,9 @@ pub enum Expr {
     },
     /// `-x`.
     Neg(Box<Expr>),
-    /// `a + b`, `a - b`, `a * b`, `a / b`, `a % b` on integers.
-    Arith(ArithOp, Box<Expr>, Box<Expr>),
+    /// `a + b - c ...` or `a * b / c ...`: a left-associative chain of integer operators of one
+    /// precedence, kept flat so that a long chain is not a deep tree.
+    Arith(Box<Expr>, Vec<(ArithOp, Expr)>),
     /// `v@m`: a basis stride (`_1@0`).
     Basis(Box<Expr>, usize),
     /// `a o b o ...`: a composed layout (`Sw<3,4,3> o _0 o L`) or a tensor (`gmem_ptr[32b](A) o L`),

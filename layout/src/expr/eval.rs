@@ -58,7 +58,9 @@ pub fn eval_in(e: &Expr, env: &Env) -> Result<Value> {
             target, name, args, ..
         } => super::atom_functions::method(&eval_expr(target)?, name, &eval_all(args)?),
         Expr::Neg(x) => Ok(Value::Int(s(0).sub(&integer("-x", &eval_expr(x)?)?)?)),
-        Expr::Arith(op, a, b) => arith(*op, &eval_expr(a)?, &eval_expr(b)?),
+        Expr::Arith(first, rest) => rest.iter().try_fold(eval_expr(first)?, |acc, (op, x)| {
+            arith(*op, &acc, &eval_expr(x)?)
+        }),
         Expr::Basis(v, m) => Ok(Value::Int(Int::Basis(
             Box::new(integer("a basis stride", &eval_expr(v)?)?),
             *m,

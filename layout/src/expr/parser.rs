@@ -31,6 +31,7 @@ pub fn parse(src: &str) -> Result<Expr> {
     let mut p = Parser {
         tokens,
         pos: 0,
+        open: 0,
         end_col: src.chars().count() + 1,
     };
     let (e, _) = p.expr()?;
@@ -46,6 +47,9 @@ pub fn parse(src: &str) -> Result<Expr> {
 struct Parser {
     tokens: Vec<Token>,
     pos: usize,
+    /// How many `expr`s and unary minuses are open: checked before recursing, so nesting can
+    /// never exhaust the stack.
+    open: usize,
     end_col: usize,
 }
 
@@ -133,7 +137,25 @@ impl Parser {
         Ok(depth + 1)
     }
 
+    /// Runs `f` one level of nesting deeper, refused beyond [`MAX_DEPTH`] before it recurses.
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        if self.open >= MAX_DEPTH {
+            return Err(self.error_at(
+                self.col(),
+                format!("expression nested deeper than {MAX_DEPTH} levels"),
+            ));
+        }
+        self.open += 1;
+        let out = f(self);
+        self.open -= 1;
+        out
+    }
+
     fn expr(&mut self) -> Result<Parsed> {
+        self.nested(Self::compose)
+    }
+
+    fn compose(&mut self) -> Result<Parsed> {
         let col = self.col();
         let (first, mut depth) = self.layout()?;
         if !self.peek_is(&Tok::Ident("o".into())) {
@@ -187,24 +209,26 @@ impl Parser {
         ops: &[(Tok, ArithOp)],
         operand: fn(&mut Self) -> Result<Parsed>,
     ) -> Result<Parsed> {
-        let (mut e, mut depth) = operand(self)?;
-        loop {
-            let col = self.col();
-            let Some(op) = ops.iter().find(|(t, _)| self.peek_is(t)).map(|(_, o)| *o) else {
-                return Ok((e, depth));
-            };
+        let col = self.col();
+        let (first, mut depth) = operand(self)?;
+        let mut rest = Vec::new();
+        while let Some(op) = ops.iter().find(|(t, _)| self.peek_is(t)).map(|(_, o)| *o) {
             self.pos += 1;
             let (rhs, d) = operand(self)?;
-            depth = self.deeper(depth.max(d), col)?;
-            e = Expr::Arith(op, Box::new(e), Box::new(rhs));
+            depth = depth.max(d);
+            rest.push((op, rhs));
         }
+        if rest.is_empty() {
+            return Ok((first, depth));
+        }
+        Ok((Expr::Arith(Box::new(first), rest), self.deeper(depth, col)?))
     }
 
     fn unary(&mut self) -> Result<Parsed> {
         let col = self.col();
         if self.peek_is(&Tok::Minus) {
             self.pos += 1;
-            let (e, d) = self.unary()?;
+            let (e, d) = self.nested(Self::unary)?;
             return Ok((Expr::Neg(Box::new(e)), self.deeper(d, col)?));
         }
         let (mut e, mut depth) = self.primary()?;

@@ -120,9 +120,14 @@ fn expand_rendered(
         )));
     }
     if kind != Macro::Cute && !is_literal(&expr) {
-        return Err(fail(
-            "only CuTe literals here (tuples, S:D, make_tile); use cute!{} for expressions".into(),
-        ));
+        let arithmetic = has_arithmetic(&expr);
+        return Err(fail(if arithmetic {
+            "only CuTe literals here (tuples, S:D, make_tile): a Rust expression goes in braces, \
+             e.g. `{m * 2}`, and a CuTe one in cute!{}"
+                .into()
+        } else {
+            "only CuTe literals here (tuples, S:D, make_tile); use cute!{} for expressions".into()
+        }));
     }
     // Evaluate now, the variables and brace groups standing for kernel-parameter symbols:
     // structure and static values do not depend on them, so every error but a need for numbers is
@@ -199,9 +204,9 @@ fn collect_vars(e: &Expr, out: &mut Vec<String>) {
             args.iter().for_each(|x| collect_vars(x, out));
         }
         Expr::Neg(x) | Expr::Basis(x, _) => collect_vars(x, out),
-        Expr::Arith(_, a, b) => {
-            collect_vars(a, out);
-            collect_vars(b, out);
+        Expr::Arith(first, rest) => {
+            collect_vars(first, out);
+            rest.iter().for_each(|(_, x)| collect_vars(x, out));
         }
         Expr::Compose(parts) => parts.iter().for_each(|x| collect_vars(x, out)),
         Expr::Ptr { offset, .. } => offset.iter().for_each(|x| collect_vars(x, out)),
@@ -210,6 +215,16 @@ fn collect_vars(e: &Expr, out: &mut Vec<String>) {
         | Expr::Under
         | Expr::Type { .. }
         | Expr::MixedBits { .. } => {}
+    }
+}
+
+/// Whether integer arithmetic (`m * 2`) appears in an expression.
+fn has_arithmetic(e: &Expr) -> bool {
+    match e {
+        Expr::Arith(..) | Expr::Neg(_) => true,
+        Expr::Tuple(v) | Expr::Call { args: v, .. } => v.iter().any(has_arithmetic),
+        Expr::Layout(a, b) => has_arithmetic(a) || has_arithmetic(b),
+        _ => false,
     }
 }
 
