@@ -1,0 +1,170 @@
+//! The fresh oracle set of issue 13 (`tests/oracle/cute-fresh.tsv` and
+//! `tests/oracle/cute-fresh-rejected.tsv`, written by `tools/oracle/gen.py` from
+//! `tools/oracle/cases-fresh.txt` by compiling C++ CuTe itself): swizzled layouts through the
+//! inverses, max_common_*, make_fragment_like, composition, casts and slices; inverses with dynamic
+//! extent-1 modes; TiledCopy / TiledMMA over more atoms; and inputs C++ CuTe refuses.
+//!
+//! Contract: every case evaluates to exactly C++ CuTe's string, and every rejected input is an
+//! error (never a value, never a panic). The test prints a summary and every mismatch, grouped by
+//! the outermost operation, before it fails, and writes the same report to
+//! `<CARGO_TARGET_TMPDIR>/oracle-fresh-report.txt` (the path is in the failure message), so the
+//! full list is visible without `--nocapture` or any environment variable.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+
+use cute::layout::expr::eval_str;
+
+const CASES: &str = "cute-fresh.tsv";
+const REJECTED: &str = "cute-fresh-rejected.tsv";
+
+/// Tab-separated fields of the non-comment lines of `tests/oracle/<file>`.
+fn rows(file: &str) -> Vec<Vec<String>> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/oracle")
+        .join(file);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|l| l.split('\t').map(str::to_string).collect::<Vec<_>>())
+        .inspect(|r| assert!(r.len() >= 2, "bad oracle line in {file}: {}", r.join("\t")))
+        .collect()
+}
+
+/// What the port did with one expression.
+enum Outcome {
+    Value(String),
+    Error(String),
+    Panic(String),
+}
+
+/// Evaluates `expr`, catching a panic (a contract violation, reported as such). The caller
+/// installs a quiet panic hook so that a caught panic prints nothing.
+fn run(expr: &str) -> Outcome {
+    match catch_unwind(AssertUnwindSafe(|| eval_str(expr))) {
+        Ok(Ok(s)) => Outcome::Value(s),
+        Ok(Err(e)) => Outcome::Error(e.to_string()),
+        Err(p) => Outcome::Panic(
+            p.downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "panic".into()),
+        ),
+    }
+}
+
+/// The group a mismatch is reported under: the outermost operation of the expression
+/// (`make_tiled_mma.get_layoutA_TV`, `right_inverse`, ...; `(L)(..)` is a slice or evaluation).
+fn area(expr: &str) -> String {
+    if expr.starts_with('(') {
+        return "slice / evaluate (L)(..)".into();
+    }
+    let end = expr.find(['(', '<']).unwrap_or(expr.len());
+    let head = &expr[..end];
+    if head.starts_with("make_tiled_") {
+        // the method called on the tiled object, if any: the last `.name(` of the expression
+        if let Some(dot) = expr.rfind(").") {
+            let tail = &expr[dot + 2..];
+            let m = &tail[..tail.find('(').unwrap_or(tail.len())];
+            return format!("{head}.{m}");
+        }
+    }
+    head.to_string()
+}
+
+fn percent(n: usize, d: usize) -> f64 {
+    if d == 0 {
+        100.0
+    } else {
+        100.0 * n as f64 / d as f64
+    }
+}
+
+fn report_path() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("oracle-fresh-report.txt")
+}
+
+#[test]
+fn cute_fresh_matches_cpp_cute() {
+    let cases = rows(CASES);
+    let rejected = rows(REJECTED);
+    assert!(
+        !cases.is_empty() && !rejected.is_empty(),
+        "no oracle cases read"
+    );
+
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+
+    // area -> mismatch lines
+    let mut bad: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut cases_ok = 0;
+    for r in &cases {
+        let (expr, expected) = (&r[0], &r[1]);
+        let got = match run(expr) {
+            Outcome::Value(s) if &s == expected => {
+                cases_ok += 1;
+                continue;
+            }
+            Outcome::Value(s) => format!("port     {s}"),
+            Outcome::Error(e) => format!("error    {e}"),
+            Outcome::Panic(p) => format!("PANIC    {p}"),
+        };
+        bad.entry(area(expr))
+            .or_default()
+            .push(format!("{expr}\n    C++      {expected}\n    {got}"));
+    }
+    let mut rejected_ok = 0;
+    for r in &rejected {
+        let (expr, why) = (&r[0], r[1..].join(": "));
+        let got = match run(expr) {
+            Outcome::Error(_) => {
+                rejected_ok += 1;
+                continue;
+            }
+            Outcome::Value(s) => format!("port     {s}"),
+            Outcome::Panic(p) => format!("PANIC    {p}"),
+        };
+        bad.entry(format!("{} (C++ rejects)", area(expr)))
+            .or_default()
+            .push(format!("{expr}\n    C++      rejected ({why})\n    {got}"));
+    }
+
+    std::panic::set_hook(hook);
+
+    let total = cases.len() + rejected.len();
+    let ok = cases_ok + rejected_ok;
+    let mut rep = String::new();
+    let _ = writeln!(
+        rep,
+        "oracle_fresh: {ok} / {total} agree with C++ CuTe ({:.1}%)\n  \
+         {cases_ok} / {} cases of {CASES} ({:.1}%)\n  \
+         {rejected_ok} / {} rejected inputs of {REJECTED} are errors ({:.1}%)",
+        percent(ok, total),
+        cases.len(),
+        percent(cases_ok, cases.len()),
+        rejected.len(),
+        percent(rejected_ok, rejected.len()),
+    );
+    for (a, lines) in &bad {
+        let _ = writeln!(rep, "\n== {a}: {} mismatch(es)", lines.len());
+        for l in lines {
+            let _ = writeln!(rep, "{l}");
+        }
+    }
+    println!("{rep}");
+    let path = report_path();
+    let written = std::fs::write(&path, &rep).is_ok();
+    assert!(
+        bad.is_empty(),
+        "{} of {total} oracle_fresh checks differ from C++ CuTe (list above{})",
+        total - ok,
+        if written {
+            format!("; also in {}", path.display())
+        } else {
+            String::new()
+        }
+    );
+}
