@@ -71,10 +71,41 @@ impl Rng {
 }
 
 const HOSTILE: &[&str] = &[
-    "_0", "_1", "_2", "_3", "_4", "_8", "_16", "_32", "_-1", "_-4", "0", "1", "2", "3", "4", "7",
-    "8", "-1", "-8", "M", "N", "K", "ldA", "tid", "M+1", "2*N", "(M+127)/128", "_65536",
-    "_4611686018427387904", "_9223372036854775807", "9223372036854775807", "_-9223372036854775808",
-    "1099511627776", "_1024", "65536",
+    "_0",
+    "_1",
+    "_2",
+    "_3",
+    "_4",
+    "_8",
+    "_16",
+    "_32",
+    "_-1",
+    "_-4",
+    "0",
+    "1",
+    "2",
+    "3",
+    "4",
+    "7",
+    "8",
+    "-1",
+    "-8",
+    "M",
+    "N",
+    "K",
+    "ldA",
+    "tid",
+    "M+1",
+    "2*N",
+    "(M+127)/128",
+    "_65536",
+    "_4611686018427387904",
+    "_9223372036854775807",
+    "9223372036854775807",
+    "_-9223372036854775808",
+    "1099511627776",
+    "_1024",
+    "65536",
 ];
 
 const ATOMS: &[&str] = &[
@@ -92,10 +123,29 @@ const ATOMS: &[&str] = &[
 ];
 
 const METHODS: &[&str] = &[
-    "tidfrg_S", "tidfrg_D", "get_layoutS_TV", "get_layoutD_TV", "get_layoutS_MN", "retile",
-    "thrfrg_A", "thrfrg_B", "thrfrg_C", "get_layoutA_TV", "get_layoutB_TV", "get_layoutC_TV",
-    "get_slice", "partition_S", "partition_D", "partition_A", "partition_B", "partition_C",
-    "partition_fragment_A", "partition_fragment_B", "partition_fragment_C", "retile_S", "retile_D",
+    "tidfrg_S",
+    "tidfrg_D",
+    "get_layoutS_TV",
+    "get_layoutD_TV",
+    "get_layoutS_MN",
+    "retile",
+    "thrfrg_A",
+    "thrfrg_B",
+    "thrfrg_C",
+    "get_layoutA_TV",
+    "get_layoutB_TV",
+    "get_layoutC_TV",
+    "get_slice",
+    "partition_S",
+    "partition_D",
+    "partition_A",
+    "partition_B",
+    "partition_C",
+    "partition_fragment_A",
+    "partition_fragment_B",
+    "partition_fragment_C",
+    "retile_S",
+    "retile_D",
 ];
 
 fn int(r: &mut Rng) -> String {
@@ -128,7 +178,11 @@ fn value(r: &mut Rng, depth: usize) -> String {
             r.pick(&["3", "4", "-3", "2", "5"]),
             layout(r)
         ),
-        6 => format!("make_tensor(make_{}_ptr<float>(A), {})", r.pick(&["gmem", "smem"]), layout(r)),
+        6 => format!(
+            "make_tensor(make_{}_ptr<float>(A), {})",
+            r.pick(&["gmem", "smem"]),
+            layout(r)
+        ),
         7 => r.pick(ATOMS).to_string(),
         8 => format!("make_tiled_mma({}, {})", r.pick(ATOMS), value(r, depth - 1)),
         9 => format!(
@@ -150,7 +204,10 @@ fn call(r: &mut Rng, depth: usize) -> String {
     }
     let name = r.pick(FUNCTIONS);
     let targs = if r.chance(5) {
-        format!("<{}>", r.pick(&["1", "0", "2", "1,0", "4", "64", "-1", "half_t,float"]))
+        format!(
+            "<{}>",
+            r.pick(&["1", "0", "2", "1,0", "4", "64", "-1", "half_t,float"])
+        )
     } else {
         String::new()
     };
@@ -167,24 +224,51 @@ fn mutate(r: &mut Rng, src: &str) -> String {
             0 => {
                 let starts: Vec<usize> = s
                     .char_indices()
-                    .filter(|(i, c)| c.is_ascii_digit() && !s[..*i].ends_with(|p: char| p.is_ascii_alphanumeric()))
+                    .filter(|(i, c)| {
+                        c.is_ascii_digit()
+                            && !s[..*i].ends_with(|p: char| p.is_ascii_alphanumeric())
+                    })
                     .map(|(i, _)| i)
                     .collect();
                 if starts.is_empty() {
                     s
                 } else {
                     let i = starts[r.below(starts.len())];
-                    let j = s[i..].find(|c: char| !c.is_ascii_digit()).map_or(s.len(), |k| i + k);
+                    let j = s[i..]
+                        .find(|c: char| !c.is_ascii_digit())
+                        .map_or(s.len(), |k| i + k);
                     format!("{}{}{}", &s[..i], int(r).trim_start_matches('_'), &s[j..])
                 }
             }
             // wrapped in a function
-            1 => format!("{}({s}{})", r.pick(FUNCTIONS), if r.chance(2) { format!(", {}", value(r, 1)) } else { String::new() }),
+            1 => format!(
+                "{}({s}{})",
+                r.pick(FUNCTIONS),
+                if r.chance(2) {
+                    format!(", {}", value(r, 1))
+                } else {
+                    String::new()
+                }
+            ),
             // composed with itself
-            2 => format!("{}({s}, {s})", r.pick(&["composition", "logical_divide", "zipped_divide", "logical_product", "blocked_product", "raked_product"])),
+            2 => format!(
+                "{}({s}, {s})",
+                r.pick(&[
+                    "composition",
+                    "logical_divide",
+                    "zipped_divide",
+                    "logical_product",
+                    "blocked_product",
+                    "raked_product"
+                ])
+            ),
             // a function renamed
             3 => match s.find('(') {
-                Some(i) if s[..i].chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => {
+                Some(i)
+                    if s[..i]
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_') =>
+                {
                     format!("{}{}", r.pick(FUNCTIONS), &s[i..])
                 }
                 _ => s,
@@ -192,7 +276,10 @@ fn mutate(r: &mut Rng, src: &str) -> String {
             // a cut
             _ => {
                 let cut = r.below(s.len() + 1);
-                let cut = (0..=cut).rev().find(|&k| s.is_char_boundary(k)).unwrap_or(0);
+                let cut = (0..=cut)
+                    .rev()
+                    .find(|&k| s.is_char_boundary(k))
+                    .unwrap_or(0);
                 s[..cut].to_string()
             }
         };
@@ -203,9 +290,18 @@ fn mutate(r: &mut Rng, src: &str) -> String {
 fn oracle_expressions() -> Vec<String> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle");
     let mut out = Vec::new();
-    for f in ["algebra.tsv", "tiled.tsv", "cute-extra.tsv", "cute-swizzle.tsv"] {
+    for f in [
+        "algebra.tsv",
+        "tiled.tsv",
+        "cute-extra.tsv",
+        "cute-swizzle.tsv",
+    ] {
         let text = std::fs::read_to_string(dir.join(f)).unwrap_or_default();
-        out.extend(text.lines().filter_map(|l| l.split_once('\t')).map(|(e, _)| e.to_string()));
+        out.extend(
+            text.lines()
+                .filter_map(|l| l.split_once('\t'))
+                .map(|(e, _)| e.to_string()),
+        );
     }
     out
 }
@@ -248,7 +344,11 @@ fn every_expression_ends_within_a_second_and_a_gibibyte() {
     let (mut slowest, mut largest) = ((Duration::ZERO, String::new()), (0, String::new()));
     let mut failures = Vec::new();
     // Time only counts in optimised builds; a debug build is ~30x slower.
-    let time_bar = if cfg!(debug_assertions) { TIME_BAR * 30 } else { TIME_BAR };
+    let time_bar = if cfg!(debug_assertions) {
+        TIME_BAR * 30
+    } else {
+        TIME_BAR
+    };
     for i in 0..cases {
         let src = if i % 2 == 0 {
             call(&mut r, 2)
@@ -287,6 +387,11 @@ fn every_expression_ends_within_a_second_and_a_gibibyte() {
         failures.is_empty(),
         "{} cases broke the bound:\n{}",
         failures.len(),
-        failures.iter().take(20).map(|f| f.chars().take(400).collect::<String>()).collect::<Vec<_>>().join("\n")
+        failures
+            .iter()
+            .take(20)
+            .map(|f| f.chars().take(400).collect::<String>())
+            .collect::<Vec<_>>()
+            .join("\n")
     );
 }

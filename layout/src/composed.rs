@@ -134,24 +134,25 @@ impl ComposedLayout {
         crate::swizzle_slice::slice_and_offset(self, c)
     }
 
-    /// `upcast<N>`: the swizzle, the offset and the inner layout all re-expressed for N-wide elements.
+    /// `upcast<N>`: the swizzle, the offset and the inner layout all re-expressed for N-wide
+    /// elements. A swizzle that shrinks to no bits stays (`Sw<0,0,3> o _0 o ...`), as in C++ CuTe.
     pub fn upcast(&self, n: i64) -> Result<AnyLayout> {
-        let offset = safe_div(&self.offset, n)?;
-        Ok(ComposedLayout::composition(
-            self.outer.upcast(n)?,
-            offset,
-            crate::upcast(&self.inner, n)?,
-        ))
+        Ok(AnyLayout::Composed(ComposedLayout {
+            outer: self.outer.upcast(n)?,
+            offset: safe_div(&self.offset, n)?,
+            mixed: 0,
+            inner: crate::upcast(&self.inner, n)?,
+        }))
     }
 
     /// `downcast<N>`.
     pub fn downcast(&self, n: i64) -> Result<AnyLayout> {
-        let offset = self.offset.mul(&s(n))?;
-        Ok(ComposedLayout::composition(
-            self.outer.downcast(n)?,
-            offset,
-            crate::downcast(&self.inner, n)?,
-        ))
+        Ok(AnyLayout::Composed(ComposedLayout {
+            outer: self.outer.downcast(n)?,
+            offset: self.offset.mul(&s(n))?,
+            mixed: 0,
+            inner: crate::downcast(&self.inner, n)?,
+        }))
     }
 }
 

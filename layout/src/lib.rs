@@ -24,6 +24,7 @@ mod cast;
 mod coalesce;
 mod complement;
 mod composed;
+mod composed_fn;
 mod composition;
 mod coord;
 mod divide;
@@ -58,6 +59,7 @@ pub use cast::{downcast, upcast};
 pub use coalesce::{coalesce, coalesce_profile, filter, filter_profile, filter_zeros};
 pub use complement::{complement, complement_default};
 pub use composed::{compose_swizzle, AnyLayout, ComposedLayout};
+pub use composed_fn::{compose3, FnComposed, Part};
 pub use composition::{composition, composition_tiler};
 pub use coord::{dice, make_step, slice, Coord, Step, X};
 pub use divide::{flat_divide, logical_divide, tiled_divide, zipped_divide};
@@ -76,9 +78,9 @@ pub use static_int::{IntoInt, C};
 pub use stride::Major;
 pub use swizzle::{Sw, Swizzle};
 pub use swizzle_algebra::{
-    composition_composed, composition_swizzle, composition_swizzles, make_fragment_like,
-    make_layout_of_swizzle, make_swizzle, max_common_layout_any, max_common_vector_any,
-    recast_layout, recast_swizzle,
+    composition_composed, composition_of_composed, composition_swizzle, composition_swizzles,
+    logical_product_swizzled, make_fragment_like, make_layout_of_swizzle, make_swizzle,
+    max_common_layout_any, max_common_vector_any, recast_layout, recast_swizzle,
 };
 pub use tensor::{
     local_partition, local_tile, make_gmem_ptr, make_identity_tensor, make_rmem_ptr, make_smem_ptr,

@@ -10,6 +10,12 @@ pub enum ElemType {
     Tf32,
     F16,
     Bf16,
+    /// `int4b_t`.
+    I4,
+    /// `uint4b_t`.
+    U4,
+    /// `uint1b_t`.
+    U1,
     I8,
     U8,
     I16,
@@ -21,12 +27,15 @@ pub enum ElemType {
     U128,
 }
 
-const ALL: [(ElemType, &str, u32); 14] = [
+const ALL: [(ElemType, &str, u32); 17] = [
     (ElemType::F64, "double", 64),
     (ElemType::F32, "float", 32),
     (ElemType::Tf32, "tfloat32_t", 32),
     (ElemType::F16, "half_t", 16),
     (ElemType::Bf16, "bfloat16_t", 16),
+    (ElemType::I4, "int4b_t", 4),
+    (ElemType::U4, "uint4b_t", 4),
+    (ElemType::U1, "uint1b_t", 1),
     (ElemType::I8, "int8_t", 8),
     (ElemType::U8, "uint8_t", 8),
     (ElemType::I16, "int16_t", 16),

@@ -4,6 +4,7 @@
 //! argument, `make_fragment_like` and `recast_layout` (C++ CuTe's `swizzle_layout.hpp`).
 
 use crate::composed::{AnyLayout, ComposedLayout};
+use crate::composed_fn::{compose3, Part};
 use crate::composition::{composition, composition_tiler};
 use crate::error::{algebra, Result};
 use crate::int::{s, Int};
@@ -137,50 +138,83 @@ impl Inverse for Swizzle {
 }
 
 impl Inverse for ComposedLayout {
-    type Output = AnyLayout;
+    type Output = Part;
 
-    /// `right_inverse(Sw o _0 o B) = composition(right_inverse(B), Sw)`.
-    fn right_inverse_of(&self) -> Result<AnyLayout> {
+    /// `right_inverse(Sw o _0 o B) = composition(right_inverse(B), Sw)`; with an offset O,
+    /// `right_inverse(B) o -O o Sw`.
+    fn right_inverse_of(&self) -> Result<Part> {
         self.inverse_with("right_inverse", self.layout_b().right_inverse_of()?)
     }
 
-    /// `left_inverse(Sw o _0 o B) = composition(left_inverse(B), Sw)`.
-    fn left_inverse_of(&self) -> Result<AnyLayout> {
+    /// `left_inverse(Sw o _0 o B) = composition(left_inverse(B), Sw)`; with an offset O,
+    /// `left_inverse(B) o -O o Sw`.
+    fn left_inverse_of(&self) -> Result<Part> {
         self.inverse_with("left_inverse", self.layout_b().left_inverse_of()?)
     }
 }
 
 impl ComposedLayout {
-    fn inverse_with(&self, op: &'static str, inv_b: Layout) -> Result<AnyLayout> {
-        if !self.offset().is_constant(0) {
+    fn inverse_with(&self, op: &'static str, inv_b: Layout) -> Result<Part> {
+        if !self.offset().is_static() {
             return Err(algebra(
                 op,
                 format!(
-                    "{self}: the inverse of a swizzled layout with offset {} is a layout composed with a swizzle on the right, which this port does not represent",
+                    "{self}: the offset {} is dynamic; C++ CuTe inverts only a static offset",
                     self.offset()
                 ),
             ));
         }
-        composition_swizzle(&inv_b, self.layout_a()).map_err(|e| e.in_op(op))
+        if !self.offset().is_constant(0) {
+            let minus = s(0).sub(self.offset()).map_err(|e| e.in_op(op))?;
+            return Ok(compose3(
+                Part::Layout(inv_b.into()),
+                minus,
+                Part::Swizzle(self.layout_a()),
+            ));
+        }
+        Ok(Part::Layout(
+            composition_swizzle(&inv_b, self.layout_a()).map_err(|e| e.in_op(op))?,
+        ))
     }
 }
 
 impl Inverse for AnyLayout {
-    type Output = AnyLayout;
+    type Output = Part;
 
-    fn right_inverse_of(&self) -> Result<AnyLayout> {
+    fn right_inverse_of(&self) -> Result<Part> {
         match self {
-            AnyLayout::Plain(l) => Ok(AnyLayout::Plain(l.right_inverse_of()?)),
+            AnyLayout::Plain(l) => Ok(Part::Layout(l.right_inverse_of()?.into())),
             AnyLayout::Composed(c) => c.right_inverse_of(),
         }
     }
 
-    fn left_inverse_of(&self) -> Result<AnyLayout> {
+    fn left_inverse_of(&self) -> Result<Part> {
         match self {
-            AnyLayout::Plain(l) => Ok(AnyLayout::Plain(l.left_inverse_of()?)),
+            AnyLayout::Plain(l) => Ok(Part::Layout(l.left_inverse_of()?.into())),
             AnyLayout::Composed(c) => c.left_inverse_of(),
         }
     }
+}
+
+/// `composition(Sw o O o B, X)` for a swizzle or swizzled layout X: `Sw o O o composition(B, X)`,
+/// a composition of functions.
+pub fn composition_of_composed(a: &ComposedLayout, x: &Part) -> Result<Part> {
+    let inner = match x {
+        Part::Swizzle(sw) => composition_swizzle(a.layout_b(), *sw)?,
+        Part::Layout(AnyLayout::Composed(c)) => composition_composed(a.layout_b(), c)?,
+        Part::Layout(AnyLayout::Plain(l)) => AnyLayout::Plain(composition(a.layout_b(), l)?),
+        Part::Fn(f) => {
+            return Err(algebra(
+                "composition",
+                format!("{a} o ({f}): composing with a composition of functions is not supported"),
+            ))
+        }
+    };
+    Ok(compose3(
+        Part::Swizzle(a.layout_a()),
+        a.offset().clone(),
+        Part::Layout(inner),
+    ))
 }
 
 /// `max_common_vector(a, b)` where either may be swizzled: the plain result, capped at the
@@ -228,6 +262,47 @@ pub fn max_common_layout_any(a: &AnyLayout, b: &AnyLayout) -> Result<Layout> {
         Some(n) if base < n => composition_tiler(&common, &Tiler::Int(s(base))),
         _ => Ok(common),
     }
+}
+
+/// `logical_product(L, Sw o _0 o T)`: `logical_product(L, T)` under the swizzle moved onto its
+/// strides (the swizzle bits T reaches, carried through the product).
+///
+/// ```
+/// # use cute_layout::*;
+/// let t = expr::eval("composition(Swizzle<1,2,3>, (_8,_16):(_16,_1))").unwrap();
+/// let expr::Value::Layout(AnyLayout::Composed(t)) = t else { unreachable!() };
+/// let l = Layout::new(tup![s(2), s(2)], tup![s(1), s(2)]).unwrap();
+/// assert_eq!(
+///     logical_product_swizzled(&l, &t).unwrap().to_string(),
+///     "Sw<1,5,3> o _0 o ((_2,_2),(_8,_16)):((_1,_2),(_64,_4))"
+/// );
+/// ```
+pub fn logical_product_swizzled(a: &Layout, t: &ComposedLayout) -> Result<AnyLayout> {
+    const OP: &str = "logical_product";
+    if !t.offset().is_constant(0) {
+        return Err(algebra(
+            OP,
+            format!("{t}: the swizzled tiler must have offset _0 (Require Swizzle offset == 0)"),
+        ));
+    }
+    let (sw, tb) = (t.layout_a(), t.layout_b());
+    let new_layout = crate::logical_product(a, &Tiler::Layout(tb.clone()))?;
+    let only = crate::swizzle_slice::projections(&sw).only;
+    let only_zy = composition(&only, tb)?;
+    let last = only_zy.size()?.sub(&s(1))?;
+    let active = only_zy.crd2idx(&IntTuple::Int(last))?;
+    let static_bits = |i: &Int| {
+        i.as_static()
+            .ok_or_else(|| algebra(OP, format!("{t}: the swizzle bits {i} are not static")))
+    };
+    let active = static_bits(&active)?;
+    let moved = |mask: i64| -> Result<i64> {
+        let inner = tb.crd2idx(&IntTuple::Int(s(active & mask)))?;
+        static_bits(&new_layout.crd2idx(&IntTuple::from_ints(vec![s(0), inner]))?)
+    };
+    let moved_sw =
+        make_swizzle(moved(sw.yyy_mask())?, moved(sw.zzz_mask())?).map_err(|e| e.in_op(OP))?;
+    Ok(ComposedLayout::composition(moved_sw, s(0), new_layout))
 }
 
 /// `make_fragment_like(L)`: of a swizzled layout, the fragment of its inner layout.

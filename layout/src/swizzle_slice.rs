@@ -17,12 +17,12 @@ use crate::swizzle::Swizzle;
 
 /// The projections of a swizzle: `sw` is the bit layout `(2^M, 2^B, 2^(|S|-B), 2^B, 1)`;
 /// `anti` keeps the bits the swizzle neither reads nor writes, `only` keeps those it does.
-struct Projections {
-    anti: Layout,
-    only: Layout,
+pub(crate) struct Projections {
+    pub(crate) anti: Layout,
+    pub(crate) only: Layout,
 }
 
-fn projections(sw: &Swizzle) -> Projections {
+pub(crate) fn projections(sw: &Swizzle) -> Projections {
     let (b, m, sh) = sw.params();
     let (b, m, a) = (i64::from(b), i64::from(m), i64::from(sh.unsigned_abs()));
     let shape = IntTuple::from_ints(vec![s(1 << m), s(1 << b), s(1 << (a - b)), s(1 << b), s(1)]);

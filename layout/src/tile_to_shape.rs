@@ -38,6 +38,14 @@ pub fn tile_to_shape(block: &Layout, trg_shape: &IntTuple, order: &ModeOrder) ->
     let padded = block.append_to(r, &Layout::trivial());
     let block_shape = padded.shape().product_each()?;
     let target_shape = trg_shape.product_each()?;
+    if target_shape.is_static() && !block_shape.is_static() {
+        // C++ CuTe checks the division at compile time when the target is static, which a
+        // dynamic block cannot pass (it does not compile).
+        return Err(algebra(
+            "tile_to_shape",
+            format!("the target shape {target_shape} is static but the block shape {block_shape} is not: the division cannot be checked (C++ CuTe does not compile it)"),
+        ));
+    }
     if target_shape.is_static() {
         for (t, b) in target_shape.leaves().iter().zip(block_shape.leaves()) {
             if let (Some(t), Some(b)) = (t.as_static(), b.as_static()) {

@@ -110,9 +110,18 @@ pub enum Sm80Mma {
     M16N8K32_U8U8,
     /// `SM80_16x8x32_S32U8U8S32_TN_SATURATE`
     M16N8K32_U8U8_SATURATE,
+    /// The 4-bit integer MMAs, `SM80_{8x8x32,16x8x32,16x8x64}_S32{S4,U4}{S4,U4}S32_TN[_SATURATE]`.
+    Int4 {
+        mnk: (i64, i64, i64),
+        a: ElemType,
+        b: ElemType,
+        saturate: bool,
+    },
+    /// The 1-bit MMAs, `SM80_{8x8x128,16x8x256}_S32U1U1S32_TN_{XORPOPC,ANDPOPC}`.
+    Bits { mnk: (i64, i64, i64), and: bool },
 }
 
-use ElemType::{Bf16, Tf32, F16, F32, F64, I32, I8, U8};
+use ElemType::{Bf16, Tf32, F16, F32, F64, I32, I4, I8, U1, U4, U8};
 
 /// One warp MMA of the catalog: its CuTe name and its `MMA_Traits` (`mma_traits_sm75.hpp`,
 /// `mma_traits_sm80.hpp`).
@@ -268,9 +277,144 @@ const INT8_MMAS: [[WarpEntry; 6]; 4] = [
     int8_mmas!(U8, U8, "U8U8", [M8N8K16_U8U8, M8N8K16_U8U8_SATURATE, M16N8K16_U8U8, M16N8K16_U8U8_SATURATE, M16N8K32_U8U8, M16N8K32_U8U8_SATURATE]),
 ];
 
+/// A 4-bit integer MMA (`mma_traits_sm80.hpp`: every (A, B) pair shares the S4S4 layouts).
+const fn int4(
+    name: &'static str,
+    a: ElemType,
+    b: ElemType,
+    mnk: (i64, i64, i64),
+    saturate: bool,
+) -> WarpEntry {
+    let layouts = match mnk {
+        (8, _, _) => [
+            "((_4,_8),(_8)):((_64,_1),(_8))",
+            "((_4,_8),(_8)):((_64,_1),(_8))",
+            SM80_8X8_ROW,
+        ],
+        (_, _, 32) => [
+            "((_4,_8),(_8,_2)):((_128,_1),(_16,_8))",
+            "((_4,_8),(_8)):((_64,_1),(_8))",
+            SM80_16X8_ROW,
+        ],
+        _ => [
+            "((_4,_8),(_8,_2,_2)):((_128,_1),(_16,_8,_512))",
+            "((_4,_8),(_8,_2)):((_64,_1),(_8,_256))",
+            SM80_16X8_ROW,
+        ],
+    };
+    WarpEntry {
+        name,
+        op: MmaOp::Sm80(Sm80Mma::Int4 {
+            mnk,
+            a,
+            b,
+            saturate,
+        }),
+        mnk,
+        types: [I32, a, b, I32],
+        layouts,
+        saturate,
+    }
+}
+
+/// The 4-bit MMAs of one (A, B) pair: 8x8x32, 16x8x32, 16x8x64, each with its `_SATURATE` form.
+macro_rules! int4_mmas {
+    ($a:ident, $b:ident, $ab:literal) => {
+        [
+            int4(
+                concat!("SM80_8x8x32_S32", $ab, "S32_TN"),
+                $a,
+                $b,
+                (8, 8, 32),
+                false,
+            ),
+            int4(
+                concat!("SM80_8x8x32_S32", $ab, "S32_TN_SATURATE"),
+                $a,
+                $b,
+                (8, 8, 32),
+                true,
+            ),
+            int4(
+                concat!("SM80_16x8x32_S32", $ab, "S32_TN"),
+                $a,
+                $b,
+                (16, 8, 32),
+                false,
+            ),
+            int4(
+                concat!("SM80_16x8x32_S32", $ab, "S32_TN_SATURATE"),
+                $a,
+                $b,
+                (16, 8, 32),
+                true,
+            ),
+            int4(
+                concat!("SM80_16x8x64_S32", $ab, "S32_TN"),
+                $a,
+                $b,
+                (16, 8, 64),
+                false,
+            ),
+            int4(
+                concat!("SM80_16x8x64_S32", $ab, "S32_TN_SATURATE"),
+                $a,
+                $b,
+                (16, 8, 64),
+                true,
+            ),
+        ]
+    };
+}
+
+#[rustfmt::skip]
+const INT4_MMAS: [[WarpEntry; 6]; 4] = [
+    int4_mmas!(I4, I4, "S4S4"),
+    int4_mmas!(I4, U4, "S4U4"),
+    int4_mmas!(U4, I4, "U4S4"),
+    int4_mmas!(U4, U4, "U4U4"),
+];
+
+/// A 1-bit MMA (`int32_t = popc(A xor/and B) + int32_t`). The 16x8x128 form is left out: its
+/// traits' A layout is not congruent (shape `(_32,_2)`, stride `((_16,_8))`).
+const fn bits(name: &'static str, mnk: (i64, i64, i64), and: bool) -> WarpEntry {
+    let layouts = match mnk {
+        (8, _, _) => [
+            "((_4,_8),_32):((_256,_1),_8)",
+            "((_4,_8),_32):((_256,_1),_8)",
+            SM80_8X8_ROW,
+        ],
+        _ => [
+            "((_4,_8),(_32,_2,_2)):((_512,_1),(_16,_8,_2048))",
+            "((_4,_8),(_32,_2)):((_256,_1),(_8,_1024))",
+            SM80_16X8_ROW,
+        ],
+    };
+    WarpEntry {
+        name,
+        op: MmaOp::Sm80(Sm80Mma::Bits { mnk, and }),
+        mnk,
+        types: [I32, U1, U1, I32],
+        layouts,
+        saturate: false,
+    }
+}
+
+#[rustfmt::skip]
+const BIT_MMAS: [WarpEntry; 4] = [
+    bits("SM80_8x8x128_S32U1U1S32_TN_XORPOPC", (8, 8, 128), false),
+    bits("SM80_8x8x128_S32U1U1S32_TN_ANDPOPC", (8, 8, 128), true),
+    bits("SM80_16x8x256_S32U1U1S32_TN_XORPOPC", (16, 8, 256), false),
+    bits("SM80_16x8x256_S32U1U1S32_TN_ANDPOPC", (16, 8, 256), true),
+];
+
 /// Every warp MMA of the catalog.
 fn warp_mmas() -> impl Iterator<Item = &'static WarpEntry> {
-    FLOAT_MMAS.iter().chain(INT8_MMAS.iter().flatten())
+    FLOAT_MMAS
+        .iter()
+        .chain(INT8_MMAS.iter().flatten())
+        .chain(INT4_MMAS.iter().flatten())
+        .chain(BIT_MMAS.iter())
 }
 
 /// The catalog entry of a warp MMA (`None` for `UniversalFMA`).
@@ -454,9 +598,17 @@ impl MmaOp {
             I32 => "s32",
             I8 => "s8",
             U8 => "u8",
+            I4 => "s4",
+            U4 => "u4",
+            U1 => "b1",
             _ => "?",
         };
-        let sat = if e.saturate { ".satfinite" } else { "" };
+        let sat = match e.op {
+            MmaOp::Sm80(Sm80Mma::Bits { and: false, .. }) => ".xor.popc",
+            MmaOp::Sm80(Sm80Mma::Bits { and: true, .. }) => ".and.popc",
+            _ if e.saturate => ".satfinite",
+            _ => "",
+        };
         Some(format!(
             "mma.sync.aligned.m{m}n{n}k{k}.row.col.{}.{}.{}.{}{sat} {gd}, {ga}, {gb}, {gc};",
             ty(d),

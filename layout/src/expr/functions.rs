@@ -255,7 +255,8 @@ fn query(name: &str, ix: &[i64], args: &[Value]) -> Result<Value> {
 fn select(x: &Value, ix: &[i64]) -> Result<Value> {
     let p = path("select", ix)?;
     match x {
-        Value::Layout(l) => Ok(l.map(|b| b.select(&p))?.into()),
+        Value::Layout(AnyLayout::Plain(l)) => Ok(l.select(&p)?.into()),
+        // C++ CuTe's select of a composed layout is the tuple of its modes, each still swizzled.
         other => {
             let items = p
                 .iter()
@@ -316,6 +317,11 @@ fn make_fragment_like(x: &Value) -> Result<Value> {
 /// `coalesce(L[, profile])`, `filter(L[, profile])`.
 fn by_profile(name: &str, args: &[Value]) -> Result<Value> {
     let (l, profile) = match args {
+        [Value::Layout(AnyLayout::Composed(c))] if name == "filter" => {
+            return Err(Error::Eval(format!(
+                "filter: a composed layout {c} takes filter(L, profile) only (C++ CuTe has no one-argument form)"
+            )))
+        }
         [l] => (l.to_any_layout(name)?, None),
         [l, p] => (l.to_any_layout(name)?, Some(p.to_int_tuple(name)?)),
         _ => return Err(arity(name, args, "1 or 2")),
@@ -332,25 +338,33 @@ fn by_profile(name: &str, args: &[Value]) -> Result<Value> {
 /// `composition(Swizzle, L)`, `composition(L, tiler)`, `composition(A o O o B, tiler)`.
 fn composition_call(args: &[Value]) -> Result<Value> {
     const NAME: &str = "composition";
+    if let [a, o, b] = args {
+        let offset = super::eval::integer("the offset of composition(A, O, B)", o)?;
+        return Ok(crate::compose3(a.to_part(NAME)?, offset, b.to_part(NAME)?).into());
+    }
     let [a, b] = two(NAME, args)?;
     match (a, b) {
         (Value::Swizzle(sw), Value::Layout(AnyLayout::Plain(l))) => {
             Ok(compose_swizzle(*sw, l).into())
         }
-        (Value::Swizzle(x), Value::Swizzle(y)) => Ok(Value::Swizzle(crate::composition_swizzles(*x, *y)?)),
-        (Value::Swizzle(_), other) => Err(expected(NAME, "a plain layout or a swizzle after a swizzle", other)),
+        (Value::Swizzle(x), Value::Swizzle(y)) => {
+            Ok(Value::Swizzle(crate::composition_swizzles(*x, *y)?))
+        }
+        (Value::Swizzle(_), other) => Err(expected(
+            NAME,
+            "a plain layout or a swizzle after a swizzle",
+            other,
+        )),
         (Value::Layout(AnyLayout::Plain(l)), Value::Swizzle(sw)) => {
             Ok(crate::composition_swizzle(l, *sw)?.into())
         }
         (Value::Layout(AnyLayout::Plain(l)), Value::Layout(AnyLayout::Composed(c))) => {
             Ok(crate::composition_composed(l, c)?.into())
         }
-        (Value::Layout(AnyLayout::Composed(_)), Value::Swizzle(_) | Value::Layout(AnyLayout::Composed(_))) => {
-            Err(Error::Eval(
-                "composition: a swizzled layout composed with a swizzle or a swizzled layout nests one composed layout in another, which this port does not represent"
-                    .into(),
-            ))
-        }
+        (
+            Value::Layout(AnyLayout::Composed(c)),
+            Value::Swizzle(_) | Value::Layout(AnyLayout::Composed(_)),
+        ) => Ok(crate::composition_of_composed(c, &b.to_part(NAME)?)?.into()),
         _ => {
             let t = b.to_tiler(NAME)?;
             Ok(a.to_any_layout(NAME)?
@@ -367,6 +381,8 @@ fn inverse_call(name: &str, x: &Value) -> Result<Value> {
         Value::Swizzle(sw) => Ok(Value::Swizzle(*sw)),
         Value::Layout(l) if right => Ok(right_inverse(l)?.into()),
         Value::Layout(l) => Ok(left_inverse(l)?.into()),
+        Value::Composition(c) if right => Ok(right_inverse(c.as_ref())?.into()),
+        Value::Composition(c) => Ok(left_inverse(c.as_ref())?.into()),
         other => Ok(if right {
             right_inverse(&other.to_layout(name)?)?
         } else {
@@ -413,6 +429,11 @@ fn complement_call(args: &[Value]) -> Result<Value> {
 /// The divides and products that take a layout and a tiler.
 fn tiler_op(name: &str, args: &[Value]) -> Result<Value> {
     let [a, t] = two(name, args)?;
+    if let (Value::Layout(AnyLayout::Plain(l)), Value::Layout(AnyLayout::Composed(c))) = (a, t) {
+        if name == "logical_product" {
+            return Ok(crate::logical_product_swizzled(l, c)?.into());
+        }
+    }
     let (a, t) = (a.to_any_layout(name)?, t.to_tiler(name)?);
     let f: fn(&Layout, &Tiler) -> Result<Layout> = match name {
         "logical_divide" => logical_divide,

@@ -25,10 +25,23 @@ pub(super) fn compose(parts: &[Expr], env: &Env) -> Result<Value> {
         }
     }
     match (eval_in(&parts[0], env)?, &parts[1..]) {
+        (Value::Ptr(p), rest) => Ok(Value::Tensor(Tensor::new(p, layout_of(rest, env)?))),
         (Value::Swizzle(sw), [offset, inner]) => {
             composed(sw, offset, inner, env).map(Value::Layout)
         }
-        (Value::Ptr(p), rest) => Ok(Value::Tensor(Tensor::new(p, layout_of(rest, env)?))),
+        (
+            a @ (Value::Swizzle(_) | Value::Layout(_) | Value::Composition(_)),
+            [offset, rest @ ..],
+        ) if rest.len() % 2 == 1 => {
+            // A o O o (the rest): compositions nest to the right, as C++ CuTe prints them.
+            let b = if rest.len() == 1 {
+                eval_in(&rest[0], env)?
+            } else {
+                compose(rest, env)?
+            };
+            let offset = integer("the offset of a composition", &eval_in(offset, env)?)?;
+            Ok(crate::compose3(a.to_part("o")?, offset, b.to_part("o")?).into())
+        }
         (other, _) => Err(Error::Eval(format!(
             "'o': expected Sw<B,M,S> o offset o layout, or a pointer or ArithTuple(...) o layout; \
              found {} before 'o'",

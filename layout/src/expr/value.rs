@@ -25,6 +25,8 @@ pub enum Value {
     Layout(AnyLayout),
     /// A swizzle functor.
     Swizzle(Swizzle),
+    /// A composition of functions that is not a swizzled layout (`L o _-4 o Sw<1,2,3>`).
+    Composition(Box<crate::composed_fn::FnComposed>),
     /// A typed pointer (`gmem_ptr[32b](A)`).
     Ptr(Ptr),
     /// A tensor (`gmem_ptr[32b](A) o (M,K):(_1,M)`).
@@ -68,6 +70,28 @@ impl From<AnyLayout> for Value {
     }
 }
 
+impl From<crate::composed_fn::Part> for Value {
+    fn from(p: crate::composed_fn::Part) -> Self {
+        match p {
+            crate::composed_fn::Part::Swizzle(sw) => Value::Swizzle(sw),
+            crate::composed_fn::Part::Layout(l) => Value::Layout(l),
+            crate::composed_fn::Part::Fn(f) => Value::Composition(f),
+        }
+    }
+}
+
+impl Value {
+    /// As one side of a composition of functions (a swizzle, a layout or a composition).
+    pub fn to_part(&self, ctx: &str) -> Result<crate::composed_fn::Part> {
+        use crate::composed_fn::Part;
+        match self {
+            Value::Swizzle(sw) => Ok(Part::Swizzle(*sw)),
+            Value::Composition(f) => Ok(Part::Fn(f.clone())),
+            other => Ok(Part::Layout(other.to_any_layout(ctx)?)),
+        }
+    }
+}
+
 impl From<Tensor> for Value {
     fn from(t: Tensor) -> Self {
         Value::Tensor(t)
@@ -98,6 +122,7 @@ impl Value {
             Value::Layout(AnyLayout::Plain(_)) => "a layout",
             Value::Layout(AnyLayout::Composed(_)) => "a composed layout",
             Value::Swizzle(_) => "a swizzle",
+            Value::Composition(_) => "a composition of functions",
             Value::Ptr(_) => "a pointer",
             Value::Tensor(_) => "a tensor",
             Value::CopyAtom(_) => "a copy atom",
@@ -199,6 +224,7 @@ impl fmt::Display for Value {
             Value::Int(i) => write!(f, "{i}"),
             Value::Layout(l) => write!(f, "{l}"),
             Value::Swizzle(sw) => write!(f, "{sw}"),
+            Value::Composition(c) => write!(f, "{c}"),
             Value::Ptr(p) => write!(f, "{p}"),
             Value::Tensor(t) => write!(f, "{t}"),
             Value::CopyAtom(a) => write!(f, "{a}"),
