@@ -30,6 +30,19 @@ use crate::tiler::Tiler;
 pub fn composition(a: &Layout, b: &Layout) -> Result<Layout> {
     let flat = coalesce_x(a)?;
     let (ls, ld) = (flat.shape().leaves(), flat.stride().leaves());
+    // Each mode of B may split across every mode of A: bound the result before building it.
+    let bound = ls.len().saturating_mul(b.shape().leaves().len());
+    if bound > crate::layout::MAX_MODES {
+        return Err(algebra(
+            "composition",
+            format!(
+                "{} modes of A by {} of B could make more than {} modes (a bound on the work of one expression)",
+                ls.len(),
+                b.shape().leaves().len(),
+                crate::layout::MAX_MODES
+            ),
+        ));
+    }
     compose_impl(a, &ls, &ld, b.shape(), b.stride())
 }
 

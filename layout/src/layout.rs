@@ -264,6 +264,12 @@ impl Layout {
 }
 
 /// What the `shape!` and `layout!` macros refuse in a shape: a negative static size.
+/// The most modes (leaves) an operation builds in one layout: beyond it an operation fails
+/// naming the bound instead of exhausting memory (26 nested compositions of `(4,4):(1,4)` by
+/// `(_2,_2):(_1,_2)` would double the rank 26 times: dynamic extents of 1 are not dropped, as in
+/// C++ CuTe).
+pub const MAX_MODES: usize = 1 << 16;
+
 fn check_sizes(op: &'static str, shape: &IntTuple) -> Result<()> {
     match shape
         .leaves()

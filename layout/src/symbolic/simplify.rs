@@ -250,6 +250,26 @@ fn div(a: &Dyn, b: &Dyn) -> SymResult {
     if ra.lo >= 0 && rb.lo >= 1 && ra.hi < rb.lo {
         return Ok(Dyn::Lit(0));
     }
+    if ra.lo >= 0 && rb.lo >= 1 {
+        // 0 <= a < b, or b <= a < 2b, shown on the difference: `(2*M-1)/M` is 1.
+        let at_least = |x: &Dyn, y: &Dyn, k: i64| {
+            let (terms, c) = difference_terms(x, y);
+            let r = terms.iter().fold(Range::point(c), |acc, (k, t)| {
+                acc.add(facts.range_of(t).scale(*k))
+            });
+            r.lo >= i128::from(k)
+        };
+        if at_least(b, a, 1) {
+            return Ok(Dyn::Lit(0));
+        }
+        if at_least(a, b, 0) {
+            if let Ok(two_b) = scale(b, 2) {
+                if at_least(&two_b, a, 1) {
+                    return Ok(Dyn::Lit(1));
+                }
+            }
+        }
+    }
     if let Some(d) = b.value().filter(|d| *d > 0) {
         if let Some(q) = div_by_literal(a, d, ra) {
             return q;

@@ -73,6 +73,22 @@ fn quotients_cancel_and_ranges_decide() {
 }
 
 #[test]
+fn quotients_bounded_by_the_divisor() {
+    // 0 <= M-1 < M, and M <= 2*M-1 < 2*M (M >= 1)
+    let m1 = b(BinOp::Sub, &m(), &l(1));
+    assert_eq!(b(BinOp::Div, &m1, &m()), l(0));
+    let two_m1 = b(BinOp::Sub, &b(BinOp::Mul, &l(2), &m()), &l(1));
+    assert_eq!(b(BinOp::Div, &two_m1, &m()), l(1));
+    // (2*i+1)/(i+1) is 1 for every index i; (2*i+3)/(i+1) is 3 at i = 0 and 2 at i = 1
+    let i = Dyn::index("i");
+    let i1 = b(BinOp::Add, &i, &l(1));
+    let n = b(BinOp::Add, &b(BinOp::Mul, &l(2), &i), &l(1));
+    assert_eq!(b(BinOp::Div, &n, &i1), l(1));
+    let n3 = b(BinOp::Add, &n, &l(2));
+    assert_eq!(b(BinOp::Div, &n3, &i1).to_string(), "(2*i+3)/(i+1)");
+}
+
+#[test]
 fn nested_ceil_divs_compose() {
     // ceil_div(ceil_div(M, 128), 2) = ceil_div(M, 256)
     let c = ceil_div(&ceil_div(&m(), &l(128)), &l(2));
