@@ -52,11 +52,26 @@ pub struct BankReport {
 
 impl BankReport {
     /// The worst conflict degree over all instructions and warps (1: conflict-free).
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// let stride2 = AnyLayout::from(Layout::new(s(32), s(2))?); // thread t reads word 2t
+    /// assert_eq!(bank_conflicts(&stride2, 32)?.max_ways(), 2); // banks 0,2,..,30 twice each
+    /// # Ok::<(), cute_layout::Error>(())
+    /// ```
     pub fn max_ways(&self) -> i64 {
         self.warps.iter().map(|w| w.ways).max().unwrap_or(1)
     }
 
     /// Total wavefronts and total ideal wavefronts.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// // 4 instructions of a warp reading words 2t: 2 wavefronts each where 1 would do
+    /// let stride2 = AnyLayout::from(Layout::new(tup![s(32), s(4)], tup![s(2), s(64)])?);
+    /// assert_eq!(bank_conflicts(&stride2, 32)?.totals(), (8, 4));
+    /// # Ok::<(), cute_layout::Error>(())
+    /// ```
     pub fn totals(&self) -> (i64, i64) {
         self.warps
             .iter()
@@ -88,11 +103,27 @@ pub struct CoalescingReport {
 
 impl CoalescingReport {
     /// The average sectors per warp request.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// // 32 floats 8 bytes apart span 256 bytes: 8 sectors
+    /// let stride2 = AnyLayout::from(Layout::new(s(32), s(2))?);
+    /// assert_eq!(coalescing(&stride2, 32)?.sectors_per_request(), 8.0);
+    /// # Ok::<(), cute_layout::Error>(())
+    /// ```
     pub fn sectors_per_request(&self) -> f64 {
         average(self.warps.iter().map(|w| w.sectors))
     }
 
     /// The average ideal sectors per warp request.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// // the same 128 bytes packed together would fill 4 sectors
+    /// let stride2 = AnyLayout::from(Layout::new(s(32), s(2))?);
+    /// assert_eq!(coalescing(&stride2, 32)?.ideal_per_request(), 4.0);
+    /// # Ok::<(), cute_layout::Error>(())
+    /// ```
     pub fn ideal_per_request(&self) -> f64 {
         average(self.warps.iter().map(|w| w.ideal))
     }
@@ -170,18 +201,29 @@ fn check_bits(op: &'static str, bits: i64) -> Result<()> {
 /// ```
 /// # use cute_layout::*;
 /// // UniversalFMA 16x16 reading B from a row-major (128,32) tile: 2-way conflict; swizzled: none.
-/// let b = expr::eval("((_16,_16),(_8,_32)):((_0,_32),(_512,_1))").unwrap();
-/// let expr::Value::Layout(b) = b else { unreachable!() };
-/// assert_eq!(bank_conflicts(&b, 32).unwrap().max_ways(), 2);
-/// let s = expr::eval("composition(Swizzle<1,2,3>, ((_16,_16),(_8,_32)):((_0,_32),(_512,_1)))").unwrap();
-/// let expr::Value::Layout(s) = s else { unreachable!() };
-/// assert_eq!(bank_conflicts(&s, 32).unwrap().max_ways(), 1);
+/// let tcsb = Layout::new(
+///     tup![tup![s(16), s(16)], tup![s(8), s(32)]],
+///     tup![tup![s(0), s(32)], tup![s(512), s(1)]],
+/// )?; // (thr,instr) -> offset
+/// assert_eq!(bank_conflicts(&tcsb.clone().into(), 32)?.max_ways(), 2);
+/// let swizzled = compose_swizzle(Swizzle::new(1, 2, 3)?, &tcsb);
+/// assert_eq!(bank_conflicts(&swizzled, 32)?.max_ways(), 1);
+/// # Ok::<(), cute_layout::Error>(())
 /// ```
 pub fn bank_conflicts(pattern: &AnyLayout, bits: i64) -> Result<BankReport> {
     bank_conflicts_of(&offsets(pattern)?, bits)
 }
 
 /// `bank_conflicts` of explicit offsets, `[instruction][thread]` in units of the access width.
+///
+/// ```
+/// # use cute_layout::*;
+/// // words 0, 32 and 64 share bank 0; word 1 is in bank 1
+/// assert_eq!(bank_conflicts_of(&[vec![0, 32, 64, 1]], 32)?.max_ways(), 3);
+/// // one word read by three threads is a broadcast
+/// assert_eq!(bank_conflicts_of(&[vec![5, 5, 5]], 32)?.max_ways(), 1);
+/// # Ok::<(), cute_layout::Error>(())
+/// ```
 pub fn bank_conflicts_of(rows: &[Vec<i64>], bits: i64) -> Result<BankReport> {
     check_bits("bank_conflicts", bits)?;
     let words_per_access = bits / 32;
@@ -241,12 +283,12 @@ pub fn bank_conflicts_of(rows: &[Vec<i64>], bits: i64) -> Result<BankReport> {
 ///
 /// ```
 /// # use cute_layout::*;
-/// let row = expr::eval("(_32,_4):(_1,_32)").unwrap();    // a warp reads 32 consecutive floats
-/// let expr::Value::Layout(row) = row else { unreachable!() };
-/// assert_eq!(coalescing(&row, 32).unwrap().sectors_per_request(), 4.0);
-/// let col = expr::eval("(_32,_4):(_1024,_1)").unwrap(); // 32 floats 4 KiB apart
-/// let expr::Value::Layout(col) = col else { unreachable!() };
-/// assert_eq!(coalescing(&col, 32).unwrap().sectors_per_request(), 32.0);
+/// // a warp reads 32 consecutive floats
+/// let row = Layout::new(tup![s(32), s(4)], tup![s(1), s(32)])?;
+/// assert_eq!(coalescing(&row.into(), 32)?.sectors_per_request(), 4.0);
+/// let col = Layout::new(tup![s(32), s(4)], tup![s(1024), s(1)])?; // 32 floats 4 KiB apart
+/// assert_eq!(coalescing(&col.into(), 32)?.sectors_per_request(), 32.0);
+/// # Ok::<(), cute_layout::Error>(())
 /// ```
 pub fn coalescing(pattern: &AnyLayout, bits: i64) -> Result<CoalescingReport> {
     check_bits("coalescing", bits)?;
@@ -288,6 +330,15 @@ pub struct AccessCell {
 }
 
 /// `[instruction][thread]` cells of warp `warp` for the first `max_instructions` instructions.
+///
+/// ```
+/// # use cute_layout::*;
+/// let stride2 = AnyLayout::from(Layout::new(s(32), s(2))?); // thread t reads word 2t
+/// let cells = bank_cells(&stride2, 32, 0, 1)?;
+/// assert_eq!((cells[0][17].offset, cells[0][17].bank), (34, 2));
+/// assert!(cells[0][17].conflict); // word 2 of thread 1 is in bank 2 too
+/// # Ok::<(), cute_layout::Error>(())
+/// ```
 pub fn bank_cells(
     pattern: &AnyLayout,
     bits: i64,

@@ -10,10 +10,9 @@ use crate::layout::Layout;
 ///
 /// ```
 /// # use cute_layout::*;
-/// assert_eq!(
-///     expr::eval_str("upcast<2>((_4,(_2,_8)):(_2,(_1,_8)))").unwrap(),
-///     "(_4,(_1,_8)):(_1,(_1,_4))"
-/// );
+/// let l = Layout::new(tup![s(4), tup![s(2), s(8)]], tup![s(2), tup![s(1), s(8)]])?;
+/// assert_eq!(upcast(&l, 2)?.to_string(), "(_4,(_1,_8)):(_1,(_1,_4))"); // upcast<2>(l)
+/// # Ok::<(), cute_layout::Error>(())
 /// ```
 pub fn upcast(l: &Layout, n: i64) -> Result<Layout> {
     check_factor("upcast", n)?;
@@ -44,7 +43,9 @@ fn upcast_leaf(l: &Layout, sh: &Int, d: &Int, n: i64) -> Result<(Int, Int)> {
 ///
 /// ```
 /// # use cute_layout::*;
-/// assert_eq!(expr::eval_str("downcast<4>((_4,_2):(_1,_8))").unwrap(), "(_16,_2):(_1,_32)");
+/// let l = Layout::new(tup![s(4), s(2)], tup![s(1), s(8)])?; // (_4,_2):(_1,_8)
+/// assert_eq!(downcast(&l, 4)?.to_string(), "(_16,_2):(_1,_32)"); // downcast<4>(l)
+/// # Ok::<(), cute_layout::Error>(())
 /// ```
 pub fn downcast(l: &Layout, n: i64) -> Result<Layout> {
     check_factor("downcast", n)?;

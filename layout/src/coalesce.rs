@@ -13,8 +13,12 @@ use crate::layout::Layout;
 ///
 /// ```
 /// # use cute_layout::*;
-/// assert_eq!(expr::eval_str("coalesce((_2,(_1,_6)):(_1,(_6,_2)))").unwrap(), "_12:_1");
-/// assert_eq!(expr::eval_str("coalesce((_4,2):(_1,_4))").unwrap(), "(_4,2):(_1,_4)");
+/// let l = Layout::new(tup![s(2), tup![s(1), s(6)]], tup![s(1), tup![s(6), s(2)]])?;
+/// assert_eq!(coalesce(&l)?.to_string(), "_12:_1"); // (_2,(_1,_6)):(_1,(_6,_2))
+/// // with the dynamic 2, the modes stay apart
+/// let l = Layout::new(tup![s(4), d(2)], tup![s(1), s(4)])?;
+/// assert_eq!(coalesce(&l)?.to_string(), "(_4,2):(_1,_4)");
+/// # Ok::<(), cute_layout::Error>(())
 /// ```
 pub fn coalesce(l: &Layout) -> Result<Layout> {
     let (shapes, strides) = (l.shape().leaves(), l.stride().leaves());
@@ -41,10 +45,10 @@ pub(crate) fn coalesce_x(l: &Layout) -> Result<Layout> {
 ///
 /// ```
 /// # use cute_layout::*;
-/// assert_eq!(
-///     expr::eval_str("coalesce((_2,(_2,_3)):(_1,(_2,_4)), (_1,_1))").unwrap(),
-///     "(_2,_6):(_1,_2)"
-/// );
+/// let l = Layout::new(tup![s(2), tup![s(2), s(3)]], tup![s(1), tup![s(2), s(4)]])?;
+/// let by_mode = tup![s(1), s(1)]; // coalesce each of the two modes on its own
+/// assert_eq!(coalesce_profile(&l, &by_mode)?.to_string(), "(_2,_6):(_1,_2)");
+/// # Ok::<(), cute_layout::Error>(())
 /// ```
 pub fn coalesce_profile(l: &Layout, profile: &IntTuple) -> Result<Layout> {
     match profile {
@@ -83,6 +87,15 @@ fn bw_coalesce(shapes: &[Int], strides: &[Int], s0: Int, d0: Int) -> Result<Layo
 }
 
 /// `filter_zeros(L)`: modes with a static `_0` stride get size `_1`.
+///
+/// ```
+/// # use cute_layout::*;
+/// let l = Layout::new(tup![s(4), s(2), s(3)], tup![s(0), s(1), s(2)])?; // (_4,_2,_3):(_0,_1,_2)
+/// let z = filter_zeros(&l)?;
+/// assert_eq!(z, Layout::new(tup![s(1), s(2), s(3)], tup![s(0), s(1), s(2)])?);
+/// assert_eq!(coalesce(&z)?.to_string(), "_6:_1"); // filter(l)
+/// # Ok::<(), cute_layout::Error>(())
+/// ```
 pub fn filter_zeros(l: &Layout) -> Result<Layout> {
     Layout::new(
         crate::int_tuple::filter_zeros(l.stride(), l.shape())?,
@@ -94,13 +107,24 @@ pub fn filter_zeros(l: &Layout) -> Result<Layout> {
 ///
 /// ```
 /// # use cute_layout::*;
-/// assert_eq!(expr::eval_str("filter((_4,_1,(_2,_3)):(_1,_7,(_0,_4)))").unwrap(), "_12:_1");
+/// let l = Layout::new(tup![s(4), s(1), tup![s(2), s(3)]], tup![s(1), s(7), tup![s(0), s(4)]])?;
+/// assert_eq!(filter(&l)?.to_string(), "_12:_1"); // (_4,_1,(_2,_3)):(_1,_7,(_0,_4))
+/// # Ok::<(), cute_layout::Error>(())
 /// ```
 pub fn filter(l: &Layout) -> Result<Layout> {
     coalesce(&filter_zeros(l)?)
 }
 
 /// `filter(L, profile)`: filters each mode of L under a leaf of `profile`.
+///
+/// ```
+/// # use cute_layout::*;
+/// // ((_2,1),_4):((_1,_4),_0): the dynamic 1 stays, the stride-0 mode becomes _1:_0
+/// let l = Layout::new(tup![tup![s(2), d(1)], s(4)], tup![tup![s(1), s(4)], s(0)])?;
+/// let by_mode = tup![s(1), s(1)];
+/// assert_eq!(filter_profile(&l, &by_mode)?.to_string(), "((_2,1),_1):((_1,_4),_0)");
+/// # Ok::<(), cute_layout::Error>(())
+/// ```
 pub fn filter_profile(l: &Layout, profile: &IntTuple) -> Result<Layout> {
     match profile {
         IntTuple::Int(_) => filter(l),

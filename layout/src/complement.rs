@@ -16,8 +16,11 @@ use crate::stride::{compact_major, Major};
 ///
 /// ```
 /// # use cute_layout::*;
-/// assert_eq!(expr::eval_str("complement((_2,_2):(_1,_6), _24)").unwrap(), "(_3,_2):(_2,_12)");
-/// assert_eq!(expr::eval_str("complement(4:1, 24)").unwrap(), "(1,6):(_1,4)");
+/// let l = Layout::new(tup![s(2), s(2)], tup![s(1), s(6)])?; // (_2,_2):(_1,_6)
+/// assert_eq!(complement(&l, &s(24).into())?.to_string(), "(_3,_2):(_2,_12)");
+/// let l = Layout::new(d(4), d(1))?; // 4:1
+/// assert_eq!(complement(&l, &d(24).into())?.to_string(), "(1,6):(_1,4)");
+/// # Ok::<(), cute_layout::Error>(())
 /// ```
 pub fn complement(l: &Layout, cotarget: &IntTuple) -> Result<Layout> {
     let f = filter(l)?;
@@ -28,7 +31,9 @@ pub fn complement(l: &Layout, cotarget: &IntTuple) -> Result<Layout> {
 ///
 /// ```
 /// # use cute_layout::*;
-/// assert_eq!(expr::eval_str("complement(_4:_2)").unwrap(), "_2:_1");
+/// let l = Layout::new(s(4), s(2))?; // _4:_2
+/// assert_eq!(complement_default(&l)?.to_string(), "_2:_1");
+/// # Ok::<(), cute_layout::Error>(())
 /// ```
 pub fn complement_default(l: &Layout) -> Result<Layout> {
     let f = filter(l)?;

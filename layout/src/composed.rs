@@ -26,11 +26,12 @@ pub struct ComposedLayout {
 ///
 /// ```
 /// # use cute_layout::*;
-/// assert_eq!(
-///     expr::eval_str("composition(Swizzle<3,4,3>, (_8,_64):(_64,_1))").unwrap(),
-///     "Sw<3,4,3> o _0 o (_8,_64):(_64,_1)"
-/// );
-/// assert_eq!(expr::eval_str("composition(Swizzle<0,4,3>, _8:_1)").unwrap(), "_8:_1");
+/// let l = Layout::new(tup![s(8), s(64)], tup![s(64), s(1)])?; // (BLK_M,BLK_K)
+/// let sa = compose_swizzle(Swizzle::new(3, 4, 3)?, &l);
+/// assert_eq!(sa.to_string(), "Sw<3,4,3> o _0 o (_8,_64):(_64,_1)");
+/// let id = compose_swizzle(Swizzle::new(0, 4, 3)?, &Layout::new(s(8), s(1))?);
+/// assert_eq!(id.to_string(), "_8:_1");
+/// # Ok::<(), cute_layout::Error>(())
 /// ```
 pub fn compose_swizzle(sw: Swizzle, l: &Layout) -> AnyLayout {
     ComposedLayout::composition(sw, s(0), l.clone())
@@ -47,6 +48,16 @@ pub enum AnyLayout {
 
 impl ComposedLayout {
     /// `composition(A, O, B)`; `Swizzle<0,...>` with a static `_0` offset collapses to B.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// let b = Layout::new(tup![s(8), s(16)], tup![s(16), s(1)])?; // (_8,_16):(_16,_1)
+    /// let c = ComposedLayout::composition(Swizzle::new(1, 2, 3)?, s(4), b.clone());
+    /// assert_eq!(c.to_string(), "Sw<1,2,3> o _4 o (_8,_16):(_16,_1)");
+    /// let c = ComposedLayout::composition(Swizzle::new(1, 2, 3)?, d(4), b);
+    /// assert_eq!(c.to_string(), "Sw<1,2,3> o 4 o (_8,_16):(_16,_1)");
+    /// # Ok::<(), cute_layout::Error>(())
+    /// ```
     pub fn composition(outer: Swizzle, offset: Int, inner: Layout) -> AnyLayout {
         if outer.is_identity() && offset.is_constant(0) {
             return AnyLayout::Plain(inner);
@@ -81,21 +92,61 @@ impl ComposedLayout {
     }
 
     /// A (the swizzle).
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// let b = Layout::new(tup![s(8), s(64)], tup![s(64), s(1)])?;
+    /// let any = ComposedLayout::composition(Swizzle::new(3, 4, 3)?, s(8), b);
+    /// let AnyLayout::Composed(c) = any else { unreachable!() };
+    /// // c: Sw<3,4,3> o _8 o (_8,_64):(_64,_1)
+    /// assert_eq!(c.layout_a().to_string(), "Sw<3,4,3>");
+    /// # Ok::<(), cute_layout::Error>(())
+    /// ```
     pub fn layout_a(&self) -> Swizzle {
         self.outer
     }
 
     /// O.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// let b = Layout::new(tup![s(8), s(64)], tup![s(64), s(1)])?;
+    /// let any = ComposedLayout::composition(Swizzle::new(3, 4, 3)?, s(8), b);
+    /// let AnyLayout::Composed(c) = any else { unreachable!() };
+    /// // c: Sw<3,4,3> o _8 o (_8,_64):(_64,_1)
+    /// assert_eq!(c.offset().to_string(), "_8");
+    /// # Ok::<(), cute_layout::Error>(())
+    /// ```
     pub fn offset(&self) -> &Int {
         &self.offset
     }
 
     /// B (the inner layout).
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// let b = Layout::new(tup![s(8), s(64)], tup![s(64), s(1)])?;
+    /// let any = ComposedLayout::composition(Swizzle::new(3, 4, 3)?, s(8), b);
+    /// let AnyLayout::Composed(c) = any else { unreachable!() };
+    /// // c: Sw<3,4,3> o _8 o (_8,_64):(_64,_1)
+    /// assert_eq!(c.layout_b().to_string(), "(_8,_64):(_64,_1)");
+    /// # Ok::<(), cute_layout::Error>(())
+    /// ```
     pub fn layout_b(&self) -> &Layout {
         &self.inner
     }
 
     /// The same A and O over a new inner layout: how CuTe forwards the algebra to B.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// let b = Layout::new(tup![tup![s(8), s(2)], s(64)], tup![tup![s(64), s(512)], s(1)])?;
+    /// let sw = Swizzle::new(3, 4, 3)?;
+    /// let AnyLayout::Composed(c) = compose_swizzle(sw, &b) else { unreachable!() };
+    /// let flat = c.with_inner(b.flatten()); // flatten(composition(Swizzle<3,4,3>{}, b))
+    /// assert_eq!(flat.to_string(), "Sw<3,4,3> o _0 o (_8,_2,_64):(_64,_512,_1)");
+    /// # Ok::<(), cute_layout::Error>(())
+    /// ```
     pub fn with_inner(&self, inner: Layout) -> AnyLayout {
         ComposedLayout::composition(self.outer, self.offset.clone(), inner)
     }
@@ -104,7 +155,11 @@ impl ComposedLayout {
     ///
     /// ```
     /// # use cute_layout::*;
-    /// assert_eq!(expr::eval_str("(composition(Swizzle<2,0,3>, (_8,_8):(_8,_1)))(_3,_1)").unwrap(), "_26");
+    /// let b = Layout::new(tup![s(8), s(8)], tup![s(8), s(1)])?; // (_8,_8):(_8,_1)
+    /// let sw = Swizzle::new(2, 0, 3)?;
+    /// let AnyLayout::Composed(c) = compose_swizzle(sw, &b) else { unreachable!() };
+    /// assert_eq!(c.crd2idx(&tup![s(3), s(1)])?.to_string(), "_26"); // Sw(25) = 25 ^ 3
+    /// # Ok::<(), cute_layout::Error>(())
     /// ```
     pub fn crd2idx(&self, c: &crate::IntTuple) -> Result<Int> {
         let inner = self.inner.crd2idx(c)?;
@@ -117,9 +172,14 @@ impl ComposedLayout {
     ///
     /// ```
     /// # use cute_layout::*;
-    /// let sw = "composition(Swizzle<2,0,3>, (_8,_8):(_8,_1))";
-    /// assert_eq!(expr::eval_str(&format!("({sw})(_,_1)")).unwrap(), "((_2,_2,_2)):((_7,_18,_32))");
-    /// assert_eq!(expr::eval_str(&format!("({sw})(_1,_)")).unwrap(), "((_2,_4)):((_-1,_2))");
+    /// let b = Layout::new(tup![s(8), s(8)], tup![s(8), s(1)])?; // (_8,_8):(_8,_1)
+    /// let sw = Swizzle::new(2, 0, 3)?;
+    /// let AnyLayout::Composed(c) = compose_swizzle(sw, &b) else { unreachable!() };
+    /// let col = c.slice(&Coord::Tuple(vec![X, s(1).into()]))?; // c(_,_1)
+    /// assert_eq!(col.to_string(), "((_2,_2,_2)):((_7,_18,_32))");
+    /// let row = c.slice(&Coord::Tuple(vec![s(1).into(), X]))?; // c(_1,_)
+    /// assert_eq!(row.to_string(), "((_2,_4)):((_-1,_2))");
+    /// # Ok::<(), cute_layout::Error>(())
     /// ```
     pub fn slice(&self, c: &Coord) -> Result<AnyLayout> {
         Ok(self.slice_and_offset(c)?.0)
@@ -130,12 +190,39 @@ impl ComposedLayout {
     ///
     /// Where C++ keeps a `MixedBits` offset (a non-reducible slice at a dynamic coordinate) this
     /// keeps a dynamic integer with the same value.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// let b = Layout::new(tup![s(8), s(8)], tup![s(8), s(1)])?; // (_8,_8):(_8,_1)
+    /// let sw = Swizzle::new(2, 0, 3)?;
+    /// let AnyLayout::Composed(c) = compose_swizzle(sw, &b) else { unreachable!() };
+    /// let (col, off) = c.slice_and_offset(&Coord::Tuple(vec![X, d(1).into()]))?; // c(_,1)
+    /// assert_eq!(col.to_string(), "((_2,_2,_2)):((7,18,_32))");
+    /// assert_eq!(off.value(), Some(1)); // c(0,1) = Sw(1) = 1
+    /// for i in 0..8 {
+    ///     assert_eq!(c.crd2idx(&tup![d(i), d(1)])?.value(), Some(1 + col.eval(i)?));
+    /// }
+    /// # Ok::<(), cute_layout::Error>(())
+    /// ```
     pub fn slice_and_offset(&self, c: &Coord) -> Result<(AnyLayout, Int)> {
         crate::swizzle_slice::slice_and_offset(self, c)
     }
 
     /// `upcast<N>`: the swizzle, the offset and the inner layout all re-expressed for N-wide
     /// elements. A swizzle that shrinks to no bits stays (`Sw<0,0,3> o _0 o ...`), as in C++ CuTe.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// let b = Layout::new(tup![s(8), s(64)], tup![s(64), s(1)])?; // (_8,_64):(_64,_1)
+    /// let sw = Swizzle::new(3, 3, 3)?;
+    /// let AnyLayout::Composed(c) = compose_swizzle(sw, &b) else { unreachable!() };
+    /// assert_eq!(c.upcast(8)?.to_string(), "Sw<3,0,3> o _0 o (_8,_8):(_8,_1)"); // upcast<8>(c)
+    /// let b = Layout::new(tup![s(32), s(32)], tup![s(32), s(1)])?; // (_32,_32):(_32,_1)
+    /// let sw = Swizzle::new(2, 0, -2)?;
+    /// let AnyLayout::Composed(c) = compose_swizzle(sw, &b) else { unreachable!() };
+    /// assert_eq!(c.upcast(8)?.to_string(), "Sw<0,0,-2> o _0 o (_32,_4):(_4,_1)");
+    /// # Ok::<(), cute_layout::Error>(())
+    /// ```
     pub fn upcast(&self, n: i64) -> Result<AnyLayout> {
         Ok(AnyLayout::Composed(ComposedLayout {
             outer: self.outer.upcast(n)?,
@@ -146,6 +233,16 @@ impl ComposedLayout {
     }
 
     /// `downcast<N>`.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// let b = Layout::new(tup![s(8), s(64)], tup![s(64), s(1)])?; // (_8,_64):(_64,_1)
+    /// let sw = Swizzle::new(3, 4, 3)?;
+    /// let AnyLayout::Composed(c) = compose_swizzle(sw, &b) else { unreachable!() };
+    /// let narrow = c.downcast(4)?; // downcast<4>(c)
+    /// assert_eq!(narrow.to_string(), "Sw<3,6,3> o _0 o (_8,_256):(_256,_1)");
+    /// # Ok::<(), cute_layout::Error>(())
+    /// ```
     pub fn downcast(&self, n: i64) -> Result<AnyLayout> {
         Ok(AnyLayout::Composed(ComposedLayout {
             outer: self.outer.downcast(n)?,
@@ -171,6 +268,15 @@ fn safe_div(o: &Int, n: i64) -> Result<Int> {
 
 impl AnyLayout {
     /// The layout whose shape this has (B for a composed layout).
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// let b = Layout::new(tup![s(8), s(64)], tup![s(64), s(1)])?; // (_8,_64):(_64,_1)
+    /// let sa = compose_swizzle(Swizzle::new(3, 4, 3)?, &b);
+    /// assert_eq!(sa.shape_layout().shape().to_string(), "(_8,_64)"); // shape(sa)
+    /// assert_eq!(sa.shape_layout(), &b);
+    /// # Ok::<(), cute_layout::Error>(())
+    /// ```
     pub fn shape_layout(&self) -> &Layout {
         match self {
             AnyLayout::Plain(l) => l,
@@ -179,6 +285,15 @@ impl AnyLayout {
     }
 
     /// Applies a layout operation to the plain layout, or to B keeping A and O.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// let b = Layout::new(tup![s(8), s(64)], tup![s(64), s(1)])?; // (_8,_64):(_64,_1)
+    /// let sa = compose_swizzle(Swizzle::new(3, 4, 3)?, &b);
+    /// // take<0,1>(sa)
+    /// assert_eq!(sa.map(|l| l.take(0, 1))?.to_string(), "Sw<3,4,3> o _0 o (_8):(_64)");
+    /// # Ok::<(), cute_layout::Error>(())
+    /// ```
     pub fn map(&self, f: impl FnOnce(&Layout) -> Result<Layout>) -> Result<AnyLayout> {
         match self {
             AnyLayout::Plain(l) => Ok(AnyLayout::Plain(f(l)?)),
@@ -187,6 +302,14 @@ impl AnyLayout {
     }
 
     /// The offset at a coordinate without `_`.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// let b = Layout::new(tup![s(8), s(8)], tup![s(8), s(1)])?; // (_8,_8):(_8,_1)
+    /// let sa = compose_swizzle(Swizzle::new(2, 0, 3)?, &b);
+    /// assert_eq!(sa.crd2idx(&tup![d(3), d(5)])?.to_string(), "30"); // sa(3,5)
+    /// # Ok::<(), cute_layout::Error>(())
+    /// ```
     pub fn crd2idx(&self, c: &crate::IntTuple) -> Result<Int> {
         match self {
             AnyLayout::Plain(l) => l.crd2idx(c),
@@ -195,6 +318,14 @@ impl AnyLayout {
     }
 
     /// `L(i)` for an index known now.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// let b = Layout::new(tup![s(8), s(8)], tup![s(8), s(1)])?; // (_8,_8):(_8,_1)
+    /// let sa = compose_swizzle(Swizzle::new(2, 0, 3)?, &b);
+    /// assert_eq!(sa.eval(43)?, 30); // index 43 is the coordinate (3,5): Sw(29) = 29 ^ 3
+    /// # Ok::<(), cute_layout::Error>(())
+    /// ```
     pub fn eval(&self, i: i64) -> Result<i64> {
         let off = self.crd2idx(&crate::IntTuple::Int(crate::int::d(i)))?;
         off.value().ok_or_else(|| {
@@ -206,6 +337,16 @@ impl AnyLayout {
 
     /// `slice_and_offset(c, L)`: the sub-layout under the `_` of `c`, and the offset of the
     /// integer coordinates (which a tensor adds to its pointer).
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// let l = Layout::new(tup![s(4), d(8)], tup![s(1), s(4)])?; // (_4,8):(_1,_4)
+    /// let l = AnyLayout::from(l);
+    /// let (col, off) = l.slice_and_offset(&Coord::Tuple(vec![X, d(3).into()]))?; // l(_,3)
+    /// assert_eq!(col.to_string(), "(_4):(_1)");
+    /// assert_eq!(off.value(), Some(12)); // 3 * _4
+    /// # Ok::<(), cute_layout::Error>(())
+    /// ```
     pub fn slice_and_offset(&self, c: &Coord) -> Result<(AnyLayout, Int)> {
         match self {
             AnyLayout::Plain(l) => Ok((AnyLayout::Plain(l.slice(c)?), l.crd2idx(&c.zeroed())?)),
@@ -214,6 +355,15 @@ impl AnyLayout {
     }
 
     /// Slicing with `_`.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// let b = Layout::new(tup![s(8), s(8)], tup![s(8), s(1)])?; // (_8,_8):(_8,_1)
+    /// let sa = compose_swizzle(Swizzle::new(1, 2, 3)?, &b);
+    /// let row = sa.slice(&Coord::Tuple(vec![d(1).into(), X]))?; // sa(1,_)
+    /// assert_eq!(row.to_string(), "((_4,_2)):((_1,4))");
+    /// # Ok::<(), cute_layout::Error>(())
+    /// ```
     pub fn slice(&self, c: &Coord) -> Result<AnyLayout> {
         match self {
             AnyLayout::Plain(l) => Ok(AnyLayout::Plain(l.slice(c)?)),

@@ -18,14 +18,13 @@ use crate::tiler::Tiler;
 ///
 /// ```
 /// # use cute_layout::*;
-/// assert_eq!(
-///     expr::eval_str("composition((_6,_2):(_8,_2), (_4,_3):(_3,_1))").unwrap(),
-///     "((_2,_2),_3):((_24,_2),_8)"
-/// );
-/// assert_eq!(
-///     expr::eval_str("composition((4,2):(1,4), (_2,_4):(_4,_1))").unwrap(),
-///     "((1,2),(4,1)):((4,4),(1,4))"
-/// );
+/// let a = Layout::new(tup![s(6), s(2)], tup![s(8), s(2)])?; // (_6,_2):(_8,_2)
+/// let b = Layout::new(tup![s(4), s(3)], tup![s(3), s(1)])?; // (_4,_3):(_3,_1)
+/// assert_eq!(composition(&a, &b)?.to_string(), "((_2,_2),_3):((_24,_2),_8)");
+/// let a = Layout::new(tup![d(4), d(2)], tup![d(1), d(4)])?; // (4,2):(1,4)
+/// let b = Layout::new(tup![s(2), s(4)], tup![s(4), s(1)])?; // (_2,_4):(_4,_1)
+/// assert_eq!(composition(&a, &b)?.to_string(), "((1,2),(4,1)):((4,4),(1,4))");
+/// # Ok::<(), cute_layout::Error>(())
 /// ```
 pub fn composition(a: &Layout, b: &Layout) -> Result<Layout> {
     let flat = coalesce_x(a)?;
@@ -51,10 +50,11 @@ pub fn composition(a: &Layout, b: &Layout) -> Result<Layout> {
 ///
 /// ```
 /// # use cute_layout::*;
-/// assert_eq!(
-///     expr::eval_str("composition((_8,_8):(_8,_1), make_tile(_4:_2, _4:_2))").unwrap(),
-///     "(_4,_4):(_16,_2)"
-/// );
+/// let a = Layout::new(tup![s(8), s(8)], tup![s(8), s(1)])?; // (_8,_8):(_8,_1)
+/// let every_other = Layout::new(s(4), s(2))?; // _4:_2
+/// let tiler = Tiler::Tuple(vec![every_other.clone().into(), every_other.into()]);
+/// assert_eq!(composition_tiler(&a, &tiler)?.to_string(), "(_4,_4):(_16,_2)");
+/// # Ok::<(), cute_layout::Error>(())
 /// ```
 pub fn composition_tiler(a: &Layout, t: &Tiler) -> Result<Layout> {
     match t {

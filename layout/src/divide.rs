@@ -15,14 +15,19 @@ use crate::tiler::Tiler;
 ///
 /// ```
 /// # use cute_layout::*;
+/// let l = Layout::new(tup![s(4), s(2), s(3)], tup![s(2), s(1), s(8)])?;
+/// let tile = Layout::new(s(4), s(2))?; // _4:_2
 /// assert_eq!(
-///     expr::eval_str("logical_divide((_4,_2,_3):(_2,_1,_8), _4:_2)").unwrap(),
+///     logical_divide(&l, &Tiler::Layout(tile))?.to_string(),
 ///     "((_2,_2),(_2,_3)):((_4,_1),(_2,_8))"
 /// );
+/// let ga = Layout::new(tup![d(4096), d(1024)], tup![s(1), d(4096)])?; // (M,K)
+/// let cta_tiler = Tiler::from_shape(&tup![s(128), s(32)]); // (BLK_M,BLK_K)
 /// assert_eq!(
-///     expr::eval_str("logical_divide((4096,1024):(_1,4096), (_128,_32))").unwrap(),
+///     logical_divide(&ga, &cta_tiler)?.to_string(), // ((BLK_M,M/BLK_M),(BLK_K,K/BLK_K))
 ///     "((_128,32),(_32,32)):((_1,_128),(4096,131072))"
 /// );
+/// # Ok::<(), cute_layout::Error>(())
 /// ```
 pub fn logical_divide(l: &Layout, t: &Tiler) -> Result<Layout> {
     match t {
@@ -43,10 +48,13 @@ pub fn logical_divide(l: &Layout, t: &Tiler) -> Result<Layout> {
 ///
 /// ```
 /// # use cute_layout::*;
+/// let l = Layout::new(tup![s(128), s(32)], tup![s(1), s(128)])?; // (M,N)
+/// let tiler = Tiler::from_shape(&tup![s(32), s(8)]); // (TILE_M,TILE_N)
 /// assert_eq!(
-///     expr::eval_str("zipped_divide((_128,_32):(_1,_128), (_32,_8))").unwrap(),
+///     zipped_divide(&l, &tiler)?.to_string(), // ((TILE_M,TILE_N),(REST_M,REST_N))
 ///     "((_32,_8),(_4,_4)):((_1,_128),(_32,_1024))"
 /// );
+/// # Ok::<(), cute_layout::Error>(())
 /// ```
 pub fn zipped_divide(l: &Layout, t: &Tiler) -> Result<Layout> {
     tile_unzip("zipped_divide", &logical_divide(l, t)?, t)
@@ -56,10 +64,16 @@ pub fn zipped_divide(l: &Layout, t: &Tiler) -> Result<Layout> {
 ///
 /// ```
 /// # use cute_layout::*;
+/// let l = Layout::new(tup![s(9), tup![s(4), s(8)]], tup![s(59), tup![s(13), s(1)]])?;
+/// let tiler = Tiler::Tuple(vec![
+///     Layout::new(s(3), s(3))?.into(),                                  // _3:_3
+///     Layout::new(tup![s(2), s(4)], tup![s(1), s(8)])?.into(), // (_2,_4):(_1,_8)
+/// ]);
 /// assert_eq!(
-///     expr::eval_str("tiled_divide((_9,(_4,_8)):(_59,(_13,_1)), make_tile(_3:_3, (_2,_4):(_1,_8)))").unwrap(),
+///     tiled_divide(&l, &tiler)?.to_string(),
 ///     "((_3,(_2,_4)),_3,(_2,_2)):((_177,(_13,_2)),_59,(_26,_1))"
 /// );
+/// # Ok::<(), cute_layout::Error>(())
 /// ```
 pub fn tiled_divide(l: &Layout, t: &Tiler) -> Result<Layout> {
     unpack(&zipped_divide(l, t)?, false)
@@ -69,10 +83,16 @@ pub fn tiled_divide(l: &Layout, t: &Tiler) -> Result<Layout> {
 ///
 /// ```
 /// # use cute_layout::*;
+/// let l = Layout::new(tup![s(9), tup![s(4), s(8)]], tup![s(59), tup![s(13), s(1)]])?;
+/// let tiler = Tiler::Tuple(vec![
+///     Layout::new(s(3), s(3))?.into(),                                  // _3:_3
+///     Layout::new(tup![s(2), s(4)], tup![s(1), s(8)])?.into(), // (_2,_4):(_1,_8)
+/// ]);
 /// assert_eq!(
-///     expr::eval_str("flat_divide((_9,(_4,_8)):(_59,(_13,_1)), make_tile(_3:_3, (_2,_4):(_1,_8)))").unwrap(),
+///     flat_divide(&l, &tiler)?.to_string(),
 ///     "(_3,(_2,_4),_3,(_2,_2)):(_177,(_13,_2),_59,(_26,_1))"
 /// );
+/// # Ok::<(), cute_layout::Error>(())
 /// ```
 pub fn flat_divide(l: &Layout, t: &Tiler) -> Result<Layout> {
     unpack(&zipped_divide(l, t)?, true)

@@ -50,7 +50,9 @@ fn sorted_by_stride(p: &Prepared, mut idx: Vec<usize>) -> Vec<usize> {
 ///
 /// ```
 /// # use cute_layout::*;
-/// assert_eq!(expr::eval_str("right_inverse((_4,_8):(_8,_1))").unwrap(), "(_8,_4):(_4,_1)");
+/// let l = Layout::new(tup![s(4), s(8)], tup![s(8), s(1)])?; // (_4,_8):(_8,_1)
+/// assert_eq!(right_inverse(&l)?.to_string(), "(_8,_4):(_4,_1)");
+/// # Ok::<(), cute_layout::Error>(())
 /// ```
 pub fn right_inverse<L: Inverse + ?Sized>(l: &L) -> Result<L::Output> {
     l.right_inverse_of()
@@ -58,6 +60,18 @@ pub fn right_inverse<L: Inverse + ?Sized>(l: &L) -> Result<L::Output> {
 
 /// The inverses of a layout, a swizzle or a swizzled layout (C++ CuTe's overloads of
 /// `right_inverse` and `left_inverse`).
+///
+/// ```
+/// # use cute_layout::*;
+/// let sw = Swizzle::new(1, 2, 3)?;
+/// assert_eq!(right_inverse(&sw)?.to_string(), "Sw<1,2,3>"); // a swizzle is its own inverse
+/// assert_eq!(left_inverse(&sw)?.to_string(), "Sw<1,2,3>");
+/// let b = Layout::new(tup![s(8), s(8)], tup![s(1), s(8)])?; // (_8,_8):(_1,_8)
+/// let sw = Swizzle::new(3, 3, 3)?;
+/// let AnyLayout::Composed(c) = compose_swizzle(sw, &b) else { unreachable!() };
+/// assert_eq!(right_inverse(&c)?.to_string(), "Sw<3,3,3> o _0 o _64:_1");
+/// # Ok::<(), cute_layout::Error>(())
+/// ```
 pub trait Inverse {
     /// What the inverse is: a layout's is a layout, a swizzle's a swizzle, a swizzled layout's a
     /// swizzled layout.
@@ -103,7 +117,9 @@ fn right_inverse_layout(l: &Layout) -> Result<Layout> {
 ///
 /// ```
 /// # use cute_layout::*;
-/// assert_eq!(expr::eval_str("left_inverse((_8,_4):(_1,_16))").unwrap(), "(_16,_4):(_1,_8)");
+/// let l = Layout::new(tup![s(8), s(4)], tup![s(1), s(16)])?; // (_8,_4):(_1,_16)
+/// assert_eq!(left_inverse(&l)?.to_string(), "(_16,_4):(_1,_8)");
+/// # Ok::<(), cute_layout::Error>(())
 /// ```
 pub fn left_inverse<L: Inverse + ?Sized>(l: &L) -> Result<L::Output> {
     l.left_inverse_of()

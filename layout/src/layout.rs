@@ -69,32 +69,79 @@ impl Layout {
     }
 
     /// `Layout<_1,_0>{}`.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// // print(make_layout(_1{}))
+    /// assert_eq!(Layout::trivial().to_string(), "_1:_0");
+    /// assert_eq!(Layout::col_major(&IntTuple::st(1))?, Layout::trivial());
+    /// # Ok::<(), cute_layout::Error>(())
+    /// ```
     pub fn trivial() -> Layout {
         Layout::raw(IntTuple::st(1), IntTuple::st(0))
     }
 
     /// `make_layout(L0, L1, ...)`: concatenates layouts as modes (one layout gives a rank-1 layout).
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// let a = Layout::new(tup![s(8), s(4)], tup![s(4), s(1)])?; // (_8,_4):(_4,_1)
+    /// // print(make_layout(a))
+    /// assert_eq!(Layout::from_modes(vec![a.clone()]).to_string(), "((_8,_4)):((_4,_1))");
+    /// assert_eq!(Layout::from_modes(a.modes()), a);
+    /// # Ok::<(), cute_layout::Error>(())
+    /// ```
     pub fn from_modes(modes: Vec<Layout>) -> Layout {
         let (shape, stride) = modes.into_iter().map(|l| (l.shape, l.stride)).unzip();
         Layout::raw(IntTuple::Tuple(shape), IntTuple::Tuple(stride))
     }
 
     /// `shape(L)`.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// let l = Layout::new(tup![s(2), tup![s(3), s(4)]], tup![s(1), tup![s(2), s(6)]])?;
+    /// assert_eq!(l.shape().to_string(), "(_2,(_3,_4))");
+    /// # Ok::<(), cute_layout::Error>(())
+    /// ```
     pub fn shape(&self) -> &IntTuple {
         &self.shape
     }
 
     /// `stride(L)`.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// let l = Layout::new(tup![s(2), tup![s(3), s(4)]], tup![s(1), tup![s(2), s(6)]])?;
+    /// assert_eq!(l.stride().to_string(), "(_1,(_2,_6))");
+    /// # Ok::<(), cute_layout::Error>(())
+    /// ```
     pub fn stride(&self) -> &IntTuple {
         &self.stride
     }
 
     /// `rank(L)`.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// let l = Layout::new(tup![s(2), tup![s(3), s(4)]], tup![s(1), tup![s(2), s(6)]])?;
+    /// assert_eq!(l.rank(), 2); // C++ prints _2
+    /// assert_eq!(Layout::new(d(8), d(1))?.rank(), 1); // rank(8:1) is _1
+    /// # Ok::<(), cute_layout::Error>(())
+    /// ```
     pub fn rank(&self) -> usize {
         self.shape.rank()
     }
 
     /// `depth(L)`.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// let l = Layout::new(tup![s(2), tup![s(3), s(4)]], tup![s(1), tup![s(2), s(6)]])?;
+    /// assert_eq!(l.depth(), 2); // C++ prints _2
+    /// assert_eq!(Layout::new(d(8), d(1))?.depth(), 0); // depth(8:1) is _0
+    /// # Ok::<(), cute_layout::Error>(())
+    /// ```
     pub fn depth(&self) -> usize {
         self.shape.depth()
     }
@@ -103,7 +150,9 @@ impl Layout {
     ///
     /// ```
     /// # use cute_layout::*;
-    /// assert_eq!(expr::eval_str("size((8,(_3,4)):(_1,(8,24)))").unwrap(), "96");
+    /// let l = Layout::new(tup![d(8), tup![s(3), d(4)]], tup![s(1), tup![d(8), d(24)]])?;
+    /// assert_eq!(l.size()?.to_string(), "96"); // (8,(_3,4)):(_1,(8,24))
+    /// # Ok::<(), cute_layout::Error>(())
     /// ```
     pub fn size(&self) -> Result<Int> {
         self.shape.product()
@@ -113,7 +162,9 @@ impl Layout {
     ///
     /// ```
     /// # use cute_layout::*;
-    /// assert_eq!(expr::eval_str("cosize((_4,_2):(_2,_1))").unwrap(), "_8");
+    /// let l = Layout::new(tup![s(4), s(2)], tup![s(2), s(1)])?;
+    /// assert_eq!(l.cosize()?.to_string(), "_8"); // (_4,_2):(_2,_1)
+    /// # Ok::<(), cute_layout::Error>(())
     /// ```
     pub fn cosize(&self) -> Result<Int> {
         let m1 = self.shape.map_leaves(&mut |x| x.sub(&s(1)))?;
@@ -122,6 +173,14 @@ impl Layout {
     }
 
     /// The modes as layouts (an integer-shaped layout is its own single mode).
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// let l = Layout::new(tup![s(2), tup![s(3), s(4)]], tup![s(1), tup![s(2), s(6)]])?;
+    /// let modes: Vec<String> = l.modes().iter().map(Layout::to_string).collect();
+    /// assert_eq!(modes, ["_2:_1", "(_3,_4):(_2,_6)"]); // get<0>(l), get<1>(l)
+    /// # Ok::<(), cute_layout::Error>(())
+    /// ```
     pub fn modes(&self) -> Vec<Layout> {
         self.shape
             .modes()
@@ -132,6 +191,14 @@ impl Layout {
     }
 
     /// `get<i>(L)` / `layout<i>(L)`.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// let l = Layout::new(tup![s(2), tup![s(3), s(4)]], tup![s(1), tup![s(2), s(6)]])?;
+    /// assert_eq!(l.mode(1)?.to_string(), "(_3,_4):(_2,_6)"); // layout<1>(l)
+    /// assert!(l.mode(2).is_err());
+    /// # Ok::<(), cute_layout::Error>(())
+    /// ```
     pub fn mode(&self, i: usize) -> Result<Layout> {
         match (self.shape.get(i), self.stride.get(i)) {
             (Some(a), Some(b)) => Ok(Layout::raw(a.clone(), b.clone())),
@@ -149,13 +216,23 @@ impl Layout {
     ///
     /// ```
     /// # use cute_layout::*;
-    /// assert_eq!(expr::eval_str("get<1,0>((_2,(_3,_4)):(_1,(_2,_6)))").unwrap(), "_3:_2");
+    /// let l = Layout::new(tup![s(2), tup![s(3), s(4)]], tup![s(1), tup![s(2), s(6)]])?;
+    /// assert_eq!(l.get(&[1, 0])?.to_string(), "_3:_2"); // get<1,0>(l)
+    /// # Ok::<(), cute_layout::Error>(())
     /// ```
     pub fn get(&self, path: &[usize]) -> Result<Layout> {
         path.iter().try_fold(self.clone(), |l, &i| l.mode(i))
     }
 
     /// `select<I...>(L)`: a layout of the chosen modes, in the given order.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// // (_2,_3,4):(_1,_2,6)
+    /// let l = Layout::new(tup![s(2), s(3), d(4)], tup![s(1), s(2), d(6)])?;
+    /// assert_eq!(l.select(&[2, 0])?.to_string(), "(4,_2):(6,_1)"); // select<2,0>(l)
+    /// # Ok::<(), cute_layout::Error>(())
+    /// ```
     pub fn select(&self, idx: &[usize]) -> Result<Layout> {
         Ok(Layout::from_modes(
             idx.iter().map(|&i| self.mode(i)).collect::<Result<_>>()?,
@@ -163,6 +240,14 @@ impl Layout {
     }
 
     /// `take<B,E>(L)`: modes `[b, e)`.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// // (_2,_3,4):(_1,_2,6)
+    /// let l = Layout::new(tup![s(2), s(3), d(4)], tup![s(1), s(2), d(6)])?;
+    /// assert_eq!(l.take(1, 3)?.to_string(), "(_3,4):(_2,6)"); // take<1,3>(l)
+    /// # Ok::<(), cute_layout::Error>(())
+    /// ```
     pub fn take(&self, b: usize, e: usize) -> Result<Layout> {
         if b >= e || e > self.rank() {
             return Err(algebra(
@@ -177,11 +262,30 @@ impl Layout {
     }
 
     /// `flatten(L)`.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// let l = Layout::new(
+    ///     tup![s(2), tup![s(3), tup![s(4), d(5)]]],
+    ///     tup![s(1), tup![s(2), tup![s(6), d(24)]]],
+    /// )?; // (_2,(_3,(_4,5))):(_1,(_2,(_6,24)))
+    /// assert_eq!(l.flatten().to_string(), "(_2,_3,_4,5):(_1,_2,_6,24)");
+    /// # Ok::<(), cute_layout::Error>(())
+    /// ```
     pub fn flatten(&self) -> Layout {
         Layout::raw(self.shape.flatten(), self.stride.flatten())
     }
 
     /// `append<n>(L, x)`: pads with `x` (default `_1:_0`) up to rank `n`.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// let l = Layout::new(tup![s(4), s(2)], tup![s(1), s(4)])?; // (_4,_2):(_1,_4)
+    /// let padded = l.append_to(3, &Layout::trivial()); // append<3>(l, Layout<_1,_0>{})
+    /// assert_eq!(padded, Layout::new(tup![s(4), s(2), s(1)], tup![s(1), s(4), s(0)])?);
+    /// assert_eq!(l.append_to(2, &Layout::trivial()), l);
+    /// # Ok::<(), cute_layout::Error>(())
+    /// ```
     pub fn append_to(&self, n: usize, x: &Layout) -> Layout {
         Layout::raw(
             crate::int_tuple::append_to(&self.shape, n, &x.shape),
@@ -189,12 +293,17 @@ impl Layout {
         )
     }
 
-    /// `make_layout(shape)`: compact column-major (`LayoutLeft`); static `_1` modes get stride `_0`.
+    /// `make_layout(shape, LayoutLeft{})` / `make_layout(shape, LayoutRight{})`: compact
+    /// column-major or row-major; static `_1` modes get stride `_0`.
     ///
     /// ```
     /// # use cute_layout::*;
-    /// assert_eq!(expr::eval_str("make_layout((_4,(_2,_3)))").unwrap(), "(_4,(_2,_3)):(_1,(_4,_8))");
-    /// assert_eq!(expr::eval_str("make_layout((4,3))").unwrap(), "(4,3):(_1,4)");
+    /// let l = Layout::compact(&tup![s(4), tup![s(2), s(3)]], Major::Left)?;
+    /// assert_eq!(l.to_string(), "(_4,(_2,_3)):(_1,(_4,_8))");
+    /// assert_eq!(Layout::compact(&tup![d(4), d(3)], Major::Left)?.to_string(), "(4,3):(_1,4)");
+    /// let r = Layout::compact(&tup![s(4), s(3)], Major::Right)?; // LayoutRight
+    /// assert_eq!(r.to_string(), "(_4,_3):(_3,_1)");
+    /// # Ok::<(), cute_layout::Error>(())
     /// ```
     pub fn compact(shape: &IntTuple, major: Major) -> Result<Layout> {
         check_sizes("make_layout", shape)?;
@@ -205,6 +314,13 @@ impl Layout {
     }
 
     /// `make_layout(shape)`, column-major.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// let l = Layout::col_major(&tup![d(4), s(3), d(2)])?; // make_layout(make_shape(4, _3{}, 2))
+    /// assert_eq!(l.to_string(), "(4,_3,2):(_1,4,12)");
+    /// # Ok::<(), cute_layout::Error>(())
+    /// ```
     pub fn col_major(shape: &IntTuple) -> Result<Layout> {
         Layout::compact(shape, Major::Left)
     }
@@ -213,10 +329,10 @@ impl Layout {
     ///
     /// ```
     /// # use cute_layout::*;
-    /// assert_eq!(
-    ///     expr::eval_str("make_ordered_layout((_2,_2,_2,_2), (_0,_2,_3,_1))").unwrap(),
-    ///     "(_2,_2,_2,_2):(_1,_4,_8,_2)"
-    /// );
+    /// let shape = tup![s(2), s(2), s(2), s(2)];
+    /// let l = Layout::ordered(&shape, &tup![s(0), s(2), s(3), s(1)])?;
+    /// assert_eq!(l.to_string(), "(_2,_2,_2,_2):(_1,_4,_8,_2)");
+    /// # Ok::<(), cute_layout::Error>(())
     /// ```
     pub fn ordered(shape: &IntTuple, order: &IntTuple) -> Result<Layout> {
         Layout::new(shape.clone(), compact_order(shape, order)?)
@@ -226,10 +342,9 @@ impl Layout {
     ///
     /// ```
     /// # use cute_layout::*;
-    /// assert_eq!(
-    ///     expr::eval_str("make_layout_like((_2,_2,_2,_2):(_0,_2,_4,_1))").unwrap(),
-    ///     "(_2,_2,_2,_2):(_0,_2,_4,_1)"
-    /// );
+    /// let l = Layout::new(tup![s(2), s(2), s(2), s(2)], tup![s(0), s(2), s(4), s(1)])?;
+    /// assert_eq!(l.layout_like()?.to_string(), "(_2,_2,_2,_2):(_0,_2,_4,_1)");
+    /// # Ok::<(), cute_layout::Error>(())
     /// ```
     pub fn layout_like(&self) -> Result<Layout> {
         let shape = crate::int_tuple::filter_zeros(&self.stride, &self.shape)?;
@@ -244,10 +359,13 @@ impl Layout {
     ///
     /// ```
     /// # use cute_layout::*;
-    /// assert_eq!(
-    ///     expr::eval_str("make_fragment_like(((_4,_1),_2,_4):((_1,_0),_1024,_4))").unwrap(),
-    ///     "((_4,_1),_2,_4):((_1,_0),_16,_4)"
-    /// );
+    /// // (CPY,CPY_M,CPY_K) -> smem offset: ((_4,_1),_2,_4):((_1,_0),_1024,_4)
+    /// let l = Layout::new(
+    ///     tup![tup![s(4), s(1)], s(2), s(4)],
+    ///     tup![tup![s(1), s(0)], s(1024), s(4)],
+    /// )?;
+    /// assert_eq!(l.fragment_like()?.to_string(), "((_4,_1),_2,_4):((_1,_0),_16,_4)");
+    /// # Ok::<(), cute_layout::Error>(())
     /// ```
     pub fn fragment_like(&self) -> Result<Layout> {
         let r = self.rank();

@@ -23,8 +23,11 @@ fn common_prefix(a: &Layout, b: &Layout) -> Result<Option<(Layout, Layout)>> {
 ///
 /// ```
 /// # use cute_layout::*;
-/// assert_eq!(expr::eval_str("max_common_vector((_4,_8):(_1,_4), (_4,_8):(_1,_4))").unwrap(), "_32");
-/// assert_eq!(expr::eval_str("max_common_vector((_4,_8):(_1,_4), (_4,_8):(_8,_1))").unwrap(), "_1");
+/// let col = Layout::new(tup![s(4), s(8)], tup![s(1), s(4)])?; // (_4,_8):(_1,_4)
+/// let row = Layout::new(tup![s(4), s(8)], tup![s(8), s(1)])?; // (_4,_8):(_8,_1)
+/// assert_eq!(max_common_vector(&col, &col)?.to_string(), "_32");
+/// assert_eq!(max_common_vector(&col, &row)?.to_string(), "_1");
+/// # Ok::<(), cute_layout::Error>(())
 /// ```
 pub fn max_common_vector(a: &Layout, b: &Layout) -> Result<Int> {
     Ok(match common_prefix(a, b)? {
@@ -34,6 +37,14 @@ pub fn max_common_vector(a: &Layout, b: &Layout) -> Result<Int> {
 }
 
 /// `max_common_layout(a, b)`: the layout of those common contiguous elements in b's domain.
+///
+/// ```
+/// # use cute_layout::*;
+/// let a = Layout::new(tup![s(8), s(4)], tup![s(1), s(8)])?; // (_8,_4):(_1,_8)
+/// let b = Layout::new(tup![s(8), s(4)], tup![s(1), s(16)])?; // (_8,_4):(_1,_16)
+/// assert_eq!(max_common_layout(&a, &b)?.to_string(), "_8:_1");
+/// # Ok::<(), cute_layout::Error>(())
+/// ```
 pub fn max_common_layout(a: &Layout, b: &Layout) -> Result<Layout> {
     match common_prefix(a, b)? {
         Some((inv_b, m0)) => composition(&inv_b, &m0),

@@ -14,15 +14,15 @@ pub const MAX_CELLS: i64 = 1 << 16;
 ///
 /// ```
 /// # use cute_layout::*;
-/// let l = expr::eval("(_2,(_2,_2)):(_4,(_2,_1))").unwrap();
-/// let expr::Value::Layout(l) = l else { unreachable!() };
-/// let table = print_layout(&l).unwrap();
+/// let l = Layout::new(tup![s(2), tup![s(2), s(2)]], tup![s(4), tup![s(2), s(1)]])?;
+/// let table = print_layout(&l.into())?;
 /// let lines: Vec<&str> = table.lines().collect();
 /// assert_eq!(lines[0], "(_2,(_2,_2)):(_4,(_2,_1))");
 /// assert_eq!(lines[1], "      0   1   2   3 "); // CuTe keeps the trailing space
 /// assert_eq!(lines[2], "    +---+---+---+---+");
 /// assert_eq!(lines[3], " 0  | 0 | 2 | 1 | 3 |");
 /// assert_eq!(lines[5], " 1  | 4 | 6 | 5 | 7 |");
+/// # Ok::<(), cute_layout::Error>(())
 /// ```
 pub fn print_layout(l: &AnyLayout) -> Result<String> {
     let (rows, cols) = grid_size("print_layout", l)?;

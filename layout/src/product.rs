@@ -15,11 +15,16 @@ use crate::tiler::Tiler;
 ///
 /// ```
 /// # use cute_layout::*;
+/// let a = Layout::new(tup![s(2), s(2)], tup![s(4), s(1)])?; // (_2,_2):(_4,_1)
+/// let b = Layout::new(s(6), s(1))?; // _6:_1
 /// assert_eq!(
-///     expr::eval_str("logical_product((_2,_2):(_4,_1), _6:_1)").unwrap(),
+///     logical_product(&a, &Tiler::Layout(b))?.to_string(),
 ///     "((_2,_2),(_2,_3)):((_4,_1),(_2,_8))"
 /// );
-/// assert!(expr::eval_str("logical_product(_4:_2, _3:_1)").is_err());
+/// // complement(_4:_2, _12) is (_2,_2):(_1,_8): _3:_1 does not divide into it
+/// let (a, b) = (Layout::new(s(4), s(2))?, Layout::new(s(3), s(1))?);
+/// assert!(logical_product(&a, &Tiler::Layout(b)).is_err());
+/// # Ok::<(), cute_layout::Error>(())
 /// ```
 pub fn logical_product(a: &Layout, t: &Tiler) -> Result<Layout> {
     match t {
@@ -47,10 +52,13 @@ pub fn logical_product(a: &Layout, t: &Tiler) -> Result<Layout> {
 ///
 /// ```
 /// # use cute_layout::*;
+/// let a = Layout::new(tup![s(2), s(5)], tup![s(5), s(1)])?; // (BLK_M,BLK_N)
+/// let b = Layout::new(tup![s(3), s(4)], tup![s(1), s(3)])?; // (REP_M,REP_N)
 /// assert_eq!(
-///     expr::eval_str("zipped_product((_2,_5):(_5,_1), (_3,_4):(_1,_3))").unwrap(),
+///     zipped_product(&a, &Tiler::Layout(b))?.to_string(),
 ///     "((_2,_5),(_3,_4)):((_5,_1),(_10,_30))"
 /// );
+/// # Ok::<(), cute_layout::Error>(())
 /// ```
 pub fn zipped_product(a: &Layout, t: &Tiler) -> Result<Layout> {
     tile_unzip("zipped_product", &logical_product(a, t)?, t)
@@ -60,10 +68,13 @@ pub fn zipped_product(a: &Layout, t: &Tiler) -> Result<Layout> {
 ///
 /// ```
 /// # use cute_layout::*;
+/// let a = Layout::new(tup![s(2), s(5)], tup![s(5), s(1)])?; // (BLK_M,BLK_N)
+/// let b = Layout::new(tup![s(3), s(4)], tup![s(1), s(3)])?; // (REP_M,REP_N)
 /// assert_eq!(
-///     expr::eval_str("tiled_product((_2,_5):(_5,_1), (_3,_4):(_1,_3))").unwrap(),
+///     tiled_product(&a, &Tiler::Layout(b))?.to_string(),
 ///     "((_2,_5),_3,_4):((_5,_1),_10,_30)"
 /// );
+/// # Ok::<(), cute_layout::Error>(())
 /// ```
 pub fn tiled_product(a: &Layout, t: &Tiler) -> Result<Layout> {
     unpack(&zipped_product(a, t)?, false)
@@ -73,10 +84,13 @@ pub fn tiled_product(a: &Layout, t: &Tiler) -> Result<Layout> {
 ///
 /// ```
 /// # use cute_layout::*;
+/// let a = Layout::new(tup![s(2), s(5)], tup![s(5), s(1)])?; // (BLK_M,BLK_N)
+/// let b = Layout::new(tup![s(3), s(4)], tup![s(1), s(3)])?; // (REP_M,REP_N)
 /// assert_eq!(
-///     expr::eval_str("flat_product((_2,_5):(_5,_1), (_3,_4):(_1,_3))").unwrap(),
+///     flat_product(&a, &Tiler::Layout(b))?.to_string(),
 ///     "(_2,_5,_3,_4):(_5,_1,_10,_30)"
 /// );
+/// # Ok::<(), cute_layout::Error>(())
 /// ```
 pub fn flat_product(a: &Layout, t: &Tiler) -> Result<Layout> {
     unpack(&zipped_product(a, t)?, true)
@@ -86,10 +100,13 @@ pub fn flat_product(a: &Layout, t: &Tiler) -> Result<Layout> {
 ///
 /// ```
 /// # use cute_layout::*;
+/// let a = Layout::new(tup![s(2), s(5)], tup![s(5), s(1)])?; // (BLK_M,BLK_N)
+/// let b = Layout::new(tup![s(3), s(4)], tup![s(1), s(3)])?; // (REP_M,REP_N)
 /// assert_eq!(
-///     expr::eval_str("blocked_product((_2,_5):(_5,_1), (_3,_4):(_1,_3))").unwrap(),
+///     blocked_product(&a, &b)?.to_string(),
 ///     "((_2,_3),(_5,_4)):((_5,_10),(_1,_30))"
 /// );
+/// # Ok::<(), cute_layout::Error>(())
 /// ```
 pub fn blocked_product(a: &Layout, b: &Layout) -> Result<Layout> {
     rank_sensitive_product(a, b, false)
@@ -99,10 +116,13 @@ pub fn blocked_product(a: &Layout, b: &Layout) -> Result<Layout> {
 ///
 /// ```
 /// # use cute_layout::*;
+/// let a = Layout::new(tup![s(2), s(5)], tup![s(5), s(1)])?; // (BLK_M,BLK_N)
+/// let b = Layout::new(tup![s(3), s(4)], tup![s(1), s(3)])?; // (REP_M,REP_N)
 /// assert_eq!(
-///     expr::eval_str("raked_product((_2,_5):(_5,_1), (_3,_4):(_1,_3))").unwrap(),
+///     raked_product(&a, &b)?.to_string(),
 ///     "((_3,_2),(_4,_5)):((_10,_5),(_30,_1))"
 /// );
+/// # Ok::<(), cute_layout::Error>(())
 /// ```
 pub fn raked_product(a: &Layout, b: &Layout) -> Result<Layout> {
     rank_sensitive_product(a, b, true)

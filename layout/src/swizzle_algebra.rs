@@ -108,10 +108,12 @@ pub fn composition_swizzles(a: Swizzle, b: Swizzle) -> Result<Swizzle> {
 ///
 /// ```
 /// # use cute_layout::*;
-/// let b = expr::eval("composition(Swizzle<1,2,3>, (_8,_4):(_4,_1))").unwrap();
-/// let expr::Value::Layout(AnyLayout::Composed(b)) = b else { unreachable!() };
-/// let a = Layout::new(tup![s(32)], tup![s(1)]).unwrap();
-/// assert_eq!(composition_composed(&a, &b).unwrap().to_string(), "Sw<1,2,3> o _0 o (_8,_4):(_4,_1)");
+/// let inner = Layout::new(tup![s(8), s(4)], tup![s(4), s(1)])?; // (_8,_4):(_4,_1)
+/// let sw = Swizzle::new(1, 2, 3)?;
+/// let AnyLayout::Composed(b) = compose_swizzle(sw, &inner) else { unreachable!() };
+/// let a = Layout::new(tup![s(32)], tup![s(1)])?; // (_32):(_1)
+/// assert_eq!(composition_composed(&a, &b)?.to_string(), "Sw<1,2,3> o _0 o (_8,_4):(_4,_1)");
+/// # Ok::<(), cute_layout::Error>(())
 /// ```
 pub fn composition_composed(a: &Layout, b: &ComposedLayout) -> Result<AnyLayout> {
     if !b.offset().is_constant(0) {
@@ -198,6 +200,18 @@ impl Inverse for AnyLayout {
 
 /// `composition(Sw o O o B, X)` for a swizzle or swizzled layout X: `Sw o O o composition(B, X)`,
 /// a composition of functions.
+///
+/// ```
+/// # use cute_layout::*;
+/// let sw = Swizzle::new(2, 3, 3)?;
+/// let b = Layout::new(tup![s(8), s(64)], tup![s(64), s(1)])?; // (_8,_64):(_64,_1)
+/// let AnyLayout::Composed(a) = compose_swizzle(sw, &b) else { unreachable!() };
+/// assert_eq!(
+///     composition_of_composed(&a, &Part::Swizzle(sw))?.to_string(),
+///     "Sw<2,3,3> o _0 o Sw<2,0,3> o _0 o (_8,_64):(_64,_1)"
+/// );
+/// # Ok::<(), cute_layout::Error>(())
+/// ```
 pub fn composition_of_composed(a: &ComposedLayout, x: &Part) -> Result<Part> {
     let inner = match x {
         Part::Swizzle(sw) => composition_swizzle(a.layout_b(), *sw)?,
@@ -222,11 +236,12 @@ pub fn composition_of_composed(a: &ComposedLayout, x: &Part) -> Result<Part> {
 ///
 /// ```
 /// # use cute_layout::*;
-/// let sw = expr::eval("composition(Swizzle<3,2,3>, (_8,_32):(_32,_1))").unwrap();
-/// let expr::Value::Layout(sw) = sw else { unreachable!() };
-/// let plain = AnyLayout::Plain(Layout::new(tup![s(8), s(32)], tup![s(32), s(1)]).unwrap());
-/// assert_eq!(max_common_vector_any(&sw, &plain).unwrap().to_string(), "_4");
-/// assert_eq!(max_common_vector_any(&sw, &sw).unwrap().to_string(), "_256");
+/// let row = Layout::new(tup![s(8), s(32)], tup![s(32), s(1)])?; // (_8,_32):(_32,_1)
+/// let sw = compose_swizzle(Swizzle::new(3, 2, 3)?, &row);
+/// let plain = AnyLayout::Plain(row);
+/// assert_eq!(max_common_vector_any(&sw, &plain)?.to_string(), "_4");
+/// assert_eq!(max_common_vector_any(&sw, &sw)?.to_string(), "_256");
+/// # Ok::<(), cute_layout::Error>(())
 /// ```
 pub fn max_common_vector_any(a: &AnyLayout, b: &AnyLayout) -> Result<Int> {
     let cap = |sw: Swizzle| s(1i64 << sw.params().1);
@@ -244,6 +259,16 @@ pub fn max_common_vector_any(a: &AnyLayout, b: &AnyLayout) -> Result<Int> {
 
 /// `max_common_layout(a, b)` with one argument swizzled: the plain result truncated to the
 /// swizzle's `1 << M` elements (C++ CuTe has no form for two swizzled arguments).
+///
+/// ```
+/// # use cute_layout::*;
+/// let b = Layout::new(tup![s(8), s(64)], tup![s(64), s(1)])?; // (_8,_64):(_64,_1)
+/// let sw = compose_swizzle(Swizzle::new(1, 2, 3)?, &b);
+/// let row = AnyLayout::Plain(Layout::compact(&tup![s(8), s(64)], Major::Right)?);
+/// assert_eq!(max_common_layout_any(&sw, &row)?.to_string(), "_4:_8");
+/// assert!(max_common_layout_any(&sw, &sw).is_err());
+/// # Ok::<(), cute_layout::Error>(())
+/// ```
 pub fn max_common_layout_any(a: &AnyLayout, b: &AnyLayout) -> Result<Layout> {
     let (sw, plain_a, plain_b) = match (a, b) {
         (AnyLayout::Plain(x), AnyLayout::Plain(y)) => return max_common_layout(x, y),
@@ -269,13 +294,15 @@ pub fn max_common_layout_any(a: &AnyLayout, b: &AnyLayout) -> Result<Layout> {
 ///
 /// ```
 /// # use cute_layout::*;
-/// let t = expr::eval("composition(Swizzle<1,2,3>, (_8,_16):(_16,_1))").unwrap();
-/// let expr::Value::Layout(AnyLayout::Composed(t)) = t else { unreachable!() };
-/// let l = Layout::new(tup![s(2), s(2)], tup![s(1), s(2)]).unwrap();
+/// let inner = Layout::new(tup![s(8), s(16)], tup![s(16), s(1)])?; // (_8,_16):(_16,_1)
+/// let sw = Swizzle::new(1, 2, 3)?;
+/// let AnyLayout::Composed(t) = compose_swizzle(sw, &inner) else { unreachable!() };
+/// let l = Layout::new(tup![s(2), s(2)], tup![s(1), s(2)])?; // (_2,_2):(_1,_2)
 /// assert_eq!(
-///     logical_product_swizzled(&l, &t).unwrap().to_string(),
+///     logical_product_swizzled(&l, &t)?.to_string(),
 ///     "Sw<1,5,3> o _0 o ((_2,_2),(_8,_16)):((_1,_2),(_64,_4))"
 /// );
+/// # Ok::<(), cute_layout::Error>(())
 /// ```
 pub fn logical_product_swizzled(a: &Layout, t: &ComposedLayout) -> Result<AnyLayout> {
     const OP: &str = "logical_product";
@@ -306,6 +333,14 @@ pub fn logical_product_swizzled(a: &Layout, t: &ComposedLayout) -> Result<AnyLay
 }
 
 /// `make_fragment_like(L)`: of a swizzled layout, the fragment of its inner layout.
+///
+/// ```
+/// # use cute_layout::*;
+/// let b = Layout::new(tup![s(8), s(8)], tup![s(8), s(1)])?; // (_8,_8):(_8,_1)
+/// let sa = compose_swizzle(Swizzle::new(1, 2, 3)?, &b);
+/// assert_eq!(make_fragment_like(&sa)?.to_string(), "(_8,(_8)):(_1,(_8))");
+/// # Ok::<(), cute_layout::Error>(())
+/// ```
 pub fn make_fragment_like(l: &AnyLayout) -> Result<Layout> {
     l.shape_layout().fragment_like()
 }
@@ -343,6 +378,16 @@ pub fn recast_layout(old: ElemType, new: ElemType, l: &AnyLayout) -> Result<AnyL
 }
 
 /// `recast_layout<Old, New>(Swizzle)`.
+///
+/// ```
+/// # use cute_layout::*;
+/// // recast_layout<float,half_t>(Swizzle<2,0,3>{}): two halves per float, one more M bit
+/// let sw = recast_swizzle(ElemType::F32, ElemType::F16, Swizzle::new(2, 0, 3)?)?;
+/// assert_eq!(sw.to_string(), "Sw<2,1,3>");
+/// let sw = recast_swizzle(ElemType::F16, ElemType::F32, Swizzle::new(2, 0, -2)?)?;
+/// assert_eq!(sw.to_string(), "Sw<1,0,-2>");
+/// # Ok::<(), cute_layout::Error>(())
+/// ```
 pub fn recast_swizzle(old: ElemType, new: ElemType, sw: Swizzle) -> Result<Swizzle> {
     let (num, den) = width_ratio(old, new);
     let up = if num == 1 { sw } else { sw.upcast(num)? };

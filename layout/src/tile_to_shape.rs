@@ -22,10 +22,10 @@ pub enum ModeOrder {
 ///
 /// ```
 /// # use cute_layout::*;
-/// assert_eq!(
-///     expr::eval_str("tile_to_shape((_8,_8):(_8,_1), (_32,_64))").unwrap(),
-///     "((_8,_4),(_8,_8)):((_8,_64),(_1,_256))"
-/// );
+/// let block = Layout::new(tup![s(8), s(8)], tup![s(8), s(1)])?; // (_8,_8):(_8,_1)
+/// let smem = tile_to_shape(&block, &tup![s(32), s(64)], &ModeOrder::Major(Major::Left))?;
+/// assert_eq!(smem.to_string(), "((_8,_4),(_8,_8)):((_8,_64),(_1,_256))"); // (BLK_M,BLK_K)
+/// # Ok::<(), cute_layout::Error>(())
 /// ```
 pub fn tile_to_shape(block: &Layout, trg_shape: &IntTuple, order: &ModeOrder) -> Result<Layout> {
     let r = trg_shape.rank();
