@@ -441,7 +441,7 @@ impl MmaOp {
     /// ```
     /// # use cute_layout::atom::MmaOp;
     /// assert!(MmaOp::names().any(|n| n == "SM75_16x8x8_F32F16F16F32_TN"));
-    /// assert_eq!(MmaOp::names().filter(|n| n.ends_with("_SATURATE")).count(), 12);
+    /// assert_eq!(MmaOp::names().filter(|n| n.ends_with("_SATURATE")).count(), 24);
     /// ```
     pub fn names() -> impl Iterator<Item = &'static str> {
         warp_mmas().map(|e| e.name)
