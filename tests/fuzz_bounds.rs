@@ -220,10 +220,22 @@ fn call(r: &mut Rng, depth: usize) -> String {
 fn chain(r: &mut Rng) -> String {
     let mut e = match r.below(3) {
         0 => layout(r),
-        1 => format!("({},{}):(_1,{})", r.pick(&["M", "4", "_8"]), r.pick(&["N", "M", "4"]), r.pick(&["M", "4", "_8"])),
+        1 => format!(
+            "({},{}):(_1,{})",
+            r.pick(&["M", "4", "_8"]),
+            r.pick(&["N", "M", "4"]),
+            r.pick(&["M", "4", "_8"])
+        ),
         _ => format!("composition(Swizzle<2,3,3>, {})", layout(r)),
     };
-    let tilers = ["(_2,_2):(_1,_2)", "_4:_1", "(_3,_2):(_1,_3)", "make_tile(_2,_4)", "(_2,_4):(_4,_1)", "(M,_2):(_1,M)"];
+    let tilers = [
+        "(_2,_2):(_1,_2)",
+        "_4:_1",
+        "(_3,_2):(_1,_3)",
+        "make_tile(_2,_4)",
+        "(_2,_4):(_4,_1)",
+        "(M,_2):(_1,M)",
+    ];
     for _ in 0..1 + r.below(40) {
         let t = r.pick(&tilers);
         e = match r.below(10) {

@@ -224,6 +224,7 @@ impl ComposedLayout {
     /// # Ok::<(), cute_layout::Error>(())
     /// ```
     pub fn upcast(&self, n: i64) -> Result<AnyLayout> {
+        self.static_offset("upcast")?;
         Ok(AnyLayout::Composed(ComposedLayout {
             outer: self.outer.upcast(n)?,
             offset: safe_div(&self.offset, n)?,
@@ -244,12 +245,30 @@ impl ComposedLayout {
     /// # Ok::<(), cute_layout::Error>(())
     /// ```
     pub fn downcast(&self, n: i64) -> Result<AnyLayout> {
+        self.static_offset("downcast")?;
         Ok(AnyLayout::Composed(ComposedLayout {
             outer: self.outer.downcast(n)?,
             offset: self.offset.mul(&s(n))?,
             mixed: 0,
             inner: crate::downcast(&self.inner, n)?,
         }))
+    }
+}
+
+impl ComposedLayout {
+    /// C++ CuTe casts a composed layout's offset only when it is static (there is no
+    /// `upcast<N>(const int&)`).
+    fn static_offset(&self, op: &'static str) -> Result<()> {
+        if self.offset.is_static() {
+            return Ok(());
+        }
+        Err(crate::error::algebra(
+            op,
+            format!(
+                "{self}: the offset {} is dynamic; C++ CuTe casts only a static offset",
+                self.offset
+            ),
+        ))
     }
 }
 

@@ -50,6 +50,10 @@ fn to_mixed_bits(l: &Layout, c: &IntTuple) -> Result<Bits> {
     let (shapes, strides, coords) = (l.shape().leaves(), l.stride().leaves(), crd.leaves());
     let mut acc = Bits::fixed(0);
     for ((sh, st), c) in shapes.iter().zip(&strides).zip(&coords) {
+        if st.is_constant(0) {
+            // a stride-0 mode sets no bits, whatever its shape
+            continue;
+        }
         let (Some(shv), Some(stv)) = (sh.as_static(), st.as_static()) else {
             return Err(algebra(
                 "slice",

@@ -109,6 +109,10 @@ pub fn call_atom(name: &str, targs: &[TArg], args: &[Value]) -> Option<Result<Va
             partition_shape(name, args)
         }
         "tile_size" => tile_size(targs, args),
+        "tile_shape" => (0..3)
+            .map(|i| tile_size(&[TArg::Int(i)], args))
+            .collect::<Result<Vec<_>>>()
+            .map(Value::Tuple),
         "size" if matches!(args, [Value::TiledCopy(_) | Value::TiledMma(_)]) => match &args[0] {
             Value::TiledCopy(t) => t.num_threads().map(Value::Int),
             Value::TiledMma(t) => t.num_threads().map(Value::Int),

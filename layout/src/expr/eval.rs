@@ -38,9 +38,7 @@ pub fn eval_in(e: &Expr, env: &Env) -> Result<Value> {
         Expr::Layout(sh, st) => {
             let shape = eval_expr(sh)?.to_int_tuple("layout shape")?;
             let stride = eval_expr(st)?.to_int_tuple("layout stride")?;
-            Ok(Layout::congruent(shape, stride)
-                .map_err(|e| e.in_op("make_layout"))?
-                .into())
+            layout_value(shape, stride)
         }
         Expr::Call {
             name, targs, args, ..
@@ -75,6 +73,17 @@ pub fn eval_in(e: &Expr, env: &Env) -> Result<Value> {
         Expr::MixedBits { .. } => Err(Error::Eval(
             "a MixedBits value (M_S|(d&F)=v) is only the offset of a composed layout".into(),
         )),
+    }
+}
+
+/// `make_layout(shape, stride)` as C++ CuTe makes it: a layout, or, when shape and stride are not
+/// congruent, the pair as C++ keeps and prints it (`(_6,_4):(_1,_6,_24)`), on which only the
+/// queries of its shape are defined.
+pub(super) fn layout_value(shape: crate::IntTuple, stride: crate::IntTuple) -> Result<Value> {
+    if shape.congruent(&stride) {
+        Ok(Layout::congruent(shape, stride)?.into())
+    } else {
+        Ok(Value::Incongruent(shape, stride))
     }
 }
 

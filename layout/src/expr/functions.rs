@@ -25,6 +25,8 @@ const TAKES_TEMPLATE_ARGS: &[&str] = &[
     "upcast",
     "downcast",
     "tile_size",
+    "append",
+    "prepend",
 ];
 
 /// Calls the function `name<targs>(args)`; arithmetic errors inside are reported under its name.
@@ -52,7 +54,7 @@ pub const FUNCTIONS: &[&str] = &[
     "make_rmem_ptr", "make_tensor", "make_identity_tensor", "local_tile", "local_partition",
     "inner_partition", "outer_partition", "recast", "make_tiled_copy", "make_tiled_copy_A",
     "make_tiled_copy_B", "make_tiled_copy_C", "make_tiled_mma", "partition_shape_A", "partition_shape_B",
-    "partition_shape_C", "tile_size", "min", "max", "gcd", "lcm", "abs", "signum",
+    "partition_shape_C", "tile_size", "tile_shape", "append", "prepend", "min", "max", "gcd", "lcm", "abs", "signum",
 ];
 
 fn dispatch(name: &str, targs: &[TArg], args: &[Value]) -> Result<Value> {
@@ -79,6 +81,7 @@ fn dispatch(name: &str, targs: &[TArg], args: &[Value]) -> Result<Value> {
         "take" => take(one(name, args)?, &ix),
         "flatten" => flatten(one(name, args)?),
         "make_layout" => make_layout(args),
+        "append" | "prepend" => append_prepend(name, &ix, args),
         "make_shape" | "make_stride" | "make_coord" | "make_tile" | "make_tuple" | "make_step" => {
             Ok(Value::Tuple(args.to_vec()))
         }
@@ -225,6 +228,18 @@ fn get(name: &str, x: &Value, ix: &[i64]) -> Result<Value> {
 /// `size<I...>`, `cosize`, `rank`, `depth`, `shape`, `stride`, on a layout (or a tuple for
 /// `size`, `rank`, `depth`).
 fn query(name: &str, ix: &[i64], args: &[Value]) -> Result<Value> {
+    if let (Value::Incongruent(sh, st), []) = (one(name, args)?, ix) {
+        return match name {
+            "size" => Ok(sh.product()?.into()),
+            "rank" => Ok(s(sh.rank() as i64).into()),
+            "depth" => Ok(s(sh.depth() as i64).into()),
+            "shape" => Ok(sh.clone().into()),
+            "stride" => Ok(st.clone().into()),
+            _ => Err(Error::Eval(format!(
+                "{name}: shape {sh} and stride {st} are not congruent (rank mismatch)"
+            ))),
+        };
+    }
     let x = get(name, one(name, args)?, ix)?;
     if let Value::Layout(any) = &x {
         if name == "stride" && matches!(any, AnyLayout::Composed(_)) {
@@ -302,8 +317,64 @@ fn make_layout(args: &[Value]) -> Result<Value> {
         [Value::Swizzle(sw)] => Ok(crate::make_layout_of_swizzle(*sw).into()),
         [sh] => Ok(Layout::col_major(&sh.to_int_tuple(NAME)?)?.into()),
         [sh, Value::Major(m)] => Ok(Layout::compact(&sh.to_int_tuple(NAME)?, *m)?.into()),
-        [sh, st] => Ok(Layout::congruent(sh.to_int_tuple(NAME)?, st.to_int_tuple(NAME)?)?.into()),
+        [sh, st] => super::eval::layout_value(sh.to_int_tuple(NAME)?, st.to_int_tuple(NAME)?),
         _ => Err(arity(NAME, args, "1 or 2")),
+    }
+}
+
+/// `append(a, x)` / `prepend(a, x)` (and `<N>`: padded to rank N with x): of layouts, mode by mode
+/// of shape and stride (x defaults to `_1:_0`); of tuples and integers, as tuples.
+fn append_prepend(name: &str, ix: &[i64], args: &[Value]) -> Result<Value> {
+    let front = name == "prepend";
+    let n = match ix {
+        [] => None,
+        [n] => Some(usize_index(name, *n)?),
+        _ => {
+            return Err(Error::Eval(format!(
+                "{name}<N>: expected one template argument"
+            )))
+        }
+    };
+    let join = |a: &IntTuple, x: &IntTuple| -> Result<IntTuple> {
+        let mut items = match a {
+            IntTuple::Tuple(v) => v.clone(),
+            one => vec![one.clone()],
+        };
+        let copies = match n {
+            None => 1,
+            Some(n) if n >= items.len() => n - items.len(),
+            Some(n) => {
+                return Err(Error::Eval(format!(
+                    "{name}<{n}>: {a} already has rank {} (N > rank required)",
+                    items.len()
+                )))
+            }
+        };
+        if n == Some(1) && !a.is_tuple() {
+            return Ok(a.clone());
+        }
+        for _ in 0..copies {
+            if front {
+                items.insert(0, x.clone());
+            } else {
+                items.push(x.clone());
+            }
+        }
+        Ok(IntTuple::Tuple(items))
+    };
+    match args {
+        [Value::Layout(AnyLayout::Plain(l))] | [Value::Layout(AnyLayout::Plain(l)), _] => {
+            let x = match args.get(1) {
+                Some(v) => v.to_layout(name)?,
+                None => Layout::trivial(),
+            };
+            Ok(
+                Layout::congruent(join(l.shape(), x.shape())?, join(l.stride(), x.stride())?)?
+                    .into(),
+            )
+        }
+        [a, x] => Ok(join(&a.to_int_tuple(name)?, &x.to_int_tuple(name)?)?.into()),
+        _ => Err(arity(name, args, "1 or 2")),
     }
 }
 
@@ -500,6 +571,7 @@ fn cast(name: &str, ix: &[i64], args: &[Value]) -> Result<Value> {
         Value::Layout(AnyLayout::Composed(c)) => {
             Ok(if up { c.upcast(*n)? } else { c.downcast(*n)? }.into())
         }
+        Value::Int(i) => cast_int(name, up, i, *n),
         other => {
             let l = other.to_layout(name)?;
             Ok(if up {
@@ -510,6 +582,25 @@ fn cast(name: &str, ix: &[i64], args: &[Value]) -> Result<Value> {
             .into())
         }
     }
+}
+
+/// `upcast<N>(x)` / `downcast<N>(x)` of an integer: `x / N` (a static x must divide: C++'s
+/// `safe_div`) or `x * N`.
+fn cast_int(name: &str, up: bool, x: &Int, n: i64) -> Result<Value> {
+    if n <= 0 {
+        return Err(Error::Eval(format!("{name}<{n}>: N must be positive")));
+    }
+    if !up {
+        return Ok(x.mul(&s(n))?.into());
+    }
+    if let Some(v) = x.as_static() {
+        if v % n != 0 {
+            return Err(Error::Eval(format!(
+                "{name}<{n}>({x}): Static safe_div requires t % u == 0"
+            )));
+        }
+    }
+    Ok(x.div(&s(n))?.into())
 }
 
 /// `idx2crd(i, shape)` (colexicographic) or `idx2crd(i, shape, stride)`.

@@ -25,6 +25,9 @@ pub enum Value {
     Layout(AnyLayout),
     /// A swizzle functor.
     Swizzle(Swizzle),
+    /// `make_layout(shape, stride)` of a shape and a stride that are not congruent: C++ CuTe
+    /// builds and prints it (`(_6,_4):(_1,_6,_24)`); the algebra refuses it.
+    Incongruent(IntTuple, IntTuple),
     /// A composition of functions that is not a swizzled layout (`L o _-4 o Sw<1,2,3>`).
     Composition(Box<crate::composed_fn::FnComposed>),
     /// A typed pointer (`gmem_ptr[32b](A)`).
@@ -123,6 +126,7 @@ impl Value {
             Value::Layout(AnyLayout::Composed(_)) => "a composed layout",
             Value::Swizzle(_) => "a swizzle",
             Value::Composition(_) => "a composition of functions",
+            Value::Incongruent(..) => "a layout whose shape and stride are not congruent",
             Value::Ptr(_) => "a pointer",
             Value::Tensor(_) => "a tensor",
             Value::CopyAtom(_) => "a copy atom",
@@ -225,6 +229,7 @@ impl fmt::Display for Value {
             Value::Layout(l) => write!(f, "{l}"),
             Value::Swizzle(sw) => write!(f, "{sw}"),
             Value::Composition(c) => write!(f, "{c}"),
+            Value::Incongruent(sh, st) => write!(f, "{sh}:{st}"),
             Value::Ptr(p) => write!(f, "{p}"),
             Value::Tensor(t) => write!(f, "{t}"),
             Value::CopyAtom(a) => write!(f, "{a}"),
