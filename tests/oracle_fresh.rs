@@ -1,12 +1,21 @@
-//! The fresh oracle set of issue 13 (`tests/oracle/cute-fresh.tsv` and
-//! `tests/oracle/cute-fresh-rejected.tsv`, written by `tools/oracle/gen.py` from
-//! `tools/oracle/cases-fresh.txt` by compiling C++ CuTe itself): swizzled layouts through the
-//! inverses, max_common_*, make_fragment_like, composition, casts and slices; inverses with dynamic
-//! extent-1 modes; TiledCopy / TiledMMA over more atoms; and inputs C++ CuTe refuses.
+//! The fresh oracle sets of issue 13, written by `tools/oracle/gen.py` by compiling C++ CuTe itself:
+//!
+//! - `tests/oracle/cute-fresh.tsv` and `tests/oracle/cute-fresh-rejected.tsv`, from
+//!   `tools/oracle/cases-fresh.txt`: swizzled layouts through the inverses, max_common_*,
+//!   make_fragment_like, composition, casts and slices; inverses with dynamic extent-1 modes;
+//!   TiledCopy / TiledMMA over more atoms; and inputs C++ CuTe refuses.
+//! - `tests/oracle/cute-fresh2.tsv` and `tests/oracle/cute-fresh2-rejected.tsv`, from
+//!   `tools/oracle/cases-fresh2.txt`: a second, independent set ("a CuTe user's first hour" and the
+//!   same areas with new expressions): constructors, queries and evaluation; inverses, max_common_*,
+//!   make_fragment_like, compositions, products, divides, by-mode queries, slices and casts of the
+//!   shared-memory atoms CUTLASS uses (with offsets, tiled up); ldmatrix / cp.async / UniversalCopy
+//!   TiledCopies, make_tiled_copy_A/B/C, TiledMMAs over the SM75 / SM80 atoms with permutations;
+//!   tile_to_shape with orders, make_ordered_layout, complements with cotargets, nested divides;
+//!   and inputs C++ CuTe refuses.
 //!
 //! Contract: every case evaluates to exactly C++ CuTe's string, and every rejected input is an
-//! error (never a value, never a panic). The test prints a summary and every mismatch, grouped by
-//! the outermost operation, before it fails, and writes the same report to
+//! error (never a value, never a panic). The test prints a summary of each set and every mismatch,
+//! grouped by set and by the outermost operation, before it fails, and writes the same report to
 //! `<CARGO_TARGET_TMPDIR>/oracle-fresh-report.txt` (the path is in the failure message), so the
 //! full list is visible without `--nocapture` or any environment variable.
 
@@ -17,8 +26,11 @@ use std::path::{Path, PathBuf};
 
 use cute::layout::expr::eval_str;
 
-const CASES: &str = "cute-fresh.tsv";
-const REJECTED: &str = "cute-fresh-rejected.tsv";
+/// The sets checked: (name, cases, rejected inputs), files of `tests/oracle/`.
+const SETS: &[(&str, &str, &str)] = &[
+    ("cute-fresh", "cute-fresh.tsv", "cute-fresh-rejected.tsv"),
+    ("cute-fresh2", "cute-fresh2.tsv", "cute-fresh2-rejected.tsv"),
+];
 
 /// Tab-separated fields of the non-comment lines of `tests/oracle/<file>`.
 fn rows(file: &str) -> Vec<Vec<String>> {
@@ -86,17 +98,22 @@ fn report_path() -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join("oracle-fresh-report.txt")
 }
 
-#[test]
-fn cute_fresh_matches_cpp_cute() {
-    let cases = rows(CASES);
-    let rejected = rows(REJECTED);
+/// What one set gave: its summary lines and its mismatches by area.
+struct SetReport {
+    ok: usize,
+    total: usize,
+    summary: String,
+    bad: BTreeMap<String, Vec<String>>,
+}
+
+/// Runs the cases and the rejected inputs of one set.
+fn check_set(name: &str, cases_file: &str, rejected_file: &str) -> SetReport {
+    let cases = rows(cases_file);
+    let rejected = rows(rejected_file);
     assert!(
         !cases.is_empty() && !rejected.is_empty(),
-        "no oracle cases read"
+        "no oracle cases read from {cases_file} / {rejected_file}"
     );
-
-    let hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
 
     // area -> mismatch lines
     let mut bad: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -132,35 +149,65 @@ fn cute_fresh_matches_cpp_cute() {
             .push(format!("{expr}\n    C++      rejected ({why})\n    {got}"));
     }
 
-    std::panic::set_hook(hook);
-
     let total = cases.len() + rejected.len();
     let ok = cases_ok + rejected_ok;
-    let mut rep = String::new();
-    let _ = writeln!(
-        rep,
-        "oracle_fresh: {ok} / {total} agree with C++ CuTe ({:.1}%)\n  \
-         {cases_ok} / {} cases of {CASES} ({:.1}%)\n  \
-         {rejected_ok} / {} rejected inputs of {REJECTED} are errors ({:.1}%)",
+    let summary = format!(
+        "[{name}] {ok} / {total} agree ({:.1}%)\n  \
+         {cases_ok} / {} cases of {cases_file} ({:.1}%)\n  \
+         {rejected_ok} / {} rejected inputs of {rejected_file} are errors ({:.1}%)",
         percent(ok, total),
         cases.len(),
         percent(cases_ok, cases.len()),
         rejected.len(),
         percent(rejected_ok, rejected.len()),
     );
-    for (a, lines) in &bad {
-        let _ = writeln!(rep, "\n== {a}: {} mismatch(es)", lines.len());
-        for l in lines {
-            let _ = writeln!(rep, "{l}");
+    SetReport {
+        ok,
+        total,
+        summary,
+        bad,
+    }
+}
+
+#[test]
+fn cute_fresh_matches_cpp_cute() {
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let reports: Vec<(&str, SetReport)> = SETS
+        .iter()
+        .map(|(name, cases, rejected)| (*name, check_set(name, cases, rejected)))
+        .collect();
+    std::panic::set_hook(hook);
+
+    let ok: usize = reports.iter().map(|(_, r)| r.ok).sum();
+    let total: usize = reports.iter().map(|(_, r)| r.total).sum();
+    let mismatches: usize = reports
+        .iter()
+        .map(|(_, r)| r.bad.values().map(Vec::len).sum::<usize>())
+        .sum();
+    let mut rep = String::new();
+    let _ = writeln!(
+        rep,
+        "oracle_fresh: {ok} / {total} agree with C++ CuTe ({:.1}%)",
+        percent(ok, total)
+    );
+    for (_, r) in &reports {
+        let _ = writeln!(rep, "{}", r.summary);
+    }
+    for (name, r) in &reports {
+        for (a, lines) in &r.bad {
+            let _ = writeln!(rep, "\n== {name}: {a}: {} mismatch(es)", lines.len());
+            for l in lines {
+                let _ = writeln!(rep, "{l}");
+            }
         }
     }
     println!("{rep}");
     let path = report_path();
     let written = std::fs::write(&path, &rep).is_ok();
     assert!(
-        bad.is_empty(),
-        "{} of {total} oracle_fresh checks differ from C++ CuTe (list above{})",
-        total - ok,
+        mismatches == 0,
+        "{mismatches} of {total} oracle_fresh checks differ from C++ CuTe (list above{})",
         if written {
             format!("; also in {}", path.display())
         } else {

@@ -837,7 +837,161 @@ class FreshRand(Rand):
         raise AssertionError(op)
 
 
-RANDOM_KINDS = {"cases": Rand, "fresh": FreshRand}
+class Fresh2Rand(FreshRand):
+    """Random cases of cases-fresh2.txt (the second independent set of issue 13): the areas of
+    FreshRand drawn with a different mix, plus swizzled layouts with offsets, products and divides
+    of swizzled layouts, by-mode queries of swizzled layouts, tile_to_shape with orders,
+    make_ordered_layout, complements with cotargets, crd2idx / idx2crd, nested divides and small
+    TiledCopy / TiledMMA partitions. It only adds draws of its own: the streams of Rand and FreshRand
+    (cases.txt, cases-fresh.txt) are unchanged."""
+
+    MMAS = [
+        "SM75_16x8x8_F32F16F16F32_TN", "SM80_16x8x16_F32F16F16F32_TN", "SM80_16x8x8_F32TF32TF32F32_TN",
+        "SM80_8x8x4_F64F64F64F64_TN", "SM80_16x8x32_S32S8S8S32_TN", "SM80_8x8x16_S32U8U8S32_TN",
+        "SM80_16x8x64_S32S4S4S32_TN", "SM80_8x8x128_S32U1U1S32_TN_XORPOPC",
+    ]
+    THRS = ["(_1,_1,_1):(_0,_0,_0)", "(_2,_1,_1):(_1,_0,_0)", "(_2,_2,_1):(_1,_2,_0)", "(_2,_2,_1):(_2,_1,_0)",
+            "(_1,_4,_1):(_0,_1,_0)"]
+    COPIES = [
+        ("Copy_Atom<DefaultCopy, half_t>", 1), ("Copy_Atom<UniversalCopy<uint32_t>, half_t>", 2),
+        ("Copy_Atom<UniversalCopy<uint64_t>, float>", 2), ("Copy_Atom<UniversalCopy<uint128_t>, half_t>", 8),
+        ("Copy_Atom<SM80_CP_ASYNC_CACHEALWAYS<uint128_t>, float>", 4),
+        ("Copy_Atom<SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>, bfloat16_t>", 8),
+    ]
+
+    def swizzled_any(self) -> str:
+        """A swizzled layout, sometimes with a static (rarely dynamic) offset."""
+        r = self.r
+        sw, lay = self.swizzle(), self.compact(0.05)
+        k = r.random()
+        if k < 0.25:
+            return f"composition({sw}, _{r.choice([1, 2, 4, 8, 16, 32, 64, 128])}, {lay})"
+        if k < 0.3:
+            return f"composition({sw}, {r.choice([8, 16, 64])}, {lay})"
+        return f"composition({sw}, {lay})"
+
+    def shape_of(self, lay: str) -> str:
+        return lay.split(":")[0] if ":" in lay else lay
+
+    def case(self) -> str:
+        r = self.r
+        op = r.choice([
+            "rinv", "rinv", "linv", "linv", "rinv_sw", "rinv_sw", "linv_sw", "linv_sw", "mcv_sw", "mcl_sw",
+            "frag", "comp_sw_either", "comp_sw_either", "product_sw", "divide_sw", "query_sw", "query_sw",
+            "slice_sw", "slice_sw", "cast", "cast", "recast", "tile_order", "ordered", "complement",
+            "complement", "crd2idx", "idx2crd", "nested", "mma", "copy",
+        ])
+        if op == "rinv":
+            return f"right_inverse({self.layout(0.35, 0.4)})"
+        if op == "linv":
+            return f"left_inverse({self.layout(0.2, 0.4)})"
+        if op in ("rinv_sw", "linv_sw"):
+            name = "right_inverse" if op == "rinv_sw" else "left_inverse"
+            return f"{name}({self.swizzled_any()})"
+        if op in ("mcv_sw", "mcl_sw"):
+            name = "max_common_vector" if op == "mcv_sw" else "max_common_layout"
+            a = self.swizzled_any()
+            inner = a[a.rindex(", ") + 2 : -1]
+            b = r.choice([inner, f"make_layout({self.shape_of(inner)})", f"make_layout({self.shape_of(inner)}, LayoutRight)"])
+            return f"{name}({a}, {b})" if r.random() < 0.5 else f"{name}({b}, {a})"
+        if op == "frag":
+            return f"make_fragment_like({self.swizzled_any() if r.random() < 0.5 else self.layout(0.3, 0.4)})"
+        if op == "comp_sw_either":
+            k = r.random()
+            if k < 0.3:
+                return f"composition({self.compact(0.05)}, {self.swizzled_any()})"
+            if k < 0.5:
+                return f"composition({self.swizzled_any()}, {self.swizzle()})"
+            if k < 0.65:
+                return f"composition({self.swizzled_any()}, {self.swizzled_any()})"
+            return f"composition({self.swizzled_any()}, {self.tiler() if r.random() < 0.5 else self.small_layout()})"
+        if op == "product_sw":
+            name = r.choice(["logical_product", "blocked_product", "raked_product"])
+            if r.random() < 0.5:
+                return f"{name}({self.swizzled_any()}, {self.small_layout()})"
+            return f"{name}({self.small_layout()}, {self.swizzled_any()})"
+        if op == "divide_sw":
+            name = r.choice(["logical_divide", "zipped_divide", "tiled_divide", "flat_divide"])
+            return f"{name}({self.swizzled_any()}, {self.tiler()})"
+        if op == "query_sw":
+            a = self.swizzled_any()
+            rank = self.rank_of(a[a.rindex(", ") + 2 : -1])
+            q = r.choice(["coalesce", "coalesce_p", "filter_p", "select", "get", "take", "flatten", "layout"])
+            if q in ("coalesce", "flatten"):
+                return f"{q}({a})"
+            if q in ("coalesce_p", "filter_p"):
+                prof = "(" + ",".join("_1" for _ in range(rank)) + ")"
+                return f"{q[:-2]}({a}, {prof})"
+            if q == "select":
+                idx = [str(r.randrange(rank)) for _ in range(r.choice([1, 2]))]
+                return f"select<{','.join(idx)}>({a})"
+            if q == "take":
+                b = r.randrange(rank)
+                return f"take<{b},{r.randrange(b + 1, rank + 1)}>({a})"
+            return f"{q}<{r.randrange(rank)}>({a})"
+        if op == "slice_sw":
+            a = self.swizzled_any()
+            inner = a[a.rindex(", ") + 2 : -1]
+            sl = self.slice_of("Sw", inner)  # `(composition(Sw, L))(coords)`
+            return f"({a})" + sl[sl.rindex(")(") + 1 :]
+        if op == "cast":
+            lay = self.swizzled_any() if r.random() < 0.5 else self.layout(0.2, 0.2)
+            return f"{r.choice(['upcast', 'downcast'])}<{r.choice([2, 4, 8, 16])}>({lay})"
+        if op == "recast":
+            t, u = r.choice(self.TYPES), r.choice(self.TYPES)
+            lay = r.choice([self.swizzled_any(), self.layout(0.2, 0.2), self.swizzle()])
+            return f"recast_layout<{t},{u}>({lay})"
+        if op == "tile_order":
+            inner = self.compact() if r.random() < 0.6 else self.layout(0.1, 0.1)
+            block = f"composition({self.swizzle()}, {inner})" if r.random() < 0.4 else inner
+            rank = max(self.rank_of(inner), 2)
+            n = rank + (1 if r.random() < 0.3 else 0)
+            tgt = "(" + ",".join(self.num(r.choice([16, 32, 64, 128]), 0.3) for _ in range(n)) + ")"
+            order = list(range(n))
+            r.shuffle(order)
+            how = r.choice(["", ", LayoutRight", ", LayoutLeft", f", make_step({','.join(f'_{o}' for o in order)})"])
+            return f"tile_to_shape({block}, {tgt}{how})"
+        if op == "ordered":
+            n = r.choice([2, 3, 3, 4])
+            shp = "(" + ",".join(self.num(r.choice([1, 2, 3, 4, 8]), 0.3) for _ in range(n)) + ")"
+            order = list(range(n))
+            r.shuffle(order)
+            return f"make_ordered_layout({shp}, ({','.join(self.num(o, 0.1) for o in order)}))"
+        if op == "complement":
+            return f"complement({self.layout(0.25, 0.4)}, {self.num(r.choice([8, 16, 24, 32, 64, 96, 128]), 0.3)})"
+        if op in ("crd2idx", "idx2crd"):
+            lay = self.layout(0.3, 0.3)
+            under, full, size = self.coord_for(lay)
+            if op == "idx2crd":
+                return f"idx2crd({self.num(r.randrange(size), 0.5)}, {self.shape_of(lay)})"
+            if r.random() < 0.35:
+                return f"crd2idx({self.num(r.randrange(size), 0.5)}, {lay})"
+            c = full[0] if len(full) == 1 else "(" + ",".join(full) + ")"
+            return f"crd2idx({c}, {lay})"
+        if op == "nested":
+            n1, n2 = r.choice(["logical_divide", "zipped_divide", "tiled_divide"]), r.choice(["logical_divide", "zipped_divide"])
+            m, n = r.choice([64, 128, 256]), r.choice([32, 64, 128])
+            base = f"({self.num(m, 0.4)},{self.num(n, 0.4)}):" + r.choice([f"(_1,{self.num(m, 0.4)})", f"({self.num(n, 0.4)},_1)"])
+            t1 = f"(_{r.choice([16, 32])},_{r.choice([8, 16])})"
+            t2 = f"(_{r.choice([2, 4])},_{r.choice([2, 4])})"
+            return f"{n2}({n1}({base}, {t1}), {t2})"
+        if op == "mma":
+            m = f"make_tiled_mma(MMA_Atom<{r.choice(self.MMAS)}>, {r.choice(self.THRS)})"
+            meth = r.choice(["get_layoutA_TV()", "get_layoutB_TV()", "get_layoutC_TV()",
+                             f"thrfrg_A({self.compact()})", f"thrfrg_B({self.compact()})", f"thrfrg_C({self.compact()})"])
+            return f"{m}.{meth}"
+        if op == "copy":
+            atom, vec = r.choice(self.COPIES)
+            thr = r.choice(["(_32,_4):(_4,_1)", "(_16,_8):(_1,_16)", "(_8,_16):(_16,_1)", "(_32,_1):(_1,_0)"])
+            val = r.choice([f"(_1,_{vec}):(_0,_1)", f"(_{vec},_1):(_1,_0)"])
+            tc = f"make_tiled_copy({atom}, {thr}, {val})"
+            meth = r.choice(["get_layoutS_TV()", "get_layoutD_TV()", f"tidfrg_S({self.compact()})",
+                             f"tidfrg_D({self.swizzled()})"])
+            return f"{tc}.{meth}"
+        raise AssertionError(op)
+
+
+RANDOM_KINDS = {"cases": Rand, "fresh": FreshRand, "fresh2": Fresh2Rand}
 
 
 def random_command(args) -> str:
@@ -897,7 +1051,8 @@ def main() -> int:
                     help="find failing cases by bisection only, not from the compiler's line numbers")
     ap.add_argument("--random", action="store_true", help="rewrite the random section of cases.txt")
     ap.add_argument("--random-kind", choices=sorted(RANDOM_KINDS), default="cases",
-                    help="random generator: 'cases' (cases.txt) or 'fresh' (cases-fresh.txt, biased to issue 13)")
+                    help="random generator: 'cases' (cases.txt), 'fresh' (cases-fresh.txt, biased to issue 13) "
+                         "or 'fresh2' (cases-fresh2.txt, the second set of issue 13)")
     ap.add_argument("--seed", type=int, default=2024)
     ap.add_argument("--count", type=int, default=150)
     ap.add_argument("--translate", metavar="EXPR", help="print the C++ for EXPR and exit")
