@@ -98,6 +98,15 @@ fn report_path() -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join("oracle-fresh-report.txt")
 }
 
+/// Cases the port is known not to match, each with the reason; they are reported, and must still
+/// differ (a fix removes its line here).
+const KNOWN_GAPS: &[(&str, &str)] = &[(
+    "make_tiled_mma(MMA_Atom<SM80_16x8x128_S32U1U1S32_TN_XORPOPC>, (_1,_1,_1):(_0,_0,_0)).get_layoutC_TV()",
+    "CUTLASS 4.7's traits of this atom give an A layout whose shape (_32,_2) and stride ((_16,_8)) \
+     are not congruent, which the port's atom catalog cannot hold; C++ refuses its A and B \
+     layouts too, so only the C layout prints",
+)];
+
 /// What one set gave: its summary lines and its mismatches by area.
 struct SetReport {
     ok: usize,
@@ -122,9 +131,14 @@ fn check_set(name: &str, cases_file: &str, rejected_file: &str) -> SetReport {
         let (expr, expected) = (&r[0], &r[1]);
         let got = match run(expr) {
             Outcome::Value(s) if &s == expected => {
+                assert!(
+                    !KNOWN_GAPS.iter().any(|(e, _)| e == expr),
+                    "{expr} now matches: remove it from KNOWN_GAPS"
+                );
                 cases_ok += 1;
                 continue;
             }
+            _ if KNOWN_GAPS.iter().any(|(e, _)| e == expr) => continue,
             Outcome::Value(s) => format!("port     {s}"),
             Outcome::Error(e) => format!("error    {e}"),
             Outcome::Panic(p) => format!("PANIC    {p}"),
@@ -151,8 +165,13 @@ fn check_set(name: &str, cases_file: &str, rejected_file: &str) -> SetReport {
 
     let total = cases.len() + rejected.len();
     let ok = cases_ok + rejected_ok;
+    let known = KNOWN_GAPS
+        .iter()
+        .filter(|(e, _)| cases.iter().any(|r| &r[0] == e))
+        .map(|(e, why)| format!("\n  known gap: {e}: {why}"))
+        .collect::<String>();
     let summary = format!(
-        "[{name}] {ok} / {total} agree ({:.1}%)\n  \
+        "[{name}] {ok} / {total} agree ({:.1}%){known}\n  \
          {cases_ok} / {} cases of {cases_file} ({:.1}%)\n  \
          {rejected_ok} / {} rejected inputs of {rejected_file} are errors ({:.1}%)",
         percent(ok, total),
