@@ -265,6 +265,10 @@ fn check_kind(kind: Macro, v: &Value) -> Result<(), String> {
                 Some(neg) => Err(format!("negative size {neg} in layout {l}")),
                 None => Ok(()),
             },
+            // C++ CuTe makes such a pair; the macros refuse it as `Layout::new` does
+            Value::Incongruent(sh, st) => Err(format!(
+                "make_layout: shape {sh} and stride {st} are not congruent (rank mismatch)"
+            )),
             other => Err(format!(
                 "expected a layout S:D, got {} {other}",
                 other.kind()
