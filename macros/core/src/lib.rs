@@ -278,7 +278,12 @@ fn check_kind(kind: Macro, v: &Value) -> Result<(), String> {
             .to_tiler(kind.name())
             .map(|_| ())
             .map_err(|e| e.to_string()),
-        Macro::Cute => Ok(()),
+        Macro::Cute => match v {
+            Value::Incongruent(sh, st) => Err(format!(
+                "make_layout: shape {sh} and stride {st} are not congruent (rank mismatch)"
+            )),
+            _ => Ok(()),
+        },
     }
 }
 
