@@ -168,7 +168,7 @@ fn layout(r: &mut Rng) -> String {
 
 fn value(r: &mut Rng, depth: usize) -> String {
     match r.below(if depth == 0 { 8 } else { 12 }) {
-        0 | 1 | 2 => layout(r),
+        0..=2 => layout(r),
         3 => tuple(r, 3).0,
         4 => int(r),
         5 => format!(

@@ -358,7 +358,13 @@ fn tuple_tokens(t: &IntTuple) -> TokenStream {
 /// point at the braces.
 fn brace_value(b: &Brace) -> TokenStream {
     let expr = &b.expr;
-    quote_spanned!(b.span=> ::cute::layout::IntoInt::into_int(&(#expr)))
+    // The borrow keeps `{self.ld}` from moving the field; clippy would flag it in user code.
+    let value = quote_spanned!(b.span=> ::cute::layout::IntoInt::into_int(&(#expr)));
+    quote!({
+        #[allow(clippy::needless_borrows_for_generic_args)]
+        let v = #value;
+        v
+    })
 }
 
 /// Code for an expression with Rust values (variables and brace groups): literals are built
