@@ -155,13 +155,7 @@ pub fn compile(kernel: &str, source: &str, arch: &str) -> Result<(Compiled, Sour
 pub fn compile_timed(kernel: &str, source: &str, arch: &str) -> Result<(Compiled, Provenance)> {
     let t = Instant::now();
     nvrtc::check_arch(arch)?;
-    let k = key(&KeyParts {
-        kernel,
-        source,
-        options: nvrtc::OPTIONS,
-        arch,
-        nvrtc: nvrtc::version()?,
-    });
+    let k = key_of(kernel, source, arch)?;
     let (c, src) = lookup(&k, arch).map_or_else(
         || nvrtc::compile(kernel, source, arch).map(|c| (c, Source::Compiled)),
         Ok,
@@ -273,14 +267,18 @@ impl<'a> Reader<'a> {
 
 /// The path of the entry a compile would use (for tests and tools that inspect the cache).
 pub fn entry_for(kernel: &str, source: &str, arch: &str) -> Result<PathBuf> {
-    let k = key(&KeyParts {
+    Ok(entry_path(&key_of(kernel, source, arch)?, arch))
+}
+
+/// The key of a compile with this NVRTC and its options.
+fn key_of(kernel: &str, source: &str, arch: &str) -> Result<Key> {
+    Ok(key(&KeyParts {
         kernel,
         source,
         options: nvrtc::OPTIONS,
         arch,
         nvrtc: nvrtc::version()?,
-    });
-    Ok(entry_path(&k, arch))
+    }))
 }
 
 #[cfg(test)]

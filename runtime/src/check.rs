@@ -48,6 +48,23 @@ pub struct Outcome {
     pub pass: bool,
 }
 
+impl Outcome {
+    /// `pass` or `FAIL`.
+    pub fn verdict(&self) -> &'static str {
+        if self.pass {
+            "pass"
+        } else {
+            "FAIL"
+        }
+    }
+
+    /// Where the worst element was: `m=.. n=.. got .. want ..`.
+    pub fn worst_at(&self) -> String {
+        let (m, n, got, want) = self.at;
+        format!("m={m} n={n} got {got} want {want}")
+    }
+}
+
 /// Runs `loaded` on a random problem and compares with the float64 reference.
 pub fn check(
     gpu: &Gpu,

@@ -192,13 +192,10 @@ fn on_gpu(gpu: &Gpu, blas: &CudaBlas, gemm: Gemm, p: &Problem) -> Result<(), Run
         let q = Problem { beta, ..*p };
         let out = check(gpu, blas, loaded, &q, &gemm.plan().epilogue, 1)?;
         println!(
-            "  check beta={beta}: {} (worst |error|/tolerance {:.3} at m={} n={}: {} vs {})",
-            if out.pass { "pass" } else { "FAIL" },
+            "  check beta={beta}: {} (worst |error|/tolerance {:.3} at {})",
+            out.verdict(),
             out.worst,
-            out.at.0,
-            out.at.1,
-            out.at.2,
-            out.at.3
+            out.worst_at()
         );
         if !out.pass {
             return Err(RuntimeError::Problem(format!(
@@ -367,13 +364,10 @@ fn check_one(
     match check(gpu, blas, gemm.loaded(), q, &gemm.plan().epilogue, salt) {
         Ok(out) => (
             format!(
-                "{name} {layout} {m} {n} {k} {beta} {} {:.3} (m={} n={} got {} want {})",
-                if out.pass { "pass" } else { "FAIL" },
+                "{name} {layout} {m} {n} {k} {beta} {} {:.3} ({})",
+                out.verdict(),
                 out.worst,
-                out.at.0,
-                out.at.1,
-                out.at.2,
-                out.at.3
+                out.worst_at()
             ),
             out.pass,
         ),
