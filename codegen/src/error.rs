@@ -19,6 +19,13 @@ pub enum CodegenError {
         part: &'static str,
         source: cute_layout::Error,
     },
+    /// A kernel built with the IR that does not check: the statement and the condition.
+    #[error("kernel {kernel}: {stmt}: {msg}")]
+    Kernel {
+        kernel: String,
+        stmt: String,
+        msg: String,
+    },
     /// No plan of that name.
     #[error("unknown kernel '{0}' (cute emit --list names them)")]
     Unknown(String),

@@ -2,36 +2,106 @@
 
 use std::fmt;
 
-use cute_layout::Int;
+use cute_layout::{ElemType, Int};
 
-/// A kernel parameter, in order.
+/// A kernel parameter: a name and a type. The runtime binds arguments to parameters by position
+/// and checks each one's type.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Param {
-    /// An `int` problem symbol (`M`, `N`, `K`, `ldA`, ...).
-    Int(&'static str),
-    /// A `float` scalar (`alpha`, `beta`).
-    Float(&'static str),
-    /// A `const float*` input.
-    In(&'static str),
-    /// A `float*` output.
-    Out(&'static str),
+pub struct Param {
+    pub name: String,
+    pub ty: ParamType,
+}
+
+/// The type of a parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamType {
+    /// An integer size, leading dimension or count (`int`, or `long long` in a kernel built
+    /// for 64-bit indices).
+    Int,
+    /// A scalar of an element type (`float alpha`).
+    Scalar(ElemType),
+    /// A global pointer: `const T*` (read) or `T*` (written), aligned to `align` bytes.
+    Ptr {
+        elem: ElemType,
+        writable: bool,
+        align: i64,
+    },
 }
 
 impl Param {
-    /// The parameter's name.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Param::Int(n) | Param::Float(n) | Param::In(n) | Param::Out(n) => n,
+    /// An integer parameter (`M`, `ldA`).
+    pub fn int(name: &str) -> Param {
+        Param::new(name, ParamType::Int)
+    }
+
+    /// A scalar parameter (`alpha`).
+    pub fn scalar(name: &str, elem: ElemType) -> Param {
+        Param::new(name, ParamType::Scalar(elem))
+    }
+
+    /// A read-only global pointer, 16-byte aligned.
+    pub fn input(name: &str, elem: ElemType) -> Param {
+        Param::new(
+            name,
+            ParamType::Ptr {
+                elem,
+                writable: false,
+                align: 16,
+            },
+        )
+    }
+
+    /// A written global pointer, 16-byte aligned.
+    pub fn output(name: &str, elem: ElemType) -> Param {
+        Param::new(
+            name,
+            ParamType::Ptr {
+                elem,
+                writable: true,
+                align: 16,
+            },
+        )
+    }
+
+    fn new(name: &str, ty: ParamType) -> Param {
+        Param {
+            name: name.to_string(),
+            ty,
         }
     }
 
-    /// Its C++ declaration.
-    pub fn declaration(&self) -> String {
-        match self {
-            Param::Int(n) => format!("int {n}"),
-            Param::Float(n) => format!("float {n}"),
-            Param::In(n) => format!("const float* __restrict__ {n}"),
-            Param::Out(n) => format!("float* __restrict__ {n}"),
+    /// The parameter's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Its C++ declaration, integers declared as `index` (`int` or `long long`).
+    ///
+    /// ```
+    /// # use cute_codegen::Param;
+    /// # use cute_layout::ElemType::F32;
+    /// assert_eq!(Param::input("A", F32).declaration("int"), "const float* __restrict__ A");
+    /// assert_eq!(Param::int("M").declaration("long long"), "long long M");
+    /// ```
+    pub fn declaration(&self, index: &str) -> String {
+        let n = &self.name;
+        match self.ty {
+            ParamType::Int => format!("{index} {n}"),
+            ParamType::Scalar(e) => format!("{} {n}", crate::cuda::ctype(e)),
+            ParamType::Ptr {
+                elem,
+                writable: false,
+                ..
+            } => {
+                format!("const {}* __restrict__ {n}", crate::cuda::ctype(elem))
+            }
+            ParamType::Ptr {
+                elem,
+                writable: true,
+                ..
+            } => {
+                format!("{}* __restrict__ {n}", crate::cuda::ctype(elem))
+            }
         }
     }
 }
@@ -40,25 +110,35 @@ impl Param {
 /// widths that need alignment).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Requirement {
-    /// `symbol % by == 0` (e.g. `M % 128 == 0`, `ldA % 4 == 0`).
-    Divisible { symbol: &'static str, by: i64 },
-    /// The pointer is aligned to `bytes`.
-    Aligned { pointer: &'static str, bytes: i64 },
+    /// `symbol % by == 0` (e.g. `M % 128 == 0`, `ldA % 4 == 0`), for what `from` says (the
+    /// statement or plan part that needs it).
+    Divisible {
+        symbol: String,
+        by: i64,
+        from: String,
+    },
+    /// The pointer is aligned to `bytes`, for what `from` says.
+    Aligned {
+        pointer: String,
+        bytes: i64,
+        from: String,
+    },
     /// The buffer holds at least `symbol` elements (a fused bias: one per row, `M`, or per
     /// column, `N`).
-    Length {
-        buffer: &'static str,
-        symbol: &'static str,
-    },
+    Length { buffer: String, symbol: String },
 }
 
 impl fmt::Display for Requirement {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Requirement::Divisible { symbol, by } => write!(f, "{symbol} % {by} == 0"),
-            Requirement::Aligned { pointer, bytes } => {
-                write!(f, "{pointer} aligned to {bytes} bytes")
+            Requirement::Divisible { symbol, by, from } => {
+                write!(f, "{symbol} % {by} == 0 ({from})")
             }
+            Requirement::Aligned {
+                pointer,
+                bytes,
+                from,
+            } => write!(f, "{pointer} aligned to {bytes} bytes ({from})"),
             Requirement::Length { buffer, symbol } => {
                 write!(f, "{buffer} holds {symbol} values")
             }
@@ -79,6 +159,8 @@ pub struct LaunchSpec {
     pub params: Vec<Param>,
     /// What must hold for this kernel to be launched.
     pub requirements: Vec<Requirement>,
+    /// The width of its index arithmetic (and of its integer parameters).
+    pub index: crate::cuda::IndexWidth,
 }
 
 impl LaunchSpec {

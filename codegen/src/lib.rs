@@ -7,12 +7,18 @@
 //! `cute-runtime` crate compiles and launches what it writes.
 
 pub mod cexpr;
+pub mod cuda;
 mod error;
 pub mod gemm;
+pub mod interp;
+pub mod ir;
 pub mod kernel;
+mod lower;
 pub mod named;
+pub mod passes;
+pub mod recipes;
 pub mod writer;
 
 pub use error::{CodegenError, Result};
 pub use gemm::{emit, GemmLayout, GemmPlan};
-pub use kernel::{Kernel, LaunchSpec, Param, Requirement};
+pub use kernel::{Kernel, LaunchSpec, Param, ParamType, Requirement};

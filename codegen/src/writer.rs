@@ -67,6 +67,12 @@ impl Writer {
         self
     }
 
+    /// Sets the indentation level (for text written apart and spliced in).
+    pub fn indent_to(&mut self, level: usize) -> &mut Self {
+        self.indent = level;
+        self
+    }
+
     /// The text.
     pub fn finish(self) -> String {
         self.out

@@ -264,8 +264,8 @@ fn epilogue_bias_and_beta() {
             assert_eq!(
                 k.launch.requirements,
                 vec![cute_codegen::Requirement::Length {
-                    buffer: "bias",
-                    symbol: sym
+                    buffer: "bias".to_string(),
+                    symbol: sym.to_string()
                 }]
             );
         }

@@ -4,12 +4,13 @@
 
 use cudarc::cublas::sys::{cublasMath_t, cublasOperation_t};
 use cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
-use cudarc::driver::{CudaSlice, DevicePtr, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaSlice, DevicePtr};
 use cute_codegen::gemm::Major;
-use cute_codegen::{GemmLayout, Kernel, Param, Requirement};
+use cute_codegen::{GemmLayout, Kernel, ParamType, Requirement};
 
 use crate::error::{Result, RuntimeError};
 use crate::gpu::{Gpu, Loaded};
+use crate::launch::{Arg, Buf};
 
 /// A GEMM problem: `C (M x N) = alpha * A * B + beta * C`, A, B in `layout`, C column-major.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -199,8 +200,8 @@ pub struct BufferLens {
 pub fn check_buffers(kernel: &Kernel, p: &Problem, lens: BufferLens) -> Result<()> {
     check_sizes(p, lens)?;
     for r in &kernel.launch.requirements {
-        let unmet = match *r {
-            Requirement::Divisible { symbol, by } => match p.symbol(symbol) {
+        let unmet = match r {
+            Requirement::Divisible { symbol, by, .. } => match p.symbol(symbol) {
                 Some(v) if v % by == 0 => None,
                 v => Some(format!("{symbol} = {}", v.unwrap_or(0))),
             },
@@ -251,91 +252,48 @@ impl Buffers {
     }
 }
 
-/// CUDA's grid limits: x below 2^31, y and z at most 65535.
-const GRID_MAX: [i64; 3] = [(1 << 31) - 1, 65535, 65535];
+/// The GEMM's arguments for its parameters, by name: the problem's sizes and scalars, its
+/// buffers.
+fn args<'a>(kernel: &Kernel, p: &Problem, bufs: &'a Buffers) -> Result<Vec<Arg<'a>>> {
+    kernel
+        .launch
+        .params
+        .iter()
+        .map(|q| {
+            let n = q.name.as_str();
+            Ok(match (q.ty, n) {
+                (ParamType::Int, _) => Arg::Int(p.symbol(n).ok_or_else(|| unknown(kernel, n))?),
+                (ParamType::Scalar(_), "alpha") => Arg::Scalar(f64::from(p.alpha)),
+                (ParamType::Scalar(_), "beta") => Arg::Scalar(f64::from(p.beta)),
+                (ParamType::Ptr { .. }, "A") => Arg::Buf(Buf::F32(&bufs.a)),
+                (ParamType::Ptr { .. }, "B") => Arg::Buf(Buf::F32(&bufs.b)),
+                (ParamType::Ptr { .. }, "C") => Arg::Buf(Buf::F32(&bufs.c)),
+                (ParamType::Ptr { .. }, "bias") => Arg::Buf(Buf::F32(&bufs.bias)),
+                _ => return Err(unknown(kernel, n)),
+            })
+        })
+        .collect()
+}
+
+fn unknown(kernel: &Kernel, name: &str) -> RuntimeError {
+    RuntimeError::Problem(format!(
+        "{}: a GEMM has no argument for the parameter {name}",
+        kernel.name
+    ))
+}
 
 /// The grid of a launch, checked against CUDA's limits.
 pub fn launch_dims(kernel: &Kernel, p: &Problem) -> Result<[u32; 3]> {
     let env = |name: &str| p.symbol(name);
-    let mut grid = [1u32; 3];
-    for ((g, e), (axis, max)) in grid
-        .iter_mut()
-        .zip(&kernel.launch.grid)
-        .zip(["x", "y", "z"].into_iter().zip(GRID_MAX))
-    {
-        let v = e
-            .evaluate(&env)
-            .ok_or_else(|| RuntimeError::Problem(format!("grid size {e} has unbound symbols")))?;
-        if !(1..=max).contains(&v) {
-            return Err(RuntimeError::Problem(format!(
-                "{} on {}x{}x{}: gridDim.{axis} = {e} = {v}, beyond CUDA's 1..{max}",
-                kernel.name, p.m, p.n, p.k
-            )));
-        }
-        *g = v as u32;
-    }
-    Ok(grid)
+    crate::launch::grid(kernel, &env, &format!("{}x{}x{}", p.m, p.n, p.k))
 }
 
-/// Launches a loaded GEMM kernel on a problem (asynchronously on the GPU's stream).
+/// Launches a loaded GEMM kernel on a problem (asynchronously on the GPU's stream), through the
+/// one launch path.
 pub fn launch(gpu: &Gpu, loaded: &Loaded, p: &Problem, bufs: &mut Buffers) -> Result<()> {
     check_buffers(&loaded.kernel, p, bufs.lens())?;
-    let spec = &loaded.kernel.launch;
-    let grid = launch_dims(&loaded.kernel, p)?;
-    let cfg = LaunchConfig {
-        grid_dim: (grid[0], grid[1], grid[2]),
-        block_dim: (
-            spec.block[0] as u32,
-            spec.block[1] as u32,
-            spec.block[2] as u32,
-        ),
-        shared_mem_bytes: spec.dynamic_smem_bytes as u32,
-    };
-    let ints: Vec<i32> = spec
-        .params
-        .iter()
-        .map(|q| match q {
-            Param::Int(n) => p.symbol(n).unwrap_or(0) as i32,
-            _ => 0,
-        })
-        .collect();
-    let c = &mut bufs.c;
-    let mut builder = gpu.stream.launch_builder(&loaded.func);
-    let mut c = Some(c);
-    for (q, i) in spec.params.iter().zip(&ints) {
-        match q {
-            Param::Int(_) => {
-                builder.arg(i);
-            }
-            Param::Float("alpha") => {
-                builder.arg(&p.alpha);
-            }
-            Param::Float(_) => {
-                builder.arg(&p.beta);
-            }
-            Param::In("A") => {
-                builder.arg(&bufs.a);
-            }
-            Param::In("B") => {
-                builder.arg(&bufs.b);
-            }
-            Param::In(_) => {
-                builder.arg(&bufs.bias);
-            }
-            Param::Out(_) => {
-                if let Some(c) = c.take() {
-                    builder.arg(c);
-                }
-            }
-        }
-    }
-    // SAFETY: the arguments follow the kernel's parameter list; `check_buffers` checked the
-    // problem and the buffers' sizes, and the kernel predicates every access outside them.
-    unsafe { builder.launch(cfg) }.map_err(RuntimeError::driver(format!(
-        "launch of {}",
-        loaded.kernel.name
-    )))?;
-    Ok(())
+    let args = args(&loaded.kernel, p, bufs)?;
+    crate::launch::launch(gpu, loaded, &args)
 }
 
 fn op(trans: bool) -> cublasOperation_t {

@@ -8,6 +8,7 @@ pub mod check;
 mod error;
 pub mod gemm;
 pub mod gpu;
+pub mod launch;
 pub mod nvrtc;
 pub mod testing;
 

@@ -1,7 +1,7 @@
 //! What every GEMM kernel shares: the signature, the problem symbols, offsets from layouts, the
 //! epilogue.
 
-use cute_layout::{Int, IntTuple, Layout};
+use cute_layout::{ElemType::F32, Int, IntTuple, Layout};
 
 use super::plan::{Bias, Epilogue, GemmPlan};
 use crate::cexpr::c;
@@ -12,20 +12,20 @@ use crate::writer::Writer;
 /// The parameters of every GEMM kernel, in order.
 pub fn params(plan: &GemmPlan) -> Vec<Param> {
     let mut p = vec![
-        Param::Int("M"),
-        Param::Int("N"),
-        Param::Int("K"),
-        Param::Float("alpha"),
-        Param::In("A"),
-        Param::Int("ldA"),
-        Param::In("B"),
-        Param::Int("ldB"),
-        Param::Float("beta"),
-        Param::Out("C"),
-        Param::Int("ldC"),
+        Param::int("M"),
+        Param::int("N"),
+        Param::int("K"),
+        Param::scalar("alpha", F32),
+        Param::input("A", F32),
+        Param::int("ldA"),
+        Param::input("B", F32),
+        Param::int("ldB"),
+        Param::scalar("beta", F32),
+        Param::output("C", F32),
+        Param::int("ldC"),
     ];
     if plan.epilogue.bias.is_some() {
-        p.push(Param::In("bias"));
+        p.push(Param::input("bias", F32));
     }
     p
 }
@@ -35,12 +35,12 @@ pub fn params(plan: &GemmPlan) -> Vec<Param> {
 pub fn buffer_requirements(plan: &GemmPlan) -> Vec<Requirement> {
     match plan.epilogue.bias {
         Some(Bias::PerRow) => vec![Requirement::Length {
-            buffer: "bias",
-            symbol: "M",
+            buffer: "bias".into(),
+            symbol: "M".into(),
         }],
         Some(Bias::PerCol) => vec![Requirement::Length {
-            buffer: "bias",
-            symbol: "N",
+            buffer: "bias".into(),
+            symbol: "N".into(),
         }],
         None => Vec::new(),
     }
@@ -48,7 +48,7 @@ pub fn buffer_requirements(plan: &GemmPlan) -> Vec<Requirement> {
 
 /// `extern "C" __global__ void name(params) {`, opened.
 pub fn signature(w: &mut Writer, plan: &GemmPlan, threads: i64, min_blocks: i64) {
-    let decls: Vec<String> = params(plan).iter().map(Param::declaration).collect();
+    let decls: Vec<String> = params(plan).iter().map(|p| p.declaration("int")).collect();
     let bounds = if min_blocks > 1 {
         format!("{threads}, {min_blocks}")
     } else {
@@ -208,6 +208,7 @@ pub fn plain_kernel(plan: &GemmPlan, w: Writer, tile: (i64, i64), threads: i64) 
         dynamic_smem_bytes: 0,
         params: params(plan),
         requirements: buffer_requirements(plan),
+        index: crate::cuda::IndexWidth::I32,
     };
     Ok(Kernel {
         name: plan.kernel_name(),

@@ -87,6 +87,7 @@ pub fn emit(plan: &GemmPlan) -> Result<Kernel> {
         dynamic_smem_bytes: report.smem_bytes,
         params: params(plan),
         requirements: requirements(plan, p),
+        index: crate::cuda::IndexWidth::I32,
     };
     Ok(Kernel {
         name: plan.kernel_name(),
@@ -130,16 +131,28 @@ fn bank_notes(parts: &Parts) -> Vec<String> {
 fn requirements(plan: &GemmPlan, p: &Pipelined) -> Vec<Requirement> {
     let mut r: Vec<Requirement> = ["ldA", "ldB", "ldC"]
         .into_iter()
-        .map(|symbol| Requirement::Divisible { symbol, by: 4 })
+        .map(|symbol| Requirement::Divisible {
+            symbol: symbol.into(),
+            by: 4,
+            from: "128-bit vectors along the leading dimension".into(),
+        })
         .chain(
             ["A", "B", "C"]
                 .into_iter()
-                .map(|pointer| Requirement::Aligned { pointer, bytes: 16 }),
+                .map(|pointer| Requirement::Aligned {
+                    pointer: pointer.into(),
+                    bytes: 16,
+                    from: "128-bit vector copies".into(),
+                }),
         )
         .collect();
     if !p.predicated {
         for (symbol, by) in [("M", p.cta.0), ("N", p.cta.1), ("K", p.cta.2)] {
-            r.push(Requirement::Divisible { symbol, by });
+            r.push(Requirement::Divisible {
+                symbol: symbol.into(),
+                by,
+                from: "the unpredicated tiles".into(),
+            });
         }
     }
     r.extend(super::common::buffer_requirements(plan));

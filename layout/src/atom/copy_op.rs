@@ -198,6 +198,34 @@ impl CopyOp {
     }
 }
 
+impl CopyOp {
+    /// The zero-filling form of a `cp.async` (`None` for other copies): `%2` is how many of the
+    /// bytes to read from global memory; the rest of the destination is written with zeros, so
+    /// a predicate that fails passes 0 (CuTe's `SM80_CP_ASYNC_CACHE*_ZFILL`).
+    ///
+    /// ```
+    /// # use cute_layout::atom::CopyOp;
+    /// // include/cute/arch/copy_sm80.hpp, SM80_CP_ASYNC_CACHEGLOBAL_ZFILL:
+    /// // "cp.async.cg.shared.global.L2::128B [%0], [%1], %2, %3;" with %2 = 16, %3 = src_size
+    /// assert_eq!(
+    ///     CopyOp::CpAsyncCacheGlobal { bits: 128 }.ptx_zfill().unwrap(),
+    ///     "cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;"
+    /// );
+    /// assert_eq!(CopyOp::UniversalCopy { bits: 128 }.ptx_zfill(), None);
+    /// ```
+    pub fn ptx_zfill(&self) -> Option<String> {
+        let (cache, bits) = match *self {
+            CopyOp::CpAsyncCacheAlways { bits } => ("ca", bits),
+            CopyOp::CpAsyncCacheGlobal { bits } => ("cg", bits),
+            _ => return None,
+        };
+        Some(format!(
+            "cp.async.{cache}.shared.global.L2::128B [%0], [%1], {}, %2;",
+            bits / 8
+        ))
+    }
+}
+
 fn regs(n: u32) -> String {
     (0..n)
         .map(|i| format!("%{i}"))

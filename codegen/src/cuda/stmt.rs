@@ -1,0 +1,362 @@
+//! Statements to CUDA: loops, conditions, barriers, scalar arithmetic here; copies and MMAs
+//! through the atoms' lowerings. Every element reference is `buffer[offset]` with the offset the
+//! layout algebra gives element `j` of the tensor (`ir::index`).
+
+use cute_layout::atom::{CopyOp, MmaOp};
+use cute_layout::{ElemType, Engine, Tensor};
+
+use super::cexpr::{CExpr, CInt, Names};
+use crate::error::Result;
+use crate::ir::index::{addr, coord, size, Addr};
+use crate::ir::{Barrier, Cond, EExpr, Kernel, Pred, Stmt, Unroll};
+use crate::lower::{self, Needs};
+use crate::passes::{describe, error};
+use crate::writer::Writer;
+
+pub(super) fn body(k: &Kernel, stmts: &[Stmt], w: &mut Writer, needs: &mut Needs) -> Result<()> {
+    for s in stmts {
+        statement(k, s, w, needs)?;
+    }
+    Ok(())
+}
+
+fn statement(k: &Kernel, s: &Stmt, w: &mut Writer, needs: &mut Needs) -> Result<()> {
+    let here = describe(s);
+    match s {
+        Stmt::Comment(t) => {
+            w.comment(t);
+        }
+        Stmt::Bind { name, tensor } => {
+            w.comment(format!("{name}: {tensor}"));
+        }
+        Stmt::For {
+            var,
+            extent,
+            unroll,
+            body: inner,
+        } => {
+            match unroll {
+                Unroll::Full => w.line("#pragma unroll"),
+                Unroll::None => w.line("#pragma unroll 1"),
+                Unroll::By(n) => w.line(format!("#pragma unroll {n}")),
+            };
+            needs.gcd |= super::needs_gcd(extent);
+            w.open(format!(
+                "for (cute_idx {var} = 0; {var} < {}; ++{var})",
+                CInt(extent)
+            ));
+            body(k, inner, w, needs)?;
+            w.close("");
+        }
+        Stmt::If { cond, then, els } => {
+            w.open(format!("if ({})", cond_c(cond, needs)));
+            body(k, then, w, needs)?;
+            if !els.is_empty() {
+                w.reopen("else");
+                body(k, els, w, needs)?;
+            }
+            w.close("");
+        }
+        Stmt::Copy {
+            atom,
+            src,
+            dst,
+            pred,
+        } => copy(
+            k,
+            &here,
+            atom.op(),
+            atom.val_type(),
+            src,
+            dst,
+            pred.as_ref(),
+            w,
+            needs,
+        )?,
+        Stmt::Gemm { atom, a, b, c } => gemm(k, &here, atom.op(), a, b, c, w, needs)?,
+        Stmt::Map { dst, srcs, f, pred } => map(k, &here, dst, srcs, f, pred.as_ref(), w, needs)?,
+        Stmt::Reduce { var, op, src } => {
+            let n = size(src).unwrap_or(0);
+            for j in 0..n {
+                let x = to_float(
+                    &elem_ref(k, &here, src, j, needs)?,
+                    storage_type(k, src),
+                    needs,
+                );
+                if j == 0 {
+                    w.line(format!("{var} = {x};"));
+                } else {
+                    let e = EExpr::Binary(*op, Box::new(EExpr::var(var)), Box::new(EExpr::arg(0)));
+                    w.line(format!("{var} = {};", CExpr(&e, &Args(vec![x]))));
+                }
+            }
+        }
+        Stmt::Shuffle { var, op, across } => {
+            let mut o = across / 2;
+            while o > 0 {
+                let e = EExpr::Binary(*op, Box::new(EExpr::var(var)), Box::new(EExpr::arg(0)));
+                let other = format!("__shfl_xor_sync(0xffffffffu, {var}, {o})");
+                w.line(format!("{var} = {};", CExpr(&e, &Args(vec![other]))));
+                o /= 2;
+            }
+        }
+        Stmt::Let { var, f } => {
+            w.line(format!("{var} = {};", CExpr(f, &Args(vec![]))));
+        }
+        Stmt::Barrier(b) => match b {
+            Barrier::Cta => {
+                w.line("__syncthreads();");
+            }
+            Barrier::CpAsyncCommit => lower::cp_async::commit(w),
+            Barrier::CpAsyncWait(n) => lower::cp_async::wait(w, *n),
+        },
+    }
+    Ok(())
+}
+
+/// The C names of a map's sources.
+struct Args(Vec<String>);
+
+impl Names for Args {
+    fn arg(&self, i: usize) -> String {
+        self.0.get(i).cloned().unwrap_or_else(|| "0.0f".into())
+    }
+}
+
+fn cond_c(c: &Cond, needs: &mut Needs) -> String {
+    match c {
+        Cond::Lt(a, b) | Cond::Le(a, b) => {
+            needs.gcd |= super::needs_gcd(a) || super::needs_gcd(b);
+            let op = if matches!(c, Cond::Lt(..)) { "<" } else { "<=" };
+            format!("{} {op} {}", CInt(a), CInt(b))
+        }
+        Cond::And(a, b) => format!("({}) && ({})", cond_c(a, needs), cond_c(b, needs)),
+    }
+}
+
+/// `name[offset]` of element `j`.
+fn elem_ref(k: &Kernel, here: &str, t: &Tensor, j: i64, needs: &mut Needs) -> Result<String> {
+    let Engine::Ptr(p) = t.engine() else {
+        return Err(error(
+            k,
+            here,
+            format!("{t}: a coordinate tensor has no elements in memory"),
+        ));
+    };
+    let a = addr(t, j).map_err(|e| error(k, here, format!("{t}, element {j}: {e}")))?;
+    let off = match &a {
+        Addr::Lin(o) => {
+            needs.gcd |= super::needs_gcd(o);
+            CInt(o).to_string()
+        }
+        Addr::Swz { base, sw, arg } => {
+            needs.swizzle = true;
+            needs.gcd |= super::needs_gcd(base) || super::needs_gcd(arg);
+            let (b, m, s) = sw.params();
+            let swz = format!("cute_swizzle<{b},{m},{s}>({})", CInt(arg));
+            if base.is_constant(0) {
+                swz
+            } else {
+                format!("{} + {swz}", CInt(base))
+            }
+        }
+    };
+    Ok(format!("{}[{off}]", p.name))
+}
+
+/// The in-bounds test of element `j` of a predicate.
+fn pred_c(k: &Kernel, here: &str, p: &Pred, j: i64, needs: &mut Needs) -> Result<String> {
+    let c =
+        coord(&p.coord, j).map_err(|e| error(k, here, format!("predicate, element {j}: {e}")))?;
+    let terms: Vec<String> = c
+        .iter()
+        .zip(&p.bounds)
+        .map(|(x, b)| {
+            needs.gcd |= super::needs_gcd(x) || super::needs_gcd(b);
+            format!("{} < {}", CInt(x), CInt(b))
+        })
+        .collect();
+    Ok(terms.join(" && "))
+}
+
+/// An element read as `float` for arithmetic, by element type.
+fn to_float(x: &str, e: ElemType, needs: &mut Needs) -> String {
+    match e {
+        ElemType::F32 | ElemType::Tf32 => x.to_string(),
+        ElemType::F16 => {
+            needs.half = true;
+            format!("cute_h2f({x})")
+        }
+        ElemType::Bf16 => {
+            needs.bfloat = true;
+            format!("cute_bf2f({x})")
+        }
+        _ => format!("static_cast<float>({x})"),
+    }
+}
+
+/// A `float` value stored as an element.
+fn from_float(x: &str, e: ElemType, needs: &mut Needs) -> String {
+    match e {
+        ElemType::F32 | ElemType::Tf32 => x.to_string(),
+        ElemType::F16 => {
+            needs.half = true;
+            format!("cute_f2h({x})")
+        }
+        ElemType::Bf16 => {
+            needs.bfloat = true;
+            format!("cute_f2bf({x})")
+        }
+        other => format!("static_cast<{}>({x})", super::ctype(other)),
+    }
+}
+
+fn storage_type(k: &Kernel, t: &Tensor) -> ElemType {
+    let Engine::Ptr(p) = t.engine() else {
+        return ElemType::F32;
+    };
+    let from_param = k.param(&p.name).and_then(|q| match q.ty {
+        crate::kernel::ParamType::Ptr { elem, .. } => Some(elem),
+        _ => None,
+    });
+    from_param
+        .or_else(|| k.smem_buf(&p.name).map(|b| b.elem))
+        .or_else(|| k.reg_buf(&p.name).map(|b| b.elem))
+        .unwrap_or(ElemType::F32)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn copy(
+    k: &Kernel,
+    here: &str,
+    op: CopyOp,
+    elem: ElemType,
+    src: &Tensor,
+    dst: &Tensor,
+    pred: Option<&Pred>,
+    w: &mut Writer,
+    needs: &mut Needs,
+) -> Result<()> {
+    let vals = crate::passes::atom_values(op, elem)
+        .ok_or_else(|| error(k, here, format!("{op}: no lowering")))?;
+    let n = size(src).unwrap_or(0);
+    let helper = lower::cp_async::helper(op);
+    if let Some(h) = &helper {
+        needs.cp_async.insert(h.clone());
+    }
+    for v in (0..n).step_by(vals.max(1) as usize) {
+        let s = elem_ref(k, here, src, v, needs)?;
+        let d = elem_ref(k, here, dst, v, needs)?;
+        let p = pred.map(|p| pred_c(k, here, p, v, needs)).transpose()?;
+        match &helper {
+            Some((name, _)) => {
+                let bytes = u32::try_from(vals).unwrap_or(0) * elem.bits() / 8;
+                lower::cp_async::copy(w, name, bytes, &s, &d, p.as_deref());
+            }
+            None => {
+                if let Some(p) = &p {
+                    w.open(format!("if ({p})"));
+                }
+                lower::universal::copy(w, op, elem.bits(), &s, &d)
+                    .ok_or_else(|| error(k, here, format!("{op}: no lowering")))?;
+                if p.is_some() {
+                    w.close("");
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The static extents of a UniversalFMA fragment: `(x, y)` of `(x,y)` or `(1,x,y)`.
+fn dims(t: &Tensor) -> Option<(i64, i64)> {
+    let l = t.layout().shape_layout();
+    let modes: Vec<i64> = (0..l.rank())
+        .map(|i| l.mode(i).ok()?.size().ok()?.as_static())
+        .collect::<Option<_>>()?;
+    match modes.as_slice() {
+        [1, x, y] | [x, y] => Some((*x, *y)),
+        _ => None,
+    }
+}
+
+/// The order UniversalFMA's `gemm` visits `(m, n, k)` (k outer, as CuTe's outer products), and
+/// the flat element index of each operand. Shared with the interpreter.
+pub(crate) fn fma_order(a: &Tensor, b: &Tensor) -> Option<Vec<(i64, i64, i64)>> {
+    let (m, kk) = dims(a)?;
+    let (n, _) = dims(b)?;
+    let mut out = Vec::new();
+    for k in 0..kk {
+        for i in 0..m {
+            for j in 0..n {
+                out.push((i + m * k, j + n * k, i + m * j));
+            }
+        }
+    }
+    Some(out)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn gemm(
+    k: &Kernel,
+    here: &str,
+    op: MmaOp,
+    a: &Tensor,
+    b: &Tensor,
+    c: &Tensor,
+    w: &mut Writer,
+    needs: &mut Needs,
+) -> Result<()> {
+    if !matches!(op, MmaOp::UniversalFma { .. }) {
+        return Err(error(k, here, format!("{op}: no lowering")));
+    }
+    let order = fma_order(a, b).ok_or_else(|| error(k, here, "fragment shapes"))?;
+    for (ia, ib, ic) in order {
+        let (ea, eb, ec) = (
+            elem_ref(k, here, a, ia, needs)?,
+            elem_ref(k, here, b, ib, needs)?,
+            elem_ref(k, here, c, ic, needs)?,
+        );
+        lower::universal::fma(w, &ea, &eb, &ec);
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn map(
+    k: &Kernel,
+    here: &str,
+    dst: &Tensor,
+    srcs: &[Tensor],
+    f: &EExpr,
+    pred: Option<&Pred>,
+    w: &mut Writer,
+    needs: &mut Needs,
+) -> Result<()> {
+    let n = size(dst).unwrap_or(0);
+    let de = storage_type(k, dst);
+    for j in 0..n {
+        let args = srcs
+            .iter()
+            .map(|t| {
+                Ok(to_float(
+                    &elem_ref(k, here, t, j, needs)?,
+                    storage_type(k, t),
+                    needs,
+                ))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let value = from_float(&CExpr(f, &Args(args)).to_string(), de, needs);
+        let d = elem_ref(k, here, dst, j, needs)?;
+        match pred {
+            Some(p) => {
+                let p = pred_c(k, here, p, j, needs)?;
+                w.line(format!("if ({p}) {d} = {value};"));
+            }
+            None => {
+                w.line(format!("{d} = {value};"));
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,659 @@
+//! The interpreter's machine: the launch's blocks one after another, each block's threads in
+//! lockstep, with shadow state for the checks the module documents.
+
+use std::collections::HashMap;
+
+use cute_layout::atom::CopyOp;
+use cute_layout::{Engine, Int, MemSpace, Tensor};
+
+use super::{Arg, Report, MAX_WORK};
+use crate::cuda::fma_order;
+use crate::error::{CodegenError, Result};
+use crate::ir::index::{addr, coord, size, Addr};
+use crate::ir::{Barrier, Cond, EExpr, Kernel, ParamType, Pred, Stmt};
+use crate::kernel::Requirement;
+use crate::passes::{atom_values, describe};
+
+/// Several threads read an element since the last barrier.
+const SEVERAL: u32 = u32::MAX;
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Shadow {
+    w_epoch: u64,
+    writer: u32,
+    r_epoch: u64,
+    reader: u32,
+    pending: u32,
+}
+
+struct Smem {
+    data: Vec<f64>,
+    shadow: Vec<Shadow>,
+    elem: cute_layout::ElemType,
+}
+
+struct Pending {
+    group: Option<usize>,
+    buf: String,
+    idx: usize,
+    value: f64,
+}
+
+struct Machine<'a> {
+    k: &'a Kernel,
+    ints: HashMap<String, i64>,
+    scalars: HashMap<String, f32>,
+    args: &'a mut [Arg],
+    gbuf: HashMap<String, usize>,
+    gwriter: HashMap<String, Vec<i64>>,
+    smem: HashMap<String, Smem>,
+    regs: HashMap<String, Vec<Vec<f64>>>,
+    vars: Vec<HashMap<String, f32>>,
+    pending: Vec<Vec<Pending>>,
+    groups: Vec<usize>,
+    epoch: u64,
+    work: u64,
+    threads: usize,
+    block: [i64; 3],
+    block_linear: i64,
+    addrs: HashMap<usize, Vec<Addr>>,
+    coords: HashMap<usize, Vec<Vec<Int>>>,
+}
+
+pub(super) fn run(k: &Kernel, args: &mut [Arg]) -> Result<Report> {
+    crate::passes::verify(k)?;
+    let fail = |m: String| CodegenError::Kernel {
+        kernel: k.name.clone(),
+        stmt: "arguments".into(),
+        msg: m,
+    };
+    if args.len() != k.params.len() {
+        return Err(fail(format!(
+            "{} arguments for {} parameters",
+            args.len(),
+            k.params.len()
+        )));
+    }
+    let mut ints = HashMap::new();
+    let mut scalars = HashMap::new();
+    let mut gbuf = HashMap::new();
+    let mut gwriter = HashMap::new();
+    for (i, (p, a)) in k.params.iter().zip(args.iter()).enumerate() {
+        match (p.ty, a) {
+            (ParamType::Int, Arg::Int(v)) => {
+                ints.insert(p.name.clone(), *v);
+            }
+            (ParamType::Scalar(_), Arg::Scalar(v)) => {
+                scalars.insert(p.name.clone(), *v as f32);
+            }
+            (ParamType::Ptr { elem, writable, .. }, Arg::Buffer(b)) if b.elem == elem => {
+                gbuf.insert(p.name.clone(), i);
+                if writable {
+                    gwriter.insert(p.name.clone(), vec![-1; b.data.len()]);
+                }
+            }
+            (ty, a) => {
+                return Err(fail(format!(
+                    "argument {i} ({}): {ty:?} given {}",
+                    p.name,
+                    kind(a)
+                )))
+            }
+        }
+    }
+    for r in &k.requirements {
+        if let Requirement::Divisible { symbol, by, .. } = r {
+            if ints.get(symbol).is_some_and(|v| v % by != 0) {
+                return Err(fail(format!("the launch needs {r}")));
+            }
+        }
+    }
+    let env = |n: &str| ints.get(n).copied();
+    let mut grid = [1i64; 3];
+    for (g, e) in grid.iter_mut().zip(&k.grid) {
+        *g = e
+            .evaluate(&env)
+            .filter(|&v| v >= 0)
+            .ok_or_else(|| fail(format!("the grid dimension {e} has no value")))?;
+    }
+    let threads = usize::try_from(k.threads()).unwrap_or(0);
+    let mut m = Machine {
+        k,
+        ints,
+        scalars,
+        args,
+        gbuf,
+        gwriter,
+        smem: HashMap::new(),
+        regs: HashMap::new(),
+        vars: Vec::new(),
+        pending: Vec::new(),
+        groups: Vec::new(),
+        epoch: 1,
+        work: 0,
+        threads,
+        block: [0; 3],
+        block_linear: 0,
+        addrs: HashMap::new(),
+        coords: HashMap::new(),
+    };
+    let blocks = grid[0].saturating_mul(grid[1]).saturating_mul(grid[2]);
+    if (blocks as u64).saturating_mul(threads as u64) > MAX_WORK {
+        return Err(fail(format!("{blocks} blocks of {threads} threads: too large to interpret (at most {MAX_WORK} thread-blocks' worth)")));
+    }
+    for bz in 0..grid[2] {
+        for by in 0..grid[1] {
+            for bx in 0..grid[0] {
+                m.block = [bx, by, bz];
+                m.block_linear = bx + grid[0] * (by + grid[1] * bz);
+                m.start_block();
+                m.body(&k.body, "body")?;
+            }
+        }
+    }
+    Ok(Report {
+        blocks,
+        threads: threads as i64,
+        work: m.work,
+    })
+}
+
+fn kind(a: &Arg) -> String {
+    match a {
+        Arg::Int(v) => format!("the integer {v}"),
+        Arg::Scalar(v) => format!("the scalar {v}"),
+        Arg::Buffer(b) => format!("a buffer of {} {}", b.data.len(), b.elem),
+    }
+}
+
+impl Machine<'_> {
+    fn start_block(&mut self) {
+        for (i, n) in ["bx", "by", "bz"].iter().enumerate() {
+            self.ints.insert(n.to_string(), self.block[i]);
+        }
+        self.smem.clear();
+        for b in &self.k.smem {
+            let n = b
+                .layout
+                .shape_layout()
+                .cosize()
+                .ok()
+                .and_then(|c| c.as_static())
+                .unwrap_or(0) as usize;
+            // shared memory starts as garbage: NaN makes a read of it visible in the output
+            self.smem.insert(
+                b.name.clone(),
+                Smem {
+                    data: vec![f64::NAN; n],
+                    shadow: vec![Shadow::default(); n],
+                    elem: b.elem,
+                },
+            );
+        }
+        self.regs.clear();
+        for r in &self.k.regs {
+            self.regs.insert(
+                r.name.clone(),
+                vec![vec![f64::NAN; r.size as usize]; self.threads],
+            );
+        }
+        self.vars = vec![HashMap::new(); self.threads];
+        self.pending = (0..self.threads).map(|_| Vec::new()).collect();
+        self.groups = vec![0; self.threads];
+        self.epoch += 1;
+    }
+
+    fn err(&self, path: &str, t: Option<usize>, msg: impl Into<String>) -> CodegenError {
+        let [x, y, z] = self.block;
+        let who = match t {
+            Some(t) => format!(" (block ({x},{y},{z}), thread {t})"),
+            None => format!(" (block ({x},{y},{z}))"),
+        };
+        CodegenError::Kernel {
+            kernel: self.k.name.clone(),
+            stmt: format!("{path}{who}"),
+            msg: msg.into(),
+        }
+    }
+
+    fn tick(&mut self, n: u64, path: &str) -> Result<()> {
+        self.work += n;
+        if self.work > MAX_WORK {
+            return Err(self.err(
+                path,
+                None,
+                format!("more than {MAX_WORK} element operations: too large to interpret"),
+            ));
+        }
+        Ok(())
+    }
+
+    fn eval(&self, i: &Int, t: usize) -> Option<i64> {
+        i.evaluate(&|n: &str| {
+            if n == "tid" {
+                Some(t as i64)
+            } else {
+                self.ints.get(n).copied()
+            }
+        })
+    }
+
+    fn body(&mut self, stmts: &[Stmt], path: &str) -> Result<()> {
+        for (i, s) in stmts.iter().enumerate() {
+            let here = format!("{path}[{i}] {}", describe(s));
+            self.statement(s, &here, &format!("{path}[{i}]"))?;
+        }
+        Ok(())
+    }
+
+    fn statement(&mut self, s: &Stmt, here: &str, at: &str) -> Result<()> {
+        match s {
+            Stmt::Comment(_) | Stmt::Bind { .. } => Ok(()),
+            Stmt::For {
+                var, extent, body, ..
+            } => {
+                let n = self.eval(extent, 0).ok_or_else(|| {
+                    self.err(here, None, format!("the extent {extent} has no value"))
+                })?;
+                for v in 0..n {
+                    self.ints.insert(var.clone(), v);
+                    self.body(body, &format!("{at}.for {var}={v}"))?;
+                }
+                self.ints.remove(var);
+                Ok(())
+            }
+            Stmt::If { cond, then, els } => {
+                let c = self
+                    .cond(cond)
+                    .ok_or_else(|| self.err(here, None, "the condition has no value"))?;
+                if c {
+                    self.body(then, &format!("{at}.then"))
+                } else {
+                    self.body(els, &format!("{at}.else"))
+                }
+            }
+            Stmt::Copy {
+                atom,
+                src,
+                dst,
+                pred,
+            } => self.copy(atom.op(), atom.val_type(), src, dst, pred.as_ref(), here),
+            Stmt::Gemm { a, b, c, .. } => self.gemm(a, b, c, here),
+            Stmt::Map { dst, srcs, f, pred } => self.map(dst, srcs, f, pred.as_ref(), here),
+            Stmt::Reduce { var, op, src } => {
+                let n = size(src).unwrap_or(0);
+                for t in 0..self.threads {
+                    let mut acc = 0.0f32;
+                    for j in 0..n {
+                        let x = self.read(src, j, t, here)? as f32;
+                        acc = if j == 0 { x } else { op.apply(acc, x) };
+                    }
+                    self.vars[t].insert(var.clone(), acc);
+                }
+                self.tick(n as u64 * self.threads as u64, here)
+            }
+            Stmt::Shuffle { var, op, across } => {
+                let mut o = (*across / 2) as usize;
+                while o > 0 {
+                    let now: Vec<f32> = (0..self.threads)
+                        .map(|t| self.vars[t].get(var).copied().unwrap_or(f32::NAN))
+                        .collect();
+                    for t in 0..self.threads {
+                        let other = now.get(t ^ o).copied().unwrap_or(f32::NAN);
+                        self.vars[t].insert(var.clone(), op.apply(now[t], other));
+                    }
+                    o /= 2;
+                }
+                Ok(())
+            }
+            Stmt::Let { var, f } => {
+                for t in 0..self.threads {
+                    let v = self
+                        .expr(f, &[], t)
+                        .ok_or_else(|| self.err(here, Some(t), "the expression has no value"))?;
+                    self.vars[t].insert(var.clone(), v);
+                }
+                Ok(())
+            }
+            Stmt::Barrier(b) => {
+                self.barrier(*b, here)?;
+                Ok(())
+            }
+        }
+    }
+
+    fn cond(&self, c: &Cond) -> Option<bool> {
+        Some(match c {
+            Cond::Lt(a, b) => self.eval(a, 0)? < self.eval(b, 0)?,
+            Cond::Le(a, b) => self.eval(a, 0)? <= self.eval(b, 0)?,
+            Cond::And(a, b) => self.cond(a)? && self.cond(b)?,
+        })
+    }
+
+    fn expr(&self, f: &EExpr, args: &[f32], t: usize) -> Option<f32> {
+        f.eval(args, &|e: &EExpr| match e {
+            EExpr::Param(n) => self.scalars.get(n).copied(),
+            EExpr::Var(n) => self.vars[t].get(n).copied(),
+            _ => None,
+        })
+    }
+
+    fn addr_of(&mut self, t: &Tensor, j: i64, here: &str) -> Result<Addr> {
+        let key = t as *const Tensor as usize;
+        if !self.addrs.contains_key(&key) {
+            let n = size(t).unwrap_or(0);
+            let v = (0..n)
+                .map(|j| addr(t, j))
+                .collect::<cute_layout::Result<Vec<_>>>()
+                .map_err(|e| self.err(here, None, format!("{t}: {e}")))?;
+            self.addrs.insert(key, v);
+        }
+        Ok(self.addrs[&key][j as usize].clone())
+    }
+
+    fn in_bounds(&mut self, p: &Pred, j: i64, t: usize, here: &str) -> Result<bool> {
+        let key = &p.coord as *const Tensor as usize;
+        if !self.coords.contains_key(&key) {
+            let n = size(&p.coord).unwrap_or(0);
+            let v = (0..n)
+                .map(|j| coord(&p.coord, j))
+                .collect::<cute_layout::Result<Vec<_>>>()
+                .map_err(|e| self.err(here, None, format!("predicate: {e}")))?;
+            self.coords.insert(key, v);
+        }
+        let c = &self.coords[&key][j as usize];
+        let mut ok = true;
+        for (x, b) in c.iter().zip(&p.bounds) {
+            let (x, b) = (self.eval(x, t), self.eval(b, t));
+            match (x, b) {
+                (Some(x), Some(b)) => ok &= x < b,
+                _ => return Err(self.err(here, Some(t), "a predicate coordinate has no value")),
+            }
+        }
+        Ok(ok)
+    }
+
+    /// The (space, buffer, index) of element `j` of `tensor` for thread `t`.
+    fn locate(
+        &mut self,
+        tensor: &Tensor,
+        j: i64,
+        t: usize,
+        here: &str,
+    ) -> Result<(MemSpace, String, usize)> {
+        let Engine::Ptr(p) = tensor.engine() else {
+            return Err(self.err(here, Some(t), "a coordinate tensor holds no data"));
+        };
+        let a = self.addr_of(tensor, j, here)?;
+        let i = a
+            .eval(&|n: &str| {
+                if n == "tid" {
+                    Some(t as i64)
+                } else {
+                    self.ints.get(n).copied()
+                }
+            })
+            .ok_or_else(|| {
+                self.err(
+                    here,
+                    Some(t),
+                    format!("the offset of element {j} of {tensor} has no value"),
+                )
+            })?;
+        let len = match p.space {
+            MemSpace::Gmem => match self.gbuf.get(&p.name).map(|&i| &self.args[i]) {
+                Some(Arg::Buffer(b)) => b.data.len(),
+                _ => 0,
+            },
+            MemSpace::Smem => self.smem.get(&p.name).map_or(0, |s| s.data.len()),
+            MemSpace::Rmem => self.regs.get(&p.name).map_or(0, |r| r[t].len()),
+        };
+        match usize::try_from(i) {
+            Ok(u) if u < len => Ok((p.space, p.name.clone(), u)),
+            _ => Err(self.err(
+                here,
+                Some(t),
+                format!(
+                    "{}[{i}] is outside the buffer of {len} elements (element {j} of {tensor})",
+                    p.name
+                ),
+            )),
+        }
+    }
+
+    fn read(&mut self, tensor: &Tensor, j: i64, t: usize, here: &str) -> Result<f64> {
+        let (space, name, i) = self.locate(tensor, j, t, here)?;
+        match space {
+            MemSpace::Gmem => match &self.args[self.gbuf[&name]] {
+                Arg::Buffer(b) => Ok(b.data[i]),
+                _ => Ok(f64::NAN),
+            },
+            MemSpace::Rmem => Ok(self.regs[&name][t][i]),
+            MemSpace::Smem => {
+                let epoch = self.epoch;
+                let sh = self.smem[&name].shadow[i];
+                if sh.pending > 0 {
+                    return Err(self.err(here, Some(t), format!("reads {name}[{i}] before the cp.async that writes it has landed (cp.async.wait_group)")));
+                }
+                if sh.w_epoch == epoch && sh.writer != t as u32 {
+                    return Err(self.err(here, Some(t), format!("reads {name}[{i}], written by thread {} with no __syncthreads() between (a race)", sh.writer)));
+                }
+                let s = self.smem.get_mut(&name).map(|s| &mut s.shadow[i]);
+                if let Some(sh) = s {
+                    if sh.r_epoch == epoch && sh.reader != t as u32 {
+                        sh.reader = SEVERAL;
+                    } else if sh.r_epoch != epoch {
+                        sh.r_epoch = epoch;
+                        sh.reader = t as u32;
+                    }
+                }
+                Ok(self.smem[&name].data[i])
+            }
+        }
+    }
+
+    fn write(&mut self, tensor: &Tensor, j: i64, t: usize, v: f64, here: &str) -> Result<()> {
+        let (space, name, i) = self.locate(tensor, j, t, here)?;
+        self.store(space, &name, i, t, v, here)
+    }
+
+    fn store(
+        &mut self,
+        space: MemSpace,
+        name: &str,
+        i: usize,
+        t: usize,
+        v: f64,
+        here: &str,
+    ) -> Result<()> {
+        match space {
+            MemSpace::Gmem => {
+                let who = self.block_linear * self.threads as i64 + t as i64;
+                if let Some(w) = self.gwriter.get_mut(name) {
+                    if w[i] >= 0 && w[i] != who {
+                        let other = w[i];
+                        return Err(self.err(here, Some(t), format!("{name}[{i}] is written by two threads (global thread {other} and {who})")));
+                    }
+                    w[i] = who;
+                }
+                if let Some(Arg::Buffer(b)) = self.args.get_mut(self.gbuf[name]) {
+                    b.set(i, v);
+                }
+                Ok(())
+            }
+            MemSpace::Rmem => {
+                let elem = self
+                    .k
+                    .reg_buf(name)
+                    .map(|r| r.elem)
+                    .unwrap_or(cute_layout::ElemType::F32);
+                if let Some(r) = self.regs.get_mut(name) {
+                    r[t][i] = super::round(elem, v);
+                }
+                Ok(())
+            }
+            MemSpace::Smem => {
+                self.smem_write_check(name, i, t, here)?;
+                let epoch = self.epoch;
+                if let Some(s) = self.smem.get_mut(name) {
+                    s.shadow[i].w_epoch = epoch;
+                    s.shadow[i].writer = t as u32;
+                    s.data[i] = super::round(s.elem, v);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn smem_write_check(&self, name: &str, i: usize, t: usize, here: &str) -> Result<()> {
+        let sh = self.smem[name].shadow[i];
+        let me = t as u32;
+        if sh.w_epoch == self.epoch && sh.writer != me {
+            return Err(self.err(here, Some(t), format!("writes {name}[{i}], also written by thread {} with no __syncthreads() between (a race)", sh.writer)));
+        }
+        if sh.r_epoch == self.epoch && sh.reader != me {
+            let who = if sh.reader == SEVERAL {
+                "other threads".to_string()
+            } else {
+                format!("thread {}", sh.reader)
+            };
+            return Err(self.err(
+                here,
+                Some(t),
+                format!(
+                    "writes {name}[{i}], read by {who} with no __syncthreads() between (a race)"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn copy(
+        &mut self,
+        op: CopyOp,
+        elem: cute_layout::ElemType,
+        src: &Tensor,
+        dst: &Tensor,
+        pred: Option<&Pred>,
+        here: &str,
+    ) -> Result<()> {
+        let vals = atom_values(op, elem).unwrap_or(1).max(1);
+        let n = size(src).unwrap_or(0);
+        for t in 0..self.threads {
+            for v in (0..n).step_by(vals as usize) {
+                let ok = match pred {
+                    None => true,
+                    Some(p) => {
+                        let first = self.in_bounds(p, v, t, here)?;
+                        for e in 1..vals {
+                            if self.in_bounds(p, v + e, t, here)? != first {
+                                return Err(self.err(here, Some(t), format!("the {vals}-element vector at element {v} is partly in bounds: a vector copy cannot be predicated per element")));
+                            }
+                        }
+                        first
+                    }
+                };
+                for e in 0..vals {
+                    if op.is_async() {
+                        let value = if ok {
+                            self.read(src, v + e, t, here)?
+                        } else {
+                            0.0
+                        };
+                        let (_, buf, idx) = self.locate(dst, v + e, t, here)?;
+                        self.smem_write_check(&buf, idx, t, here)?;
+                        if let Some(s) = self.smem.get_mut(&buf) {
+                            s.shadow[idx].pending += 1;
+                        }
+                        self.pending[t].push(Pending {
+                            group: None,
+                            buf,
+                            idx,
+                            value,
+                        });
+                    } else if ok {
+                        let x = self.read(src, v + e, t, here)?;
+                        self.write(dst, v + e, t, x, here)?;
+                    }
+                }
+            }
+        }
+        self.tick(n as u64 * self.threads as u64, here)
+    }
+
+    fn gemm(&mut self, a: &Tensor, b: &Tensor, c: &Tensor, here: &str) -> Result<()> {
+        let order = fma_order(a, b).ok_or_else(|| self.err(here, None, "fragment shapes"))?;
+        for t in 0..self.threads {
+            for &(ia, ib, ic) in &order {
+                let x = self.read(a, ia, t, here)? as f32;
+                let y = self.read(b, ib, t, here)? as f32;
+                let z = self.read(c, ic, t, here)? as f32;
+                self.write(c, ic, t, f64::from(x.mul_add(y, z)), here)?;
+            }
+        }
+        self.tick(order.len() as u64 * self.threads as u64, here)
+    }
+
+    fn map(
+        &mut self,
+        dst: &Tensor,
+        srcs: &[Tensor],
+        f: &EExpr,
+        pred: Option<&Pred>,
+        here: &str,
+    ) -> Result<()> {
+        let n = size(dst).unwrap_or(0);
+        for t in 0..self.threads {
+            for j in 0..n {
+                if let Some(p) = pred {
+                    if !self.in_bounds(p, j, t, here)? {
+                        continue;
+                    }
+                }
+                let mut args = Vec::with_capacity(srcs.len());
+                for s in srcs {
+                    args.push(self.read(s, j, t, here)? as f32);
+                }
+                let v = self
+                    .expr(f, &args, t)
+                    .ok_or_else(|| self.err(here, Some(t), "the expression has no value"))?;
+                self.write(dst, j, t, f64::from(v), here)?;
+            }
+        }
+        self.tick(
+            n as u64 * self.threads as u64 * (srcs.len() as u64 + 1),
+            here,
+        )
+    }
+
+    fn barrier(&mut self, b: Barrier, here: &str) -> Result<()> {
+        match b {
+            Barrier::Cta => self.epoch += 1,
+            Barrier::CpAsyncCommit => {
+                for t in 0..self.threads {
+                    let g = self.groups[t];
+                    self.groups[t] += 1;
+                    for p in self.pending[t].iter_mut().filter(|p| p.group.is_none()) {
+                        p.group = Some(g);
+                    }
+                }
+            }
+            Barrier::CpAsyncWait(n) => {
+                for t in 0..self.threads {
+                    let keep_from = self.groups[t].saturating_sub(usize::try_from(n).unwrap_or(0));
+                    let (done, still): (Vec<_>, Vec<_>) = std::mem::take(&mut self.pending[t])
+                        .into_iter()
+                        .partition(|p| p.group.is_some_and(|g| g < keep_from));
+                    self.pending[t] = still;
+                    for p in done {
+                        if let Some(s) = self.smem.get_mut(&p.buf) {
+                            s.shadow[p.idx].pending -= 1;
+                        }
+                        self.store(MemSpace::Smem, &p.buf, p.idx, t, p.value, here)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,305 @@
+//! The kernel IR: what a CuTe kernel body is, as values the passes check, the interpreter runs and
+//! the CUDA writer lowers.
+//!
+//! A [`Kernel`] has typed parameters, shared-memory buffers (element type, layout plain or
+//! swizzled, alignment), register fragments, a thread block and a grid, and a body of
+//! [`Stmt`]s over CuTe tensors: `copy(atom, src, dst, pred)`, `gemm(mma, a, b, c)`, elementwise
+//! maps and reductions over fragments, loops with an unroll factor, CTA-uniform conditions and
+//! barriers. Tensors are `cute_layout::Tensor`s: an engine (a pointer named after a parameter, a
+//! shared buffer or a register fragment) and a layout whose dynamic leaves are expressions of the
+//! parameters, the thread index `tid`, the block indices `bx, by, bz` and the loop variables.
+//!
+//! The conventions the lowering and the interpreter share:
+//! - a `Copy`'s source and destination have the same shape; mode 0 is one atom's values (a
+//!   vector), the other modes are iterated;
+//! - a `Gemm` over `UniversalFMA` takes `a: (M, K)`, `b: (N, K)`, `c: (M, N)` fragments in
+//!   registers (mode 0 of each may be the atom's value mode of size 1);
+//! - conditions of `If` and loop extents are CTA-uniform (they depend on parameters, block
+//!   indices and loop variables, not on `tid`); per-thread conditions are predicates of the
+//!   statements that carry them.
+
+mod builder;
+pub mod expr;
+pub mod index;
+pub mod sym;
+
+pub use builder::{Body, KernelBuilder};
+pub use expr::{EExpr, ScalarOp};
+
+use cute_layout::atom::{CopyAtom, MmaAtom};
+use cute_layout::{AnyLayout, ElemType, Int, Tensor};
+
+use crate::kernel::Requirement;
+pub use crate::kernel::{Param, ParamType};
+
+/// A kernel: its interface, its storage and its body.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Kernel {
+    /// The `extern "C"` name (a C identifier).
+    pub name: String,
+    /// What it is, for the header comment.
+    pub doc: String,
+    /// The parameters, in order.
+    pub params: Vec<Param>,
+    /// Shared-memory buffers, laid out one after the other in dynamic shared memory.
+    pub smem: Vec<SmemBuf>,
+    /// Per-thread register fragments.
+    pub regs: Vec<RegBuf>,
+    /// Threads per block (x, y, z).
+    pub block: [i64; 3],
+    /// Blocks (x, y, z), as expressions of the integer parameters.
+    pub grid: [Int; 3],
+    /// `__launch_bounds__`'s second argument (the blocks per SM it is built for).
+    pub min_blocks_per_sm: i64,
+    /// The body.
+    pub body: Vec<Stmt>,
+    /// What must hold for a launch (divisible sizes, aligned pointers, buffer lengths).
+    pub requirements: Vec<Requirement>,
+    /// The NVRTC architecture it is built for (`sm_90a`).
+    pub arch: String,
+}
+
+/// A shared-memory buffer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SmemBuf {
+    pub name: String,
+    pub elem: ElemType,
+    /// Its layout (plain or swizzled); it holds `cosize` elements.
+    pub layout: AnyLayout,
+    /// Alignment of its start, in bytes.
+    pub align: i64,
+}
+
+/// A per-thread register fragment of `size` elements.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegBuf {
+    pub name: String,
+    pub elem: ElemType,
+    pub size: i64,
+}
+
+/// A statement.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stmt {
+    /// A comment in the CUDA.
+    Comment(String),
+    /// A named tensor (`tAgA`): its layout becomes a shape comment in the CUDA.
+    Bind { name: String, tensor: Tensor },
+    /// `for (int var = 0; var < extent; ++var)`.
+    For {
+        var: String,
+        extent: Int,
+        unroll: Unroll,
+        body: Vec<Stmt>,
+    },
+    /// A CTA-uniform condition.
+    If {
+        cond: Cond,
+        then: Vec<Stmt>,
+        els: Vec<Stmt>,
+    },
+    /// `copy(atom, src, dst)`, each vector guarded by `pred` when given (a copy that may zero-fill,
+    /// such as `cp.async`, writes zeros where the predicate fails; others skip).
+    Copy {
+        atom: CopyAtom,
+        src: Tensor,
+        dst: Tensor,
+        pred: Option<Pred>,
+    },
+    /// `gemm(mma, a, b, c)`: `c += a * b` over register fragments.
+    Gemm {
+        atom: MmaAtom,
+        a: Tensor,
+        b: Tensor,
+        c: Tensor,
+    },
+    /// `dst(i) = f(srcs[0](i), srcs[1](i), ...)` for every element of `dst`, guarded by `pred`.
+    Map {
+        dst: Tensor,
+        srcs: Vec<Tensor>,
+        f: EExpr,
+        pred: Option<Pred>,
+    },
+    /// `var = op over src`: the elements of a register fragment, in order. `var` is a
+    /// per-thread float scalar.
+    Reduce {
+        var: String,
+        op: ScalarOp,
+        src: Tensor,
+    },
+    /// `var = op over the lanes of each group of `across` consecutive lanes of the warp`: a
+    /// butterfly of `__shfl_xor_sync` (offsets `across/2, ..., 1`).
+    Shuffle {
+        var: String,
+        op: ScalarOp,
+        across: i64,
+    },
+    /// A per-thread float scalar `var = f` (f over scalars and parameters).
+    Let { var: String, f: EExpr },
+    /// A barrier or an asynchronous-copy group operation.
+    Barrier(Barrier),
+}
+
+/// How a loop is unrolled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unroll {
+    /// `#pragma unroll`.
+    Full,
+    /// `#pragma unroll 1`.
+    None,
+    /// `#pragma unroll N`.
+    By(i64),
+}
+
+/// A CTA-uniform condition over integers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Cond {
+    /// `a < b`.
+    Lt(Int, Int),
+    /// `a <= b`.
+    Le(Int, Int),
+    /// Both.
+    And(Box<Cond>, Box<Cond>),
+}
+
+/// The per-element guard of CuTe's identity-tensor predication: the element at index `i` is in
+/// bounds when every mode of `coord(i)` is below `bounds`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pred {
+    /// The coordinate tensor, partitioned as the guarded tensor is.
+    pub coord: Tensor,
+    /// The bound of each coordinate mode (`M`, `N`).
+    pub bounds: Vec<Int>,
+}
+
+/// Barriers and asynchronous-copy groups.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Barrier {
+    /// `__syncthreads()`.
+    Cta,
+    /// `cp.async.commit_group`.
+    CpAsyncCommit,
+    /// `cp.async.wait_group N`: all but the `N` most recent groups have landed.
+    CpAsyncWait(i64),
+}
+
+impl Kernel {
+    /// The shared buffer of that name.
+    pub fn smem_buf(&self, name: &str) -> Option<&SmemBuf> {
+        self.smem.iter().find(|b| b.name == name)
+    }
+
+    /// The register fragment of that name.
+    pub fn reg_buf(&self, name: &str) -> Option<&RegBuf> {
+        self.regs.iter().find(|b| b.name == name)
+    }
+
+    /// The parameter of that name.
+    pub fn param(&self, name: &str) -> Option<&Param> {
+        self.params.iter().find(|p| p.name == name)
+    }
+
+    /// Threads per block.
+    pub fn threads(&self) -> i64 {
+        self.block.iter().product()
+    }
+}
+
+/// Calls `f` on every statement, depth first.
+pub fn visit_stmts<'a>(body: &'a [Stmt], f: &mut impl FnMut(&'a Stmt)) {
+    for s in body {
+        f(s);
+        match s {
+            Stmt::For { body, .. } => visit_stmts(body, f),
+            Stmt::If { then, els, .. } => {
+                visit_stmts(then, f);
+                visit_stmts(els, f);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Calls `f` on every integer the statements hold: extents, conditions, tensors' offsets,
+/// shapes and strides, predicate bounds.
+pub fn visit_ints(body: &[Stmt], f: &mut impl FnMut(&Int)) {
+    let tensor = |t: &Tensor, f: &mut dyn FnMut(&Int)| {
+        match t.engine() {
+            cute_layout::Engine::Ptr(p) => f(&p.offset),
+            cute_layout::Engine::Coord(o) => o.iter().for_each(&mut *f),
+        }
+        if let AnyLayout::Composed(c) = t.layout() {
+            f(c.offset());
+        }
+        let l = t.layout().shape_layout();
+        l.shape()
+            .leaves()
+            .iter()
+            .chain(l.stride().leaves().iter())
+            .for_each(&mut *f);
+    };
+    visit_stmts(body, &mut |s| match s {
+        Stmt::For { extent, .. } => f(extent),
+        Stmt::If { cond, .. } => cond.visit(&mut *f),
+        Stmt::Copy { src, dst, pred, .. } => {
+            tensor(src, f);
+            tensor(dst, f);
+            if let Some(p) = pred {
+                tensor(&p.coord, f);
+                p.bounds.iter().for_each(&mut *f);
+            }
+        }
+        Stmt::Gemm { a, b, c, .. } => [a, b, c].into_iter().for_each(|t| tensor(t, f)),
+        Stmt::Map {
+            dst, srcs, pred, ..
+        } => {
+            tensor(dst, f);
+            srcs.iter().for_each(|t| tensor(t, f));
+            if let Some(p) = pred {
+                tensor(&p.coord, f);
+                p.bounds.iter().for_each(&mut *f);
+            }
+        }
+        Stmt::Reduce { src, .. } => tensor(src, f),
+        Stmt::Bind { tensor: t, .. } => tensor(t, f),
+        Stmt::Comment(_) | Stmt::Shuffle { .. } | Stmt::Let { .. } | Stmt::Barrier(_) => {}
+    });
+}
+
+impl Cond {
+    /// Calls `f` on both sides of every comparison.
+    pub fn visit(&self, f: &mut dyn FnMut(&Int)) {
+        match self {
+            Cond::Lt(a, b) | Cond::Le(a, b) => {
+                f(a);
+                f(b);
+            }
+            Cond::And(a, b) => {
+                a.visit(f);
+                b.visit(f);
+            }
+        }
+    }
+}
+
+impl Kernel {
+    /// Whether a launch with these integer arguments meets the kernel's divisibility
+    /// requirements (`Err` names the first that fails). Pointer alignments and buffer lengths
+    /// are the caller's to check.
+    pub fn admits(&self, ints: &dyn Fn(&str) -> Option<i64>) -> std::result::Result<(), String> {
+        for r in &self.requirements {
+            if let Requirement::Divisible { symbol, by, .. } = r {
+                match ints(symbol) {
+                    Some(v) if v % by == 0 => {}
+                    v => {
+                        return Err(format!(
+                            "{r}: {symbol} = {}",
+                            v.map_or("?".into(), |v| v.to_string())
+                        ))
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}

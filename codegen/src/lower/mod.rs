@@ -1,0 +1,24 @@
+//! Lowerings owned by the atoms: one module per atom family turns a `copy` or `gemm` of the IR
+//! into CUDA statements. The instruction text comes from the atom itself (`CopyOp::ptx`,
+//! `ptx_zfill`); these modules only bind its operands. Universal copies and FMA
+//! (`universal`), `cp.async` (`cp_async`) today; `ldmatrix`, `mma.sync`, `wgmma`, TMA and
+//! `stmatrix` join them as modules of their own.
+
+pub mod cp_async;
+pub mod universal;
+
+use std::collections::BTreeSet;
+
+/// Device functions a kernel's statements call, written once before the kernel.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Needs {
+    /// `cute_swizzle<B,M,S>`.
+    pub swizzle: bool,
+    /// `cute_gcd` / `cute_lcm`.
+    pub gcd: bool,
+    /// The `cp.async` helpers, by PTX text.
+    pub cp_async: BTreeSet<(String, String)>,
+    /// `cute_h2f` / `cute_f2h` (f16) and `cute_bf2f` / `cute_f2bf` (bf16).
+    pub half: bool,
+    pub bfloat: bool,
+}

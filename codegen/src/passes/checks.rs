@@ -1,0 +1,504 @@
+//! Structural checks of a kernel: names, the launch shape, the storage every tensor refers to,
+//! operand shapes, the atoms that have a lowering, and well-typed expressions.
+
+use std::collections::HashSet;
+
+use cute_layout::atom::{CopyOp, MmaOp};
+use cute_layout::{ElemType, Engine, Int, MemSpace, Tensor};
+
+use super::{error, walk};
+use crate::error::Result;
+use crate::ir::{sym, Cond, EExpr, Kernel, ParamType, Pred, Stmt};
+
+/// Names the generated CUDA declares itself.
+const RESERVED: &[&str] = &["tid", "bx", "by", "bz", "smem_raw"];
+
+/// The most shared memory a block may have (sm_80 and sm_90: 227 KiB; the target decides once
+/// the IR carries one).
+const MAX_SMEM: i64 = 227 * 1024;
+
+pub fn kernel(k: &Kernel) -> Result<()> {
+    names(k)?;
+    launch(k)?;
+    storage(k)?;
+    let mut vars: HashSet<String> = HashSet::new();
+    walk(&k.body, "body", &mut |s, path| {
+        statement(k, s, path, &mut vars)
+    })
+}
+
+fn is_ident(n: &str) -> bool {
+    n.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn names(k: &Kernel) -> Result<()> {
+    if !is_ident(&k.name) {
+        return Err(error(
+            k,
+            "name",
+            format!("'{}' is not a C identifier", k.name),
+        ));
+    }
+    let mut seen = HashSet::new();
+    let all = k
+        .params
+        .iter()
+        .map(|p| &p.name)
+        .chain(k.smem.iter().map(|b| &b.name))
+        .chain(k.regs.iter().map(|b| &b.name));
+    for n in all {
+        if !is_ident(n) || RESERVED.contains(&n.as_str()) {
+            return Err(error(
+                k,
+                "declarations",
+                format!("'{n}' is not a C identifier the kernel may use (reserved: {RESERVED:?})"),
+            ));
+        }
+        if !seen.insert(n.clone()) {
+            return Err(error(k, "declarations", format!("'{n}' is declared twice")));
+        }
+    }
+    Ok(())
+}
+
+fn launch(k: &Kernel) -> Result<()> {
+    let threads = k.threads();
+    if k.block.iter().any(|&d| d < 1) || !(1..=1024).contains(&threads) {
+        return Err(error(
+            k,
+            "launch",
+            format!(
+                "{:?} threads per block: each dimension at least 1, at most 1024 in all",
+                k.block
+            ),
+        ));
+    }
+    if k.min_blocks_per_sm < 1 {
+        return Err(error(k, "launch", "at least one block per SM"));
+    }
+    for g in &k.grid {
+        if g.evaluate(&|n| int_param(k, n).then_some(1)).is_none() {
+            return Err(error(
+                k,
+                "launch",
+                format!("the grid dimension {g} is not an expression of the int parameters"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn int_param(k: &Kernel, name: &str) -> bool {
+    k.param(name).is_some_and(|p| p.ty == ParamType::Int)
+}
+
+fn storage(k: &Kernel) -> Result<()> {
+    for b in &k.smem {
+        let n = b
+            .layout
+            .shape_layout()
+            .cosize()
+            .ok()
+            .and_then(|c| c.as_static());
+        if n.is_none_or(|n| n <= 0) {
+            return Err(error(
+                k,
+                &format!("smem {}", b.name),
+                format!("{} needs a static positive cosize", b.layout),
+            ));
+        }
+    }
+    let total = crate::cuda::smem_layout(k).1;
+    if total > MAX_SMEM {
+        return Err(error(
+            k,
+            "shared memory",
+            format!("{total} bytes exceed the {MAX_SMEM} a block may have"),
+        ));
+    }
+    Ok(())
+}
+
+/// The element type and space of the storage a tensor's pointer names.
+fn storage_of(k: &Kernel, t: &Tensor, path: &str) -> Result<(MemSpace, ElemType, bool)> {
+    let Engine::Ptr(p) = t.engine() else {
+        return Err(error(
+            k,
+            path,
+            format!("{t}: a coordinate tensor is only a predicate"),
+        ));
+    };
+    let found = match p.space {
+        MemSpace::Gmem => match k.param(&p.name).map(|q| q.ty) {
+            Some(ParamType::Ptr { elem, writable, .. }) => Some((elem, writable)),
+            _ => None,
+        },
+        MemSpace::Smem => k.smem_buf(&p.name).map(|b| (b.elem, true)),
+        MemSpace::Rmem => k.reg_buf(&p.name).map(|b| (b.elem, true)),
+    };
+    let (elem, writable) = found.ok_or_else(|| {
+        error(
+            k,
+            path,
+            format!("{t}: {} is not a declared {} buffer", p.name, p.space),
+        )
+    })?;
+    if elem.bits() != p.bits {
+        return Err(error(
+            k,
+            path,
+            format!("{t}: {} holds {elem}, not {}-bit elements", p.name, p.bits),
+        ));
+    }
+    Ok((p.space, elem, writable))
+}
+
+/// The static size of a tensor (a fragment or a tile).
+fn size(k: &Kernel, t: &Tensor, path: &str) -> Result<i64> {
+    t.layout()
+        .shape_layout()
+        .size()
+        .ok()
+        .and_then(|s| s.as_static())
+        .ok_or_else(|| error(k, path, format!("{t}: the operand needs a static size")))
+}
+
+/// The static size of mode 0 (the values one atom moves).
+pub(crate) fn vector(t: &Tensor) -> Option<i64> {
+    t.layout()
+        .shape_layout()
+        .mode(0)
+        .ok()?
+        .size()
+        .ok()?
+        .as_static()
+}
+
+fn statement(k: &Kernel, s: &Stmt, path: &str, vars: &mut HashSet<String>) -> Result<()> {
+    match s {
+        Stmt::Copy {
+            atom,
+            src,
+            dst,
+            pred,
+        } => {
+            let (ss, se, _) = storage_of(k, src, path)?;
+            let (ds, de, dw) = storage_of(k, dst, path)?;
+            if !dw {
+                return Err(error(
+                    k,
+                    path,
+                    format!("{dst}: the destination is read-only"),
+                ));
+            }
+            if se.bits() != de.bits() {
+                return Err(error(k, path, format!("{se} copied into {de}")));
+            }
+            let (n, m) = (size(k, src, path)?, size(k, dst, path)?);
+            if n != m {
+                return Err(error(
+                    k,
+                    path,
+                    format!("{n} source values for {m} destination values"),
+                ));
+            }
+            if atom.val_type().bits() != se.bits() {
+                return Err(error(
+                    k,
+                    path,
+                    format!("a copy atom of {} moves {se} values", atom.val_type()),
+                ));
+            }
+            let vals = atom_values(atom.op(), se).ok_or_else(|| {
+                error(
+                    k,
+                    path,
+                    format!(
+                        "{}: the CUDA lowering of this copy atom is not written yet",
+                        atom.op()
+                    ),
+                )
+            })?;
+            for t in [src, dst] {
+                if vector(t).is_none_or(|v| v % vals != 0) {
+                    return Err(error(
+                        k,
+                        path,
+                        format!("{} moves {vals} values at a time: mode 0 of {t} must hold a multiple of {vals}", atom.op()),
+                    ));
+                }
+            }
+            if atom.op().is_async() && (ss != MemSpace::Gmem || ds != MemSpace::Smem) {
+                return Err(error(
+                    k,
+                    path,
+                    format!("{} copies global memory into shared memory", atom.op()),
+                ));
+            }
+            if let Some(p) = pred {
+                predicate(k, p, dst, path)?;
+            }
+            Ok(())
+        }
+        Stmt::Gemm { atom, a, b, c } => {
+            for t in [a, b, c] {
+                if storage_of(k, t, path)?.0 != MemSpace::Rmem {
+                    return Err(error(
+                        k,
+                        path,
+                        format!("{t}: gemm operands are register fragments"),
+                    ));
+                }
+            }
+            match atom.op() {
+                MmaOp::UniversalFma {
+                    d,
+                    a: ea,
+                    b: eb,
+                    c: ec,
+                } if [d, ea, eb, ec].iter().all(|t| *t == ElemType::F32) => {}
+                op => {
+                    return Err(error(
+                        k,
+                        path,
+                        format!("{op}: the CUDA lowering of this MMA atom is not written yet"),
+                    ))
+                }
+            }
+            gemm_shapes(k, a, b, c, path)
+        }
+        Stmt::Map { dst, srcs, f, pred } => {
+            if !storage_of(k, dst, path)?.2 {
+                return Err(error(
+                    k,
+                    path,
+                    format!("{dst}: the destination is read-only"),
+                ));
+            }
+            let n = size(k, dst, path)?;
+            for t in srcs {
+                storage_of(k, t, path)?;
+                if size(k, t, path)? != n {
+                    return Err(error(
+                        k,
+                        path,
+                        format!("{t} and the destination differ in size"),
+                    ));
+                }
+            }
+            expression(k, f, srcs.len(), vars, path)?;
+            if let Some(p) = pred {
+                predicate(k, p, dst, path)?;
+            }
+            Ok(())
+        }
+        Stmt::Reduce { var, src, .. } => {
+            if storage_of(k, src, path)?.0 != MemSpace::Rmem {
+                return Err(error(
+                    k,
+                    path,
+                    format!("{src}: a reduction reads a register fragment"),
+                ));
+            }
+            size(k, src, path)?;
+            define(k, var, vars, path)
+        }
+        Stmt::Shuffle { var, across, .. } => {
+            if !(2..=32).contains(across) || across & (across - 1) != 0 {
+                return Err(error(
+                    k,
+                    path,
+                    format!("across {across} lanes: a power of two from 2 to 32"),
+                ));
+            }
+            if k.threads() % 32 != 0 {
+                return Err(error(
+                    k,
+                    path,
+                    "warp shuffles need whole warps (threads a multiple of 32)",
+                ));
+            }
+            if !vars.contains(var) {
+                return Err(error(
+                    k,
+                    path,
+                    format!("the scalar {var} is shuffled before it is set"),
+                ));
+            }
+            Ok(())
+        }
+        Stmt::Let { var, f } => {
+            expression(k, f, 0, vars, path)?;
+            define(k, var, vars, path)
+        }
+        Stmt::For { var, extent, .. } => {
+            if !is_ident(var) || k.param(var).is_some() || RESERVED.contains(&var.as_str()) {
+                return Err(error(
+                    k,
+                    path,
+                    format!("'{var}' cannot name a loop variable"),
+                ));
+            }
+            uniform(k, extent, "the loop extent", path)
+        }
+        Stmt::If { cond, .. } => {
+            let mut c = vec![cond];
+            while let Some(x) = c.pop() {
+                match x {
+                    Cond::Lt(a, b) | Cond::Le(a, b) => {
+                        uniform(k, a, "the condition", path)?;
+                        uniform(k, b, "the condition", path)?;
+                    }
+                    Cond::And(a, b) => c.extend([a.as_ref(), b.as_ref()]),
+                }
+            }
+            Ok(())
+        }
+        Stmt::Bind { tensor, .. } => match tensor.engine() {
+            Engine::Coord(_) => Ok(()),
+            Engine::Ptr(_) => storage_of(k, tensor, path).map(|_| ()),
+        },
+        Stmt::Comment(_) | Stmt::Barrier(_) => Ok(()),
+    }
+}
+
+/// Values per instruction of the copy atoms that have a lowering, for elements of `elem`.
+pub(crate) fn atom_values(op: CopyOp, elem: ElemType) -> Option<i64> {
+    let bits = match op {
+        CopyOp::UniversalCopy { bits } => bits,
+        CopyOp::CpAsyncCacheAlways { bits } | CopyOp::CpAsyncCacheGlobal { bits } => bits,
+        _ => return None,
+    };
+    let eb = elem.bits().max(1);
+    (bits % eb == 0).then_some(i64::from(bits / eb))
+}
+
+/// `a: (M,K)`, `b: (N,K)`, `c: (M,N)` after dropping a leading mode of size 1 (CuTe's MMA value
+/// mode of UniversalFMA).
+fn gemm_shapes(
+    k: &Kernel,
+    a: &cute_layout::Tensor,
+    b: &cute_layout::Tensor,
+    c: &cute_layout::Tensor,
+    path: &str,
+) -> Result<()> {
+    let dims = |t: &cute_layout::Tensor| -> Option<(i64, i64)> {
+        let l = t.layout().shape_layout();
+        let modes: Vec<i64> = (0..l.rank())
+            .map(|i| l.mode(i).ok()?.size().ok()?.as_static())
+            .collect::<Option<_>>()?;
+        match modes.as_slice() {
+            [1, x, y] | [x, y] => Some((*x, *y)),
+            _ => None,
+        }
+    };
+    let (Some((m, ka)), Some((n, kb)), Some((cm, cn))) = (dims(a), dims(b), dims(c)) else {
+        return Err(error(
+            k,
+            path,
+            "UniversalFMA fragments are (M,K), (N,K) and (M,N) (a leading mode of size 1 allowed)",
+        ));
+    };
+    if ka != kb || m != cm || n != cn {
+        return Err(error(
+            k,
+            path,
+            format!("a is {m}x{ka}, b {n}x{kb}, c {cm}x{cn}: c += a * b needs a (M,K), b (N,K), c (M,N)"),
+        ));
+    }
+    Ok(())
+}
+
+fn predicate(k: &Kernel, p: &Pred, guarded: &Tensor, path: &str) -> Result<()> {
+    let Engine::Coord(origin) = p.coord.engine() else {
+        return Err(error(
+            k,
+            path,
+            format!("{}: a predicate's tensor is a coordinate tensor", p.coord),
+        ));
+    };
+    if origin.len() != p.bounds.len() {
+        return Err(error(
+            k,
+            path,
+            format!(
+                "{} coordinates checked against {} bounds",
+                origin.len(),
+                p.bounds.len()
+            ),
+        ));
+    }
+    if size(k, &p.coord, path)? != size(k, guarded, path)? {
+        return Err(error(
+            k,
+            path,
+            format!("the predicate {} and {guarded} differ in size", p.coord),
+        ));
+    }
+    for b in &p.bounds {
+        if b.evaluate(&|n| int_param(k, n).then_some(1)).is_none() {
+            return Err(error(
+                k,
+                path,
+                format!("the bound {b} is not an expression of the int parameters"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn define(k: &Kernel, var: &str, vars: &mut HashSet<String>, path: &str) -> Result<()> {
+    if !is_ident(var) || k.param(var).is_some() || RESERVED.contains(&var) {
+        return Err(error(k, path, format!("'{var}' cannot name a scalar")));
+    }
+    vars.insert(var.to_string());
+    Ok(())
+}
+
+/// An expression reads sources that exist, scalar parameters and defined scalars only.
+fn expression(
+    k: &Kernel,
+    f: &EExpr,
+    n_srcs: usize,
+    vars: &HashSet<String>,
+    path: &str,
+) -> Result<()> {
+    let mut bad = None;
+    f.walk(&mut |e| {
+        let problem = match e {
+            EExpr::Arg(i) if *i >= n_srcs => Some(format!("source {i} of {n_srcs}")),
+            EExpr::Param(n) => match k.param(n).map(|p| p.ty) {
+                Some(ParamType::Scalar(_)) => None,
+                Some(other) => Some(format!("the parameter {n} is {other:?}, not a scalar")),
+                None => Some(format!("{n} is not a parameter")),
+            },
+            EExpr::Var(n) if !vars.contains(n) => {
+                Some(format!("the scalar {n} is used before it is set"))
+            }
+            _ => None,
+        };
+        if bad.is_none() {
+            bad = problem;
+        }
+    });
+    match bad {
+        Some(m) => Err(error(k, path, format!("expression: {m}"))),
+        None => Ok(()),
+    }
+}
+
+/// Loop extents and conditions are the same for every thread of a block (they may read the
+/// parameters, the block indices and the loop variables, not `tid`).
+fn uniform(k: &Kernel, i: &Int, what: &str, path: &str) -> Result<()> {
+    if sym::names(i).contains("tid") {
+        return Err(error(
+            k,
+            path,
+            format!("{what} {i} depends on the thread index: conditions and extents are CTA-uniform (use a predicate)"),
+        ));
+    }
+    Ok(())
+}
