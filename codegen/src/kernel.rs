@@ -4,6 +4,8 @@ use std::fmt;
 
 use cute_layout::Int;
 
+use crate::target::Target;
+
 /// A kernel parameter, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Param {
@@ -97,4 +99,6 @@ pub struct Kernel {
     pub source: String,
     /// The launch.
     pub launch: LaunchSpec,
+    /// The GPU it was verified and written for; the runtime compiles it for `target.name()`.
+    pub target: Target,
 }

@@ -11,8 +11,10 @@ mod error;
 pub mod gemm;
 pub mod kernel;
 pub mod named;
+pub mod target;
 pub mod writer;
 
 pub use error::{CodegenError, Result};
 pub use gemm::{emit, GemmLayout, GemmPlan};
 pub use kernel::{Kernel, LaunchSpec, Param, Requirement};
+pub use target::{Arch, Target};
