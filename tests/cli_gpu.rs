@@ -45,6 +45,26 @@ fn emit_writes_the_kernel() {
     assert!(!src.contains("#include"));
 }
 
+/// `--arch` is the target the kernel is written for: two CTAs per SM of sgemm-sm80 fit an
+/// sm_90a SM (the default), one an sm_80 SM (164 KiB for 96 KiB per CTA).
+#[test]
+fn emit_writes_the_kernel_for_the_arch_asked_for() {
+    let src = |args: &[&str]| {
+        let o = cute(args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", text(&o));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let h200 = src(&["emit", "sgemm-sm80"]);
+    assert_eq!(h200, src(&["emit", "sgemm-sm80", "--arch", "sm_90a"]));
+    assert!(h200.contains("__launch_bounds__(256, 2)"));
+    assert!(h200.contains("within the H100/H200's 233472"));
+    for arch in ["sm_80", "sm_86", "sm_89"] {
+        let other = src(&["emit", "sgemm-sm80", "--arch", arch]);
+        assert!(other.contains("__launch_bounds__(256)\n"), "{arch}");
+        assert!(!other.contains("// occupancy:"), "{arch}");
+    }
+}
+
 #[test]
 fn emit_refuses_unknown_kernels_and_layouts() {
     for args in [
@@ -134,7 +154,7 @@ fn run_refuses_bad_sizes() {
     }
 }
 
-/// `--arch` is the NVRTC target of run (and check and bench).
+/// `--arch` is the target of run (and check and bench): planned for it, compiled by NVRTC for it.
 #[test]
 fn run_compiles_for_the_arch_asked_for() {
     if !cute_runtime::nvrtc_or_skip!() {
@@ -146,6 +166,21 @@ fn run_compiles_for_the_arch_asked_for() {
     let out = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}");
     assert!(out.contains("NVRTC sm_86:"), "{out}");
+    let o = cute(&[
+        "run",
+        "sgemm-sm80",
+        "--m",
+        "17",
+        "--n",
+        "9",
+        "--k",
+        "5",
+        "--arch",
+        "sm_80",
+    ]);
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(out.contains("NVRTC sm_80:"), "{out}");
 }
 
 /// `check --report` into a path that cannot be written is an error naming the path, before

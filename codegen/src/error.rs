@@ -26,6 +26,9 @@ pub enum CodegenError {
         stmt: String,
         msg: String,
     },
+    /// No target of that name (`Target::parse`).
+    #[error("unknown target '{0}': the code generator targets sm_80, sm_86, sm_89, sm_90a")]
+    UnknownTarget(String),
     /// No plan of that name.
     #[error("unknown kernel '{0}' (cute emit --list names them)")]
     Unknown(String),

@@ -4,6 +4,8 @@ use std::fmt;
 
 use cute_layout::{ElemType, Int};
 
+use crate::target::Target;
+
 /// A kernel parameter: a name and a type. The runtime binds arguments to parameters by position
 /// and checks each one's type.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -179,4 +181,6 @@ pub struct Kernel {
     pub source: String,
     /// The launch.
     pub launch: LaunchSpec,
+    /// The GPU it was verified and written for; the runtime compiles it for `target.name()`.
+    pub target: Target,
 }

@@ -17,8 +17,10 @@ mod lower;
 pub mod named;
 pub mod passes;
 pub mod recipes;
+pub mod target;
 pub mod writer;
 
 pub use error::{CodegenError, Result};
 pub use gemm::{emit, GemmLayout, GemmPlan};
 pub use kernel::{Kernel, LaunchSpec, Param, ParamType, Requirement};
+pub use target::{Arch, Target};

@@ -7,6 +7,7 @@ use cute_layout::{compose_swizzle, s, tup, AnyLayout, ElemType, Layout, MemSpace
 
 use crate::error::{CodegenError, Result};
 use crate::gemm::{Bias, Epilogue, GemmLayout, GemmPlan, Major, Pipelined, Policy};
+use crate::target::Target;
 
 /// The names, in the order `cute emit --list` prints them.
 pub const NAMES: &[&str] = &[
@@ -19,8 +20,14 @@ pub const NAMES: &[&str] = &[
     "simt-hier",
 ];
 
-/// The plan called `name` for a layout.
+/// The plan called `name` for a layout, for the default target (`sm_90a`, the H100/H200).
 pub fn plan(name: &str, layout: GemmLayout) -> Result<GemmPlan> {
+    plan_for(name, layout, &Target::default())
+}
+
+/// The plan called `name` for a layout and a target: the recipe asks for what fits the target
+/// (`sgemm-sm80` is built for two CTAs per SM where two fit, one elsewhere).
+pub fn plan_for(name: &str, layout: GemmLayout, target: &Target) -> Result<GemmPlan> {
     let err = |source| CodegenError::Layout {
         plan: name.to_string(),
         part: "plan",
@@ -49,11 +56,11 @@ pub fn plan(name: &str, layout: GemmLayout) -> Result<GemmPlan> {
         "tiled-16" => (Policy::SmemTiled { tile: 16 }, Epilogue::linear()),
         "tiled-32" => (Policy::SmemTiled { tile: 32 }, Epilogue::linear()),
         "sgemm-sm80" => (
-            Policy::Pipelined(Box::new(sgemm_sm80(name, layout)?)),
+            Policy::Pipelined(Box::new(sgemm_sm80(name, layout, target)?)),
             Epilogue::linear(),
         ),
         "sgemm-sm80-bias-relu" => (
-            Policy::Pipelined(Box::new(sgemm_sm80(name, layout)?)),
+            Policy::Pipelined(Box::new(sgemm_sm80(name, layout, target)?)),
             Epilogue::bias_relu(Bias::PerRow),
         ),
         "simt-hier" => (
@@ -67,13 +74,19 @@ pub fn plan(name: &str, layout: GemmLayout) -> Result<GemmPlan> {
         layout,
         policy,
         epilogue,
+        target: *target,
     })
 }
 
-/// [`plan`] with `n` k blocks per trip of its k-block loop when `unroll` is given (`cute ...
+/// [`plan_for`] with `n` k blocks per trip of its k-block loop when `unroll` is given (`cute ...
 /// --k-block-unroll N`; [`GemmPlan::with_k_block_unroll`]).
-pub fn plan_unrolled(name: &str, layout: GemmLayout, unroll: Option<i64>) -> Result<GemmPlan> {
-    let p = plan(name, layout)?;
+pub fn plan_unrolled(
+    name: &str,
+    layout: GemmLayout,
+    target: &Target,
+    unroll: Option<i64>,
+) -> Result<GemmPlan> {
+    let p = plan_for(name, layout, target)?;
     match unroll {
         Some(n) => p.with_k_block_unroll(n),
         None => Ok(p),
@@ -88,9 +101,23 @@ fn lerr<'a>(plan: &'a str, part: &'static str) -> impl Fn(cute_layout::Error) ->
     }
 }
 
+/// The CTAs per SM a recipe builds for: `want`, or as many CTAs of its threads, `registers`
+/// registers per thread and its shared memory as fit an SM of the target (at least one).
+fn ctas_that_fit(target: &Target, p: &Pipelined, want: i64, registers: i64) -> i64 {
+    let threads = p
+        .mma
+        .num_threads()
+        .ok()
+        .and_then(|t| t.as_static())
+        .unwrap_or(0);
+    let smem_bytes = 4 * crate::gemm::smem_offsets(p).1;
+    want.min(target.ctas_per_sm(threads, registers, smem_bytes))
+        .max(1)
+}
+
 /// The CuTe-ly SM80 SGEMM: 128x128x32 tile, 256 threads, 3 stages of 128-bit `cp.async.cg`,
 /// UniversalFMA 16x16 with the M permutation `(16,4,2):(4,1,64)`, swizzled K-major shared tiles.
-fn sgemm_sm80(name: &str, layout: GemmLayout) -> Result<Pipelined> {
+fn sgemm_sm80(name: &str, layout: GemmLayout, target: &Target) -> Result<Pipelined> {
     let e = lerr(name, "plan");
     // M and N permuted so each thread's 8 rows and 8 columns are two runs of 4: its A and B
     // fragments load as 128-bit vectors from the M-/N-major shared tiles.
@@ -108,7 +135,7 @@ fn sgemm_sm80(name: &str, layout: GemmLayout) -> Result<Pipelined> {
     .map_err(&e)?;
     let (copy_a, smem_a) = operand(name, layout.a, 128, 32, 3, 256, &mma, Operand::A)?;
     let (copy_b, smem_b) = operand(name, layout.b, 128, 32, 3, 256, &mma, Operand::B)?;
-    Ok(Pipelined {
+    let mut p = Pipelined {
         cta: (128, 128, 32),
         smem_a,
         smem_b,
@@ -119,17 +146,22 @@ fn sgemm_sm80(name: &str, layout: GemmLayout) -> Result<Pipelined> {
         predicated: true,
         // 128 registers, two CTAs per SM; with both operands K-major (TN) one CTA per SM, so
         // that the whole k-tile unrolled (170 registers) does not spill (in trips of 8, TN uses
-        // 127 and two CTAs per SM measured the same 85.0% of cuBLAS on the H200)
-        min_blocks_per_sm: if layout.a == Major::K && layout.b == Major::K {
-            1
-        } else {
-            2
-        },
+        // 127 and two CTAs per SM measured the same 85.0% of cuBLAS on the H200). Two CTAs of
+        // 96 KiB fit the 228 KiB of an sm_90a SM, not the 164 KiB of an sm_80 one or the 100
+        // KiB of sm_86/sm_89: there the recipe asks for what fits (below).
+        min_blocks_per_sm: 1,
         // 8 of the 32 k blocks per trip of a rolled loop: NVRTC compiles it in 140 to 190 ms
         // instead of 350 to 430 with the whole k-tile unrolled (`--k-block-unroll 32`), which on
         // the H200 runs 3 points faster in NN and TT, the same in NT, 6 slower in TN (README)
         k_block_unroll: Some(8),
-    })
+    };
+    let want = if layout.a == Major::K && layout.b == Major::K {
+        1
+    } else {
+        2
+    };
+    p.min_blocks_per_sm = ctas_that_fit(target, &p, want, 128);
+    Ok(p)
 }
 
 /// A CUTLASS-style hierarchical SIMT tiling for tall-skinny problems: a 128x32x8 block tile of 128

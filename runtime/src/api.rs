@@ -14,7 +14,7 @@
 //! # Ok::<(), cute_runtime::RuntimeError>(())
 //! ```
 
-use cute_codegen::{emit, named, GemmLayout, GemmPlan, Kernel};
+use cute_codegen::{emit, named, GemmLayout, GemmPlan, Kernel, Target};
 
 use crate::error::{Result, RuntimeError};
 use crate::gemm::{launch, Buffers, Problem};
@@ -28,13 +28,14 @@ pub struct Gemm<'g> {
 }
 
 impl<'g> Gemm<'g> {
-    /// Emits, compiles (or finds in the cache) and loads a plan.
+    /// Emits, compiles (or finds in the cache) for the plan's target and loads a plan.
     pub fn new(gpu: &'g Gpu, plan: GemmPlan) -> Result<Gemm<'g>> {
         let kernel = emit(&plan)?;
         Gemm::from_kernel(gpu, plan, &kernel)
     }
 
-    /// Compiles (or finds in the cache) and loads a kernel already emitted from `plan`.
+    /// Compiles (or finds in the cache) for its target and loads a kernel already emitted from
+    /// `plan`.
     pub fn from_kernel(gpu: &'g Gpu, plan: GemmPlan, kernel: &Kernel) -> Result<Gemm<'g>> {
         let loaded = gpu.load(kernel)?;
         Ok(Gemm::from_loaded(gpu, plan, loaded))
@@ -46,9 +47,11 @@ impl<'g> Gemm<'g> {
         Gemm { gpu, plan, loaded }
     }
 
-    /// A named kernel (`cute emit --list`) in a layout.
+    /// A named kernel (`cute emit --list`) in a layout, planned for this GPU's architecture
+    /// (one of the code generator's targets, `cute_codegen::Target`).
     pub fn named(gpu: &'g Gpu, name: &str, layout: GemmLayout) -> Result<Gemm<'g>> {
-        Gemm::new(gpu, named::plan(name, layout)?)
+        let target = Target::parse(&gpu.arch)?;
+        Gemm::new(gpu, named::plan_for(name, layout, &target)?)
     }
 
     /// The layout of A and B this kernel was generated for.

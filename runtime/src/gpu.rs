@@ -97,9 +97,11 @@ impl Gpu {
         })
     }
 
-    /// Compiles (through the cache) for this device's architecture and loads a kernel.
+    /// Compiles (through the cache) for the kernel's target (`kernel.target.name()`, the GPU its
+    /// plan was verified for) and loads it; a target whose cubins do not run on this device is
+    /// refused before compiling.
     pub fn load(&self, kernel: &Kernel) -> Result<Loaded> {
-        self.load_for(kernel, &self.arch)
+        self.load_for(kernel, kernel.target.name())
     }
 
     /// Compiles (through the cache) for `arch` and loads a kernel; an architecture whose cubins

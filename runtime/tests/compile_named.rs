@@ -1,26 +1,47 @@
-//! Every named kernel compiles with NVRTC for sm_90a and sm_80, without spills; ptxas's report
-//! (registers, spills) is printed. Without NVRTC these tests skip, saying so, except in CI (`CI`
-//! set), where they fail: see `cute_runtime::testing`.
+//! Every named kernel compiles with NVRTC for each target it was planned for (sm_90a and sm_80
+//! in every layout; sm_86 and sm_89 for the kernels whose launch bounds differ there), without
+//! spills and within the registers its launch bounds leave a thread on that target; ptxas's
+//! report (registers, spills) is printed. Without NVRTC these tests skip, saying so, except in CI
+//! (`CI` set), where they fail: see `cute_runtime::testing`.
 
-use cute_codegen::named::{plan, NAMES};
-use cute_codegen::{emit, GemmLayout};
+use cute_codegen::gemm::Policy;
+use cute_codegen::named::{plan, plan_for, NAMES};
+use cute_codegen::{emit, GemmLayout, Target};
 use cute_runtime::nvrtc;
 
 #[test]
-fn every_named_kernel_compiles_for_sm_90a_and_sm_80() {
+fn every_named_kernel_compiles_for_its_target() {
     if !cute_runtime::nvrtc_or_skip!() {
         return;
     }
     let (major, minor) = nvrtc::version().unwrap();
     println!("NVRTC {major}.{minor}");
-    for name in NAMES {
-        for layout in GemmLayout::all() {
-            let k = emit(&plan(name, layout).unwrap()).unwrap();
-            for arch in ["sm_90a", "sm_80"] {
+    for target in [
+        Target::sm90a(),
+        Target::sm80(),
+        Target::sm86(),
+        Target::sm89(),
+    ] {
+        for name in NAMES {
+            for layout in GemmLayout::all() {
+                let plan = plan_for(name, layout, &target).unwrap();
+                let ctas = match &plan.policy {
+                    Policy::Pipelined(p) => p.min_blocks_per_sm,
+                    _ => 1,
+                };
+                // sm_86 and sm_89 get sm_80's kernels but for sgemm-sm80 NN (one CTA per SM)
+                let ampere = matches!(target.name(), "sm_86" | "sm_89");
+                if ampere && !(name.starts_with("sgemm-sm80") && layout.to_string() == "NN") {
+                    continue;
+                }
+                let k = emit(&plan).unwrap();
+                assert_eq!(k.target, target);
+                let arch = k.target.name();
                 let c = nvrtc::compile(&k.name, &k.source, arch).unwrap_or_else(|e| panic!("{e}"));
                 assert!(!c.cubin.is_empty());
+                assert_eq!(c.arch, arch);
                 println!(
-                    "{:<24} {arch:<7} registers={:?} spill_bytes={:?}",
+                    "{:<24} {arch:<7} ctas_per_sm={ctas} registers={:?} spill_bytes={:?}",
                     k.name, c.registers, c.spill_bytes
                 );
                 assert_eq!(
@@ -29,6 +50,20 @@ fn every_named_kernel_compiles_for_sm_90a_and_sm_80() {
                     "{} spills on {arch}:\n{}",
                     k.name,
                     c.log
+                );
+                // the occupancy the kernel is built for holds with the registers ptxas used
+                let cap = target.registers_per_thread_at(k.launch.block[0], ctas);
+                let used = i64::from(c.registers.expect("ptxas reports the registers"));
+                assert!(
+                    used <= cap,
+                    "{} on {arch} uses {used} registers, above the {cap} of {ctas} CTAs per SM",
+                    k.name
+                );
+                assert!(
+                    target.ctas_per_sm(k.launch.block[0], used, k.launch.dynamic_smem_bytes)
+                        >= ctas,
+                    "{} on {arch}",
+                    k.name
                 );
             }
         }

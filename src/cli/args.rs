@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use clap::builder::PossibleValuesParser;
 use clap::error::ErrorKind;
 use clap::{value_parser, Args, Parser, Subcommand, ValueEnum};
-use cute::codegen::named::NAMES;
-use cute::codegen::GemmLayout;
+use cute::codegen::named::{plan_unrolled, NAMES};
+use cute::codegen::{CodegenError, GemmLayout, GemmPlan, Target};
 
 const TOP_EXAMPLES: &str = "\
 Examples:
@@ -142,7 +142,8 @@ pub enum Command {
     /// Write the CUDA C++ of a named GEMM kernel
     ///
     /// Writes the CUDA C++ of a named GEMM kernel to standard output (an error goes to standard
-    /// error). The CUDA is the same for every --arch.
+    /// error). The kernel is verified and written for --arch: its launch bounds (and so the
+    /// CTAs per SM and registers per thread it is built for) are what fits that GPU.
     #[command(after_help = EMIT_EXAMPLES)]
     Emit(EmitArgs),
     /// Emit, compile, launch, verify and time a named kernel against cuBLAS
@@ -317,7 +318,8 @@ impl LayoutArg {
     }
 }
 
-/// The NVRTC target architecture (`--gpu-architecture`).
+/// The target architecture: what the plan is verified and written for, and NVRTC's
+/// `--gpu-architecture`.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Arch {
     /// A100
@@ -335,13 +337,15 @@ pub enum Arch {
 }
 
 impl Arch {
-    pub fn name(self) -> &'static str {
-        match self {
-            Arch::Sm80 => "sm_80",
-            Arch::Sm86 => "sm_86",
-            Arch::Sm89 => "sm_89",
-            Arch::Sm90a => "sm_90a",
-        }
+    /// The code generator's target of this architecture.
+    pub fn target(self) -> Target {
+        use cute::codegen::Arch as A;
+        Target::of(match self {
+            Arch::Sm80 => A::Sm80,
+            Arch::Sm86 => A::Sm86,
+            Arch::Sm89 => A::Sm89,
+            Arch::Sm90a => A::Sm90a,
+        })
     }
 }
 
@@ -369,7 +373,8 @@ pub struct PlanOpts {
     /// swizzle's phases): 32 unrolls the whole k-tile, a slower NVRTC compile for a faster kernel
     #[arg(long, value_name = "N", value_parser = value_parser!(i64).range(1..))]
     pub k_block_unroll: Option<i64>,
-    /// The NVRTC target architecture
+    /// The target GPU architecture: the kernel is verified and written for it (shared memory,
+    /// registers, CTAs per SM) and compiled for it by NVRTC
     #[arg(long, value_enum, value_name = "ARCH", default_value_t = Arch::Sm90a)]
     pub arch: Arch,
     /// The element type of A, B and C (the named kernels are FP32)
@@ -437,6 +442,16 @@ impl PlanOpts {
         ))
     }
 
+    /// The target of --arch.
+    pub fn target(&self) -> Target {
+        self.arch.target()
+    }
+
+    /// The named plan `name` in `layout` for --arch, with --k-block-unroll's trips.
+    pub fn plan(&self, name: &str, layout: GemmLayout) -> Result<GemmPlan, CodegenError> {
+        plan_unrolled(name, layout, &self.target(), self.k_block_unroll)
+    }
+
     /// The layouts asked for, or `default` when none.
     pub fn layouts(&self, default: &[GemmLayout]) -> Vec<GemmLayout> {
         if self.layout.is_empty() {
@@ -482,7 +497,7 @@ mod tests {
     fn arch_names_are_the_value_names() {
         for a in Arch::value_variants() {
             let name = a.to_possible_value().map(|v| v.get_name().to_string());
-            assert_eq!(Some(a.name().to_string()), name);
+            assert_eq!(Some(a.target().name().to_string()), name);
         }
     }
 }

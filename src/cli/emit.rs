@@ -23,8 +23,8 @@ pub fn emit_command(a: &EmitArgs) -> ExitCode {
         }
         return ExitCode::SUCCESS;
     };
-    // The CUDA is the same for every --arch: it is checked here and used where it compiles.
-    match named::plan_unrolled(name, layout, a.plan.k_block_unroll).and_then(|p| emit(&p)) {
+    // Verified and written for --arch (what fits its SMs), as `run` compiles it.
+    match a.plan.plan(name, layout).and_then(|p| emit(&p)) {
         Ok(k) => {
             print!("{}", k.source);
             ExitCode::SUCCESS

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use cute::codegen::gemm::Policy;
-use cute::codegen::named::{plan, plan_unrolled, NAMES};
+use cute::codegen::named::{plan, NAMES};
 use cute::codegen::{emit, CodegenError, GemmLayout, GemmPlan, Kernel};
 use cute::runtime::api::Gemm;
 use cute::runtime::bench::bench;
@@ -34,10 +34,9 @@ struct Planned {
 }
 
 impl Planned {
-    /// Compiled for `arch` (or found in the cache) and loaded.
-    fn load<'g>(&self, gpu: &'g Gpu, arch: &str) -> Result<Gemm<'g>, RuntimeError> {
-        let loaded = gpu.load_for(&self.kernel, arch)?;
-        Ok(Gemm::from_loaded(gpu, self.plan.clone(), loaded))
+    /// Compiled for its target (or found in the cache) and loaded.
+    fn load<'g>(&self, gpu: &'g Gpu) -> Result<Gemm<'g>, RuntimeError> {
+        Gemm::from_kernel(gpu, self.plan.clone(), &self.kernel)
     }
 }
 
@@ -50,7 +49,7 @@ fn plan_all(
     let mut out = Vec::new();
     for name in names {
         for &layout in layouts {
-            let plan = plan_unrolled(name, layout, o.k_block_unroll)?;
+            let plan = o.plan(name, layout)?;
             let kernel = emit(&plan)?;
             out.push(Planned {
                 name: name.clone(),
@@ -112,7 +111,9 @@ pub fn run(a: &RunArgs) -> ExitCode {
     let name = &a.name;
     println!("{name} {layout} M={m} N={n} K={k}");
     let t = Instant::now();
-    let (gplan, kernel) = match plan_unrolled(name, layout, a.plan.k_block_unroll)
+    let (gplan, kernel) = match a
+        .plan
+        .plan(name, layout)
         .and_then(|p| Ok((p.clone(), emit(&p)?)))
     {
         Ok(pk) => pk,
@@ -124,7 +125,7 @@ pub fn run(a: &RunArgs) -> ExitCode {
         t.elapsed().as_secs_f64() * 1e3,
         kernel.source.lines().count()
     );
-    let arch = a.plan.arch.name();
+    let arch = kernel.target.name();
     let compiled = match compile_step(&kernel, arch) {
         Ok(c) => c,
         Err(e) => return fail(e),
@@ -318,13 +319,13 @@ fn check_matrix(a: &CheckArgs, said: &mut Said) -> ExitCode {
         "# cute check on {} ({}), {}: kernel layout M N K beta result worst",
         gpu.name,
         gpu.arch,
-        a.plan.arch.name()
+        a.plan.target()
     ));
     let one = a.size.one(1);
     let sizes = one.as_ref().map_or(CHECK_SIZES, std::slice::from_ref);
     let (mut passed, mut failed) = (0, 0);
     for p in &planned {
-        let gemm = match p.load(&gpu, a.plan.arch.name()) {
+        let gemm = match p.load(&gpu) {
             Ok(g) => g,
             Err(e) => return said.fail(e),
         };
@@ -397,7 +398,7 @@ pub fn bench_all(a: &BenchArgs) -> ExitCode {
         Ok(None) => return ExitCode::SUCCESS,
         Err(e) => return fail(e),
     };
-    let arch = a.plan.arch.name();
+    let arch = a.plan.target();
     println!("# {} ({}), {arch}; cuBLAS SGEMM in CUBLAS_PEDANTIC_MATH (pure FP32); CUDA events, 3 warm-ups, median of 20", gpu.name, gpu.arch);
     println!("| kernel | layout | M x N x K | ms | TFLOP/s | cuBLAS TFLOP/s | % of cuBLAS |");
     println!("|---|---|---|---:|---:|---:|---:|");
@@ -411,7 +412,7 @@ pub fn bench_all(a: &BenchArgs) -> ExitCode {
     let one = a.size.one(1);
     let sizes = one.as_ref().map_or(&default[..], std::slice::from_ref);
     for p in &planned {
-        let gemm = match p.load(&gpu, arch) {
+        let gemm = match p.load(&gpu) {
             Ok(g) => g,
             Err(e) => return fail(e),
         };

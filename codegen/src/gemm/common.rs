@@ -214,6 +214,7 @@ pub fn plain_kernel(plan: &GemmPlan, w: Writer, tile: (i64, i64), threads: i64) 
         name: plan.kernel_name(),
         source: w.finish(),
         launch,
+        target: plan.target,
     })
 }
 

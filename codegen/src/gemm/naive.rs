@@ -13,11 +13,12 @@ pub fn emit(plan: &GemmPlan) -> Result<Kernel> {
     let Policy::Naive { tile, thr } = &plan.policy else {
         return Err(plan.error("policy", "not a naive plan"));
     };
-    if tile.0 <= 0 || tile.1 <= 0 || tile.0.checked_mul(tile.1).is_none_or(|t| t > 1024) {
+    let max_threads = plan.target.max_threads_per_block;
+    if tile.0 <= 0 || tile.1 <= 0 || tile.0.checked_mul(tile.1).is_none_or(|t| t > max_threads) {
         return Err(plan.error(
             "tile",
             format!(
-                "{}x{}: a tile of 1 to 1024 outputs, one per thread",
+                "{}x{}: a tile of 1 to {max_threads} outputs, one per thread",
                 tile.0, tile.1
             ),
         ));
@@ -41,11 +42,11 @@ pub fn emit(plan: &GemmPlan) -> Result<Kernel> {
         .map_err(plan.layout_error("thread layout"))?
         .as_static()
         .unwrap_or(0);
-    if threads != tile.0 * tile.1 || threads <= 0 || threads > 1024 {
+    if threads != tile.0 * tile.1 || threads <= 0 || threads > max_threads {
         return Err(plan.error(
             "thread layout",
             format!(
-                "{thr} must map the {}x{} tile to 1..1024 threads, one each",
+                "{thr} must map the {}x{} tile to 1..{max_threads} threads, one each",
                 tile.0, tile.1
             ),
         ));

@@ -93,6 +93,7 @@ pub fn emit(plan: &GemmPlan) -> Result<Kernel> {
         name: plan.kernel_name(),
         source: w.finish(),
         launch,
+        target: plan.target,
     })
 }
 

@@ -10,6 +10,7 @@ use std::fmt;
 use cute_layout::{s, tup, AnyLayout, Int, Layout};
 
 use crate::error::CodegenError;
+use crate::target::Target;
 
 /// Which mode of an operand is contiguous.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -178,7 +179,8 @@ pub struct Pipelined {
     /// path, whose sizes the runtime checks before launch).
     pub predicated: bool,
     /// The CTAs per SM the kernel is built for (`__launch_bounds__`'s second argument): 2 caps
-    /// a 256-thread kernel at 128 registers per thread, so two CTAs share an SM.
+    /// a 256-thread kernel at 128 registers per thread, so two CTAs share an SM. Verification
+    /// refuses a count that the plan's target cannot hold (`Target::occupancy`).
     pub min_blocks_per_sm: i64,
     /// How many k blocks of a k-tile run per trip of the k-block loop: `None` (or BK) unrolls the
     /// whole k-tile (the longest NVRTC compile); `n < BK` runs trips of `n` unrolled k blocks in a
@@ -199,6 +201,10 @@ pub struct GemmPlan {
     pub policy: Policy,
     /// The epilogue.
     pub epilogue: Epilogue,
+    /// The GPU it is built for: verification checks the plan against its limits and
+    /// instructions, and the kernel's launch bounds and header are written for it (`sm_90a`
+    /// unless the recipe was given another, `named::plan_for`).
+    pub target: Target,
 }
 
 impl GemmPlan {

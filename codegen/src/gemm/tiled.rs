@@ -17,8 +17,12 @@ pub fn emit(plan: &GemmPlan) -> Result<Kernel> {
     let Policy::SmemTiled { tile } = plan.policy else {
         return Err(plan.error("policy", "not a shared-memory tiled plan"));
     };
-    if !(1..=32).contains(&tile) {
-        return Err(plan.error("tile", format!("{tile}x{tile} threads must be 1..1024")));
+    let max_threads = plan.target.max_threads_per_block;
+    if tile < 1 || tile.saturating_mul(tile) > max_threads {
+        return Err(plan.error(
+            "tile",
+            format!("{tile}x{tile} threads must be 1..{max_threads}"),
+        ));
     }
     let t = tile;
     let err = plan.layout_error("thread coordinates");

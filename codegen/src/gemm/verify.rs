@@ -9,6 +9,7 @@ use cute_layout::{s, AnyLayout, ElemType, Element, Int, IntTuple, Swizzle, Tenso
 use super::frag::Frag;
 use super::plan::{GemmPlan, Pipelined};
 use crate::error::Result;
+use crate::target::Feature;
 
 /// What verification found: the shared memory the kernel needs and notes for its header.
 pub struct Report {
@@ -17,11 +18,6 @@ pub struct Report {
     /// Lines for the kernel's header comment.
     pub notes: Vec<String>,
 }
-
-/// The most shared memory a block may have on SM80/SM90 (227 KiB).
-pub const MAX_SMEM: i64 = 227 * 1024;
-/// Shared memory of one SM on the H100/H200 (sm_90), for CTAs sharing it.
-const SM_SMEM: i64 = 228 * 1024;
 
 /// What the emitter lowers: a `UniversalFMA` (a per-thread FMA outer product) over FP32, copied
 /// as FP32. A tensor-core atom would need the `mma.sync` lowering and other types their own
@@ -78,6 +74,31 @@ fn copy_ops(plan: &GemmPlan, p: &Pipelined) -> Result<()> {
     Ok(())
 }
 
+/// The instructions the atoms lower to exist on the plan's target.
+fn features(plan: &GemmPlan, p: &Pipelined) -> Result<()> {
+    let copy = |part, tc: &cute_layout::atom::TiledCopy| {
+        let op = tc.atom().op();
+        (part, op.to_string(), Feature::of_copy(&op))
+    };
+    let mma = p.mma.atom().op();
+    for (part, op, need) in [
+        copy("TiledCopy A", &p.copy_a),
+        copy("TiledCopy B", &p.copy_b),
+        ("TiledMMA", mma.to_string(), Feature::of_mma(&mma)),
+    ] {
+        if let Some(f) = need.filter(|&f| !plan.target.has(f)) {
+            return Err(plan.error(
+                part,
+                format!(
+                    "{op} lowers to {f}, which {} ({}) does not have",
+                    plan.target, plan.target.devices
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The CTA tile is positive, BK even (the two register buffers alternate k block by k block and
 /// the k-tile loop restarts them), and there are at least two stages (one being read while the
 /// next is copied).
@@ -110,10 +131,11 @@ fn pipeline_shape(plan: &GemmPlan, p: &Pipelined) -> Result<()> {
 /// cover the CTA tile exactly once (no thread layout along K, no permutation leaving the tile).
 fn outer_product(plan: &GemmPlan, p: &Pipelined, threads: i64) -> Result<()> {
     let (bm, bn, bk) = p.cta;
-    if bm.saturating_mul(bn) > 255 * threads {
+    let max_registers = plan.target.max_registers_per_thread;
+    if bm.saturating_mul(bn) > max_registers.saturating_mul(threads) {
         return Err(plan.error(
             "TiledMMA",
-            format!("a ({bm},{bn}) C tile over {threads} threads is more accumulators than a thread's 255 registers"),
+            format!("a ({bm},{bn}) C tile over {threads} threads is more accumulators than a thread's {max_registers} registers on {}", plan.target),
         ));
     }
     let [a, b, c] = fragments(plan, p)?;
@@ -328,12 +350,14 @@ fn storage(plan: &GemmPlan, part: &'static str, l: &AnyLayout) -> Result<()> {
         ));
     }
     let alloc = static_of(inner.cosize()).unwrap_or(0);
-    if 4 * alloc > MAX_SMEM {
+    let max = plan.target.smem_per_block;
+    if alloc.saturating_mul(4) > max {
         return Err(plan.error(
             "shared memory",
             format!(
-                "{part}, {l}, takes {} bytes; a block has {MAX_SMEM}",
-                4 * alloc
+                "{part}, {l}, takes {} bytes; a block on {} has at most {max}",
+                alloc.saturating_mul(4),
+                plan.target
             ),
         ));
     }
@@ -396,6 +420,7 @@ fn static_of(x: cute_layout::Result<Int>) -> Option<i64> {
 pub fn pipelined(plan: &GemmPlan, p: &Pipelined) -> Result<Report> {
     element_types(plan, p)?;
     copy_ops(plan, p)?;
+    features(plan, p)?;
     pipeline_shape(plan, p)?;
     let threads = threads_and_tiles(plan, p)?;
     outer_product(plan, p, threads)?;
@@ -416,10 +441,11 @@ pub fn pipelined(plan: &GemmPlan, p: &Pipelined) -> Result<Report> {
 fn threads_and_tiles(plan: &GemmPlan, p: &Pipelined) -> Result<i64> {
     let threads = static_of(p.mma.num_threads())
         .ok_or_else(|| plan.error("TiledMMA", "thread count must be static"))?;
-    if !(1..=1024).contains(&threads) {
+    let max_threads = plan.target.max_threads_per_block;
+    if !(1..=max_threads).contains(&threads) {
         return Err(plan.error(
             "TiledMMA",
-            format!("{threads} threads: a CTA has 1 to 1024"),
+            format!("{threads} threads: a CTA has 1 to {max_threads}"),
         ));
     }
     for (part, tc) in [("TiledCopy A", &p.copy_a), ("TiledCopy B", &p.copy_b)] {
@@ -493,11 +519,15 @@ fn shared_tiles(plan: &GemmPlan, p: &Pipelined) -> Result<()> {
 /// The shared memory of both tiles (bytes), within a block's limit; notes the opt-in.
 fn smem_budget(plan: &GemmPlan, p: &Pipelined, notes: &mut Vec<String>) -> Result<i64> {
     let (_, elems) = smem_offsets(p);
-    let smem_bytes = 4 * elems;
-    if smem_bytes > MAX_SMEM {
+    let smem_bytes = elems.saturating_mul(4);
+    let max = plan.target.smem_per_block;
+    if smem_bytes > max {
         return Err(plan.error(
             "shared memory",
-            format!("{smem_bytes} bytes exceed the {MAX_SMEM} a block can have"),
+            format!(
+                "{smem_bytes} bytes exceed the {max} a block can have on {}",
+                plan.target
+            ),
         ));
     }
     notes.push(format!(
@@ -543,7 +573,10 @@ fn k_block_unroll(plan: &GemmPlan, p: &Pipelined) -> Result<()> {
     Ok(())
 }
 
-/// The CTAs per SM of `__launch_bounds__` fit an SM's shared memory; notes the register cap.
+/// The CTAs per SM of `__launch_bounds__` fit an SM of the target: its shared memory (with
+/// what the hardware reserves per CTA), threads and CTA limit, and the registers each thread
+/// is left at that occupancy hold its accumulators; notes the register cap when the kernel is
+/// built for more than one CTA per SM.
 fn launch_bounds(
     plan: &GemmPlan,
     p: &Pipelined,
@@ -551,24 +584,45 @@ fn launch_bounds(
     smem_bytes: i64,
     notes: &mut Vec<String>,
 ) -> Result<()> {
-    if p.min_blocks_per_sm < 1 {
-        return Err(plan.error("launch bounds", "at least one CTA per SM"));
+    let (t, want) = (&plan.target, p.min_blocks_per_sm);
+    let refuse = |msg: String| Err(plan.error("launch bounds", msg));
+    if want < 1 {
+        return refuse("at least one CTA per SM".into());
     }
-    if p.min_blocks_per_sm > 1 {
-        let per_sm = smem_bytes.saturating_mul(p.min_blocks_per_sm);
-        if per_sm > SM_SMEM {
-            return Err(plan.error(
-                "launch bounds",
-                format!(
-                    "{} CTAs of {smem_bytes} bytes of shared memory exceed an SM's {SM_SMEM}",
-                    p.min_blocks_per_sm
-                ),
-            ));
-        }
+    let occ = t.occupancy(threads, 1, smem_bytes);
+    if occ.by_shared_memory < want {
+        return refuse(format!(
+            "{want} CTAs of {smem_bytes} bytes of shared memory (and the {} the hardware reserves for each) exceed the {} bytes of an SM on {t} ({}): {} fit",
+            t.smem_reserved_per_block, t.smem_per_sm, t.devices, occ.by_shared_memory
+        ));
+    }
+    if occ.by_threads < want {
+        return refuse(format!(
+            "{want} CTAs of {threads} threads exceed the {} resident threads of an SM on {t} ({})",
+            t.max_threads_per_sm, t.devices
+        ));
+    }
+    if occ.by_blocks < want {
+        return refuse(format!(
+            "{want} CTAs exceed the {} resident CTAs of an SM on {t} ({})",
+            t.max_blocks_per_sm, t.devices
+        ));
+    }
+    let registers = t.registers_per_thread_at(threads, want);
+    let accumulators = p.cta.0 * p.cta.1 / threads;
+    if registers < accumulators {
+        return refuse(format!(
+            "{want} CTAs of {threads} threads leave a thread {registers} registers on {t} ({} per SM, allocated per warp in units of 256), fewer than its {accumulators} accumulators",
+            t.registers_per_sm
+        ));
+    }
+    if want > 1 {
+        // the kernel's own shared memory; the check above added the reservation
         notes.push(format!(
-            "occupancy: built for {} CTAs per SM ({} registers per thread at most; {per_sm} bytes of shared memory per SM, within the H100/H200's {SM_SMEM})",
-            p.min_blocks_per_sm,
-            65536 / (threads * p.min_blocks_per_sm)
+            "occupancy: built for {want} CTAs per SM ({registers} registers per thread at most; {} bytes of shared memory per SM, within the {}'s {})",
+            smem_bytes * want,
+            t.devices,
+            t.smem_per_sm
         ));
     }
     Ok(())

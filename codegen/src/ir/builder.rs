@@ -12,6 +12,7 @@ use super::{
 };
 use crate::error::Result;
 use crate::kernel::Requirement;
+use crate::target::Target;
 
 /// Builds a [`Kernel`].
 ///
@@ -49,8 +50,8 @@ pub struct KernelBuilder {
 pub type Body<'a> = &'a mut KernelBuilder;
 
 impl KernelBuilder {
-    /// A kernel named `name` (a C identifier), for `sm_90a` until [`KernelBuilder::arch`] says
-    /// otherwise.
+    /// A kernel named `name` (a C identifier), for `sm_90a` until [`KernelBuilder::target`]
+    /// says otherwise.
     pub fn new(name: &str) -> KernelBuilder {
         KernelBuilder {
             kernel: Kernel {
@@ -64,7 +65,7 @@ impl KernelBuilder {
                 min_blocks_per_sm: 1,
                 body: Vec::new(),
                 requirements: Vec::new(),
-                arch: "sm_90a".to_string(),
+                target: Target::default(),
             },
             open: vec![Vec::new()],
         }
@@ -86,9 +87,10 @@ impl KernelBuilder {
         self
     }
 
-    /// The NVRTC architecture (`sm_80`, `sm_90a`, ...).
-    pub fn arch(&mut self, arch: &str) -> &mut Self {
-        self.kernel.arch = arch.to_string();
+    /// The GPU the kernel is checked and written for (its shared memory, threads and
+    /// instructions).
+    pub fn target(&mut self, target: Target) -> &mut Self {
+        self.kernel.target = target;
         self
     }
 

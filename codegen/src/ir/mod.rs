@@ -31,6 +31,7 @@ use cute_layout::{AnyLayout, ElemType, Int, Tensor};
 
 use crate::kernel::Requirement;
 pub use crate::kernel::{Param, ParamType};
+use crate::target::Target;
 
 /// A kernel: its interface, its storage and its body.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,8 +56,8 @@ pub struct Kernel {
     pub body: Vec<Stmt>,
     /// What must hold for a launch (divisible sizes, aligned pointers, buffer lengths).
     pub requirements: Vec<Requirement>,
-    /// The NVRTC architecture it is built for (`sm_90a`).
-    pub arch: String,
+    /// The GPU it is checked and written for.
+    pub target: Target,
 }
 
 /// A shared-memory buffer.

@@ -13,10 +13,6 @@ use crate::ir::{sym, Cond, EExpr, Kernel, ParamType, Pred, Stmt};
 /// Names the generated CUDA declares itself.
 const RESERVED: &[&str] = &["tid", "bx", "by", "bz", "smem_raw"];
 
-/// The most shared memory a block may have (sm_80 and sm_90: 227 KiB; the target decides once
-/// the IR carries one).
-const MAX_SMEM: i64 = 227 * 1024;
-
 pub fn kernel(k: &Kernel) -> Result<()> {
     names(k)?;
     launch(k)?;
@@ -112,11 +108,29 @@ fn storage(k: &Kernel) -> Result<()> {
         }
     }
     let total = crate::cuda::smem_layout(k).1;
-    if total > MAX_SMEM {
+    let t = &k.target;
+    if total > t.smem_per_block {
         return Err(error(
             k,
             "shared memory",
-            format!("{total} bytes exceed the {MAX_SMEM} a block may have"),
+            format!(
+                "{total} bytes exceed the {} a block may have on {t} ({})",
+                t.smem_per_block, t.devices
+            ),
+        ));
+    }
+    let fit = t.occupancy(k.threads(), 0, total);
+    if fit.by_threads.min(fit.by_shared_memory).min(fit.by_blocks) < k.min_blocks_per_sm {
+        return Err(error(
+            k,
+            "launch bounds",
+            format!(
+                "{} CTAs per SM of {} threads and {total} bytes of shared memory (and the {} the hardware reserves for each) do not fit an SM of {t}: {} fit",
+                k.min_blocks_per_sm,
+                k.threads(),
+                t.smem_reserved_per_block,
+                fit.by_threads.min(fit.by_shared_memory).min(fit.by_blocks)
+            ),
         ));
     }
     Ok(())
@@ -228,6 +242,15 @@ fn statement(k: &Kernel, s: &Stmt, path: &str, vars: &mut HashSet<String>) -> Re
                         k,
                         path,
                         format!("{} moves {vals} values at a time: mode 0 of {t} must hold a multiple of {vals}", atom.op()),
+                    ));
+                }
+            }
+            if let Some(f) = crate::target::Feature::of_copy(&atom.op()) {
+                if !k.target.has(f) {
+                    return Err(error(
+                        k,
+                        path,
+                        format!("{}: {t} has no {f:?}", atom.op(), t = k.target),
                     ));
                 }
             }

@@ -189,7 +189,9 @@ mod tests {
     fn plans() -> Vec<GemmPlan> {
         let mut out = Vec::new();
         for layout in GemmLayout::all() {
-            let named = crate::named::plan_unrolled("sgemm-sm80", layout, Some(8)).unwrap();
+            let named =
+                crate::named::plan_unrolled("sgemm-sm80", layout, &Default::default(), Some(8))
+                    .unwrap();
             let mut swizzles = vec![None];
             if layout.to_string().ends_with('N') {
                 for (b, sh) in (1..=3).flat_map(|b| (3..=6).map(move |sh| (b, sh))) {
