@@ -31,7 +31,12 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// Times `f` with events: `warmup` runs, then the median of `reps`.
-fn time(gpu: &Gpu, warmup: usize, reps: usize, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
+pub(crate) fn time(
+    gpu: &Gpu,
+    warmup: usize,
+    reps: usize,
+    mut f: impl FnMut() -> Result<()>,
+) -> Result<f64> {
     if reps == 0 {
         return Err(RuntimeError::Problem(
             "a benchmark needs at least one timed run".into(),

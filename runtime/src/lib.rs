@@ -10,6 +10,7 @@ pub mod gemm;
 pub mod gpu;
 pub mod launch;
 pub mod nvrtc;
+pub mod recipe;
 pub mod testing;
 
 pub use error::{Result, RuntimeError, NVRTC_INSTALL};

@@ -8,6 +8,7 @@ use clap::builder::PossibleValuesParser;
 use clap::error::ErrorKind;
 use clap::{value_parser, Args, Parser, Subcommand, ValueEnum};
 use cute::codegen::named::{plan_unrolled, NAMES};
+use cute::codegen::recipes;
 use cute::codegen::{CodegenError, GemmLayout, GemmPlan, Target};
 
 const TOP_EXAMPLES: &str = "\
@@ -203,7 +204,7 @@ pub struct ExprsArgs {
 
 /// A named kernel (`cute emit --list`).
 fn kernel_name() -> PossibleValuesParser {
-    PossibleValuesParser::new(NAMES)
+    PossibleValuesParser::new(NAMES.iter().chain(recipes::NAMES))
 }
 
 #[derive(Args, Debug)]
@@ -239,6 +240,10 @@ pub struct CheckArgs {
     /// The kernels (default: every one; with --k-block-unroll, every one with a k-block loop)
     #[arg(value_name = "NAME", value_parser = kernel_name())]
     pub names: Vec<String>,
+    /// Run the kernels' IR in the CPU interpreter (every thread of every block, barriers and
+    /// cp.async groups honoured, races and out-of-bounds accesses reported) instead of on the GPU
+    #[arg(long)]
+    pub cpu: bool,
     #[command(flatten)]
     pub plan: PlanOpts,
     #[command(flatten)]

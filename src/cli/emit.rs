@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use cute::codegen::{emit, named};
+use cute::codegen::{emit, named, recipes};
 
 use super::args::EmitArgs;
 use super::text::lines;
@@ -18,11 +18,14 @@ pub fn emit_command(a: &EmitArgs) -> ExitCode {
         Err(e) => return usage(e),
     };
     let Some(name) = a.name.as_deref().filter(|_| !a.list) else {
-        for n in named::NAMES {
+        for n in named::NAMES.iter().chain(recipes::NAMES) {
             println!("{n}");
         }
         return ExitCode::SUCCESS;
     };
+    if super::recipe::is_recipe(name) {
+        return super::recipe::emit_command(name, a.plan.target());
+    }
     // Verified and written for --arch (what fits its SMs), as `run` compiles it.
     match a.plan.plan(name, layout).and_then(|p| emit(&p)) {
         Ok(k) => {

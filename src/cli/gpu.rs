@@ -99,6 +99,10 @@ pub fn run(a: &RunArgs) -> ExitCode {
     if let Err(e) = a.plan.check("run") {
         return usage(e);
     }
+    if super::recipe::is_recipe(&a.name) {
+        let (m, n) = (a.size.m.unwrap_or(8192), a.size.n.unwrap_or(8192));
+        return super::recipe::run(&a.name, m, n, a.plan.target());
+    }
     let layout = match a.plan.one_layout("run") {
         Ok(l) => l,
         Err(e) => return usage(e),
@@ -149,7 +153,7 @@ pub fn run(a: &RunArgs) -> ExitCode {
 
 /// Compiles through the cache and prints the compile line, or prints why it was skipped (no
 /// NVRTC) and gives `None`.
-fn compile_step(
+pub(super) fn compile_step(
     kernel: &Kernel,
     arch: &str,
 ) -> Result<Option<(Compiled, Provenance)>, RuntimeError> {
@@ -281,10 +285,83 @@ pub fn check_all(a: &CheckArgs) -> ExitCode {
         Err(e) => return fail(e),
     };
     let mut said = Said::default();
-    let code = check_matrix(a, &mut said);
+    let code = if a.cpu {
+        check_cpu(a, &mut said)
+    } else {
+        check_matrix(a, &mut said)
+    };
     match report.map(|r| r.write(&said.0)) {
         Some(Err(e)) => fail(e),
         _ => code,
+    }
+}
+
+/// `cute check RECIPE...` on the GPU.
+fn check_recipes(a: &CheckArgs, names: &[String], said: &mut Said) -> ExitCode {
+    let gpu = match Gpu::open() {
+        Ok(g) => g,
+        Err(e) => {
+            said.say(format!("skipped: {}", lines(&e.to_string())));
+            return ExitCode::SUCCESS;
+        }
+    };
+    said.say(format!(
+        "# cute check on {} ({}), {}: kernel M N - result worst",
+        gpu.name,
+        gpu.arch,
+        a.plan.target()
+    ));
+    let one = a.size.one(1).map(|(m, n, _)| (m, n));
+    let (mut passed, mut failed) = (0, 0);
+    for name in names {
+        match super::recipe::check_gpu(&gpu, name, a.plan.target(), one, &mut |l| said.say(l)) {
+            Ok((p, f)) => {
+                passed += p;
+                failed += f;
+            }
+            Err(e) => return said.fail(e),
+        }
+    }
+    said.say(format!("# {passed} passed, {failed} failed"));
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// `cute check --cpu [NAME...]`: the kernels built on the IR, in the CPU interpreter.
+fn check_cpu(a: &CheckArgs, said: &mut Said) -> ExitCode {
+    let names: Vec<String> = if a.names.is_empty() {
+        cute::codegen::recipes::NAMES
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    } else {
+        a.names.clone()
+    };
+    said.say(format!(
+        "# cute check --cpu, {}: the CPU interpreter against float64 references",
+        a.plan.target()
+    ));
+    let mut all = true;
+    for name in &names {
+        if !super::recipe::is_recipe(name) {
+            said.say(format!(
+                "{name}: skipped: emitted by the GEMM template, not built on the IR (the interpreter runs IR kernels)"
+            ));
+            continue;
+        }
+        match super::recipe::check_cpu(name, a.plan.target(), &mut |l| said.say(l)) {
+            Ok(ok) => all &= ok,
+            Err(e) => return said.fail(e),
+        }
+    }
+    if all {
+        ExitCode::SUCCESS
+    } else {
+        said.say("error: a kernel computed a wrong result".into());
+        ExitCode::FAILURE
     }
 }
 
@@ -305,8 +382,17 @@ fn check_names(a: &CheckArgs) -> Vec<String> {
 }
 
 fn check_matrix(a: &CheckArgs, said: &mut Said) -> ExitCode {
+    let (recipes, gemms): (Vec<String>, Vec<String>) = check_names(a)
+        .into_iter()
+        .partition(|n| super::recipe::is_recipe(n));
+    if !recipes.is_empty() {
+        let code = check_recipes(a, &recipes, said);
+        if gemms.is_empty() || code != ExitCode::SUCCESS {
+            return code;
+        }
+    }
     let layouts = a.plan.layouts(&GemmLayout::all());
-    let planned = match plan_all(&check_names(a), &layouts, &a.plan) {
+    let planned = match plan_all(&gemms, &layouts, &a.plan) {
         Ok(p) => p,
         Err(e) => return said.fail(e),
     };

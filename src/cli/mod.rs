@@ -6,6 +6,7 @@ pub mod algebra;
 pub mod args;
 pub mod emit;
 pub mod gpu;
+pub mod recipe;
 pub mod text;
 
 use std::io::Write;

@@ -6,6 +6,8 @@
 #                  float64 cuBLAS DGEMM reference
 #   memcheck.txt   compute-sanitizer memcheck of every kernel and layout at 300x17x1000 (ragged tiles)
 #   racecheck.txt  compute-sanitizer racecheck of every kernel and layout at 127x129x65
+#   each file then the recipes (transpose, transpose-f16, row-softmax): check at 8 sizes from 1x1
+#   to 4096x4096 against their float64 references, memcheck and racecheck at 130x67
 # Usage (from the repository root, after `cargo build --release` on the build machine):
 #   tools/gpu/verify.sh [path/to/cute]
 set -uo pipefail
@@ -18,13 +20,20 @@ SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer
 status=0
 "$CUTE" check > "$OUT/check.txt" 2>&1 || status=1
 tail -1 "$OUT/check.txt"
+RECIPES="transpose transpose-f16 row-softmax"
+"$CUTE" check $RECIPES >> "$OUT/check.txt" 2>&1 || status=1
+tail -1 "$OUT/check.txt"
 if [ -x "$SAN" ]; then
   "$SAN" --tool memcheck --error-exitcode 3 "$CUTE" check --m 300 --n 17 --k 1000 \
     > "$OUT/memcheck.txt" 2>&1 || status=1
-  echo "memcheck: $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.txt" | tail -1)"
+  "$SAN" --tool memcheck --error-exitcode 3 "$CUTE" check $RECIPES --m 130 --n 67 \
+    >> "$OUT/memcheck.txt" 2>&1 || status=1
+  echo "memcheck: $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.txt" | tr '\n' ' ')"
   "$SAN" --tool racecheck --racecheck-report hazard --error-exitcode 3 "$CUTE" check \
     --m 127 --n 129 --k 65 > "$OUT/racecheck.txt" 2>&1 || status=1
-  echo "racecheck: $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/racecheck.txt" | tail -1)"
+  "$SAN" --tool racecheck --racecheck-report hazard --error-exitcode 3 "$CUTE" check $RECIPES \
+    --m 130 --n 67 >> "$OUT/racecheck.txt" 2>&1 || status=1
+  echo "racecheck: $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/racecheck.txt" | tr '\n' ' ')"
 else
   echo "compute-sanitizer not found: memcheck and racecheck skipped"
   status=1

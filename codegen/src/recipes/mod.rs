@@ -6,9 +6,11 @@
 //! requirements (divisible sizes and leading dimensions, from the alignment pass) may not hold,
 //! then a scalar one that runs anywhere. The runtime launches the first whose requirements hold.
 
+pub mod problem;
 mod softmax;
 mod transpose;
 
+pub use problem::{case, Case, Verdict};
 pub use softmax::row_softmax;
 pub use transpose::transpose;
 
@@ -16,24 +18,38 @@ use cute_layout::ElemType;
 
 use crate::error::{CodegenError, Result};
 use crate::ir::Kernel;
+use crate::target::Target;
 
 /// The recipe names, as `cute emit --list` prints them.
 pub const NAMES: &[&str] = &["transpose", "transpose-f16", "row-softmax"];
 
-/// The variants of the recipe called `name`, fastest first.
+/// The variants of the recipe called `name` for sm_90a, fastest first.
 pub fn variants(name: &str) -> Result<Vec<Kernel>> {
+    variants_for(name, Target::default())
+}
+
+/// The variants of the recipe called `name`, checked and written for `target`, fastest first.
+pub fn variants_for(name: &str, t: Target) -> Result<Vec<Kernel>> {
     match name {
         "transpose" => Ok(vec![
-            transpose(ElemType::F32, true)?,
-            transpose(ElemType::F32, false)?,
+            transpose(ElemType::F32, true, t)?,
+            transpose(ElemType::F32, false, t)?,
         ]),
         "transpose-f16" => Ok(vec![
-            transpose(ElemType::F16, true)?,
-            transpose(ElemType::F16, false)?,
+            transpose(ElemType::F16, true, t)?,
+            transpose(ElemType::F16, false, t)?,
         ]),
-        "row-softmax" => Ok(vec![row_softmax(true)?, row_softmax(false)?]),
+        "row-softmax" => Ok(vec![row_softmax(true, t)?, row_softmax(false, t)?]),
         _ => Err(CodegenError::Unknown(name.to_string())),
     }
+}
+
+/// The first variant of `name` whose launch requirements hold for the case's integers (the
+/// last variant of every recipe runs anywhere).
+pub fn pick(variants: &[Kernel], case: &Case) -> Option<usize> {
+    variants
+        .iter()
+        .position(|k| k.admits(&|n| case.int(k, n)).is_ok())
 }
 
 /// The layout algebra's error, for the recipe and its step.

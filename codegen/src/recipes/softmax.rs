@@ -11,6 +11,7 @@ use cute_layout::{s, tup, Coord, ElemType::F32, Int, Layout, Tensor, Tiler};
 use super::layout_err;
 use crate::error::Result;
 use crate::ir::{EExpr, Kernel, KernelBuilder, Pred, ScalarOp, Unroll};
+use crate::target::Target;
 
 /// Rows per block (one per warp).
 const ROWS: i64 = 8;
@@ -19,12 +20,13 @@ const ROWS: i64 = 8;
 /// and `exp(lowest - lowest)` is no NaN).
 const LOWEST: f64 = -3.0e38;
 
-/// The row softmax, with 128-bit global vectors when `vector`.
-pub fn row_softmax(vector: bool) -> Result<Kernel> {
+/// The row softmax, with 128-bit global vectors when `vector`, for `target`.
+pub fn row_softmax(vector: bool, target: Target) -> Result<Kernel> {
     let v: i64 = if vector { 4 } else { 1 };
     let name = format!("row_softmax_f32{}", if vector { "_v" } else { "" });
     let e = layout_err(&name, "row-softmax");
     let mut k = KernelBuilder::new(&name);
+    k.target(target);
     k.doc("Y = softmax(X) along each row of a row-major M x N matrix (FP32, online max and sum, one warp per row)");
     let (m, n) = (k.param_int("M"), k.param_int("N"));
     let x = k.param_ptr("X", F32, false);
@@ -79,7 +81,7 @@ pub fn row_softmax(vector: bool) -> Result<Kernel> {
     k.let_("mx", EExpr::c(LOWEST));
     k.let_("sum", EExpr::c(0.0));
     k.comment("pass 1: each lane's running max and its sum of exp(x - max)");
-    k.for_("c", chunks.clone(), Unroll::None, |k, c| {
+    k.for_("c", chunks.clone(), Unroll::By(4), |k, c| {
         let t_x = part(&gx, &c, false).map_err(&e)?;
         let t_c = part(&cx, &c, false).map_err(&e)?;
         k.fill(&rx, LOWEST);
@@ -113,7 +115,7 @@ pub fn row_softmax(vector: bool) -> Result<Kernel> {
     let sum = k.shuffle("sum", ScalarOp::Add, 32);
     k.let_("inv", EExpr::c(1.0) / sum);
     k.comment("pass 2: y = exp(x - max) / sum");
-    k.for_("c", chunks, Unroll::None, |k, c| {
+    k.for_("c", chunks, Unroll::By(4), |k, c| {
         let t_x = part(&gx, &c, false).map_err(&e)?;
         let t_y = part(&gy, &c, true).map_err(&e)?;
         let t_c = part(&cx, &c, false).map_err(&e)?;

@@ -11,20 +11,22 @@ use cute_layout::{compose_swizzle, s, tup, Coord, ElemType, Int, Layout, Swizzle
 use super::layout_err;
 use crate::error::Result;
 use crate::ir::{Kernel, KernelBuilder, Pred};
+use crate::target::Target;
 
 /// The tile edge.
 const T: i64 = 64;
 /// Threads per block.
 const THREADS: i64 = 256;
 
-/// The transpose of `elem` elements, with 128-bit global vectors when `vector`.
-pub fn transpose(elem: ElemType, vector: bool) -> Result<Kernel> {
+/// The transpose of `elem` elements, with 128-bit global vectors when `vector`, for `target`.
+pub fn transpose(elem: ElemType, vector: bool, target: Target) -> Result<Kernel> {
     let bits = i64::from(elem.bits());
     let v = if vector { 128 / bits } else { 1 };
     let short = if elem == ElemType::F16 { "f16" } else { "f32" };
     let name = format!("transpose_{short}{}", if vector { "_v" } else { "" });
     let e = layout_err(&name, "transpose");
     let mut k = KernelBuilder::new(&name);
+    k.target(target);
     k.doc(&format!(
         "B (N x M, ldB) = A^T for A (M x N, ldA), column-major {elem}; 64x64 tiles through a swizzled shared tile, {}-bit global accesses",
         v * bits
