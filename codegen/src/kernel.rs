@@ -130,6 +130,19 @@ pub enum Requirement {
     Length { buffer: String, symbol: String },
 }
 
+impl Requirement {
+    /// The condition alone, without where it came from (`ldA % 4 == 0`).
+    pub fn condition(&self) -> String {
+        match self {
+            Requirement::Divisible { symbol, by, .. } => format!("{symbol} % {by} == 0"),
+            Requirement::Aligned { pointer, bytes, .. } => {
+                format!("{pointer} aligned to {bytes} bytes")
+            }
+            Requirement::Length { buffer, symbol } => format!("{buffer} holds {symbol} values"),
+        }
+    }
+}
+
 impl fmt::Display for Requirement {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

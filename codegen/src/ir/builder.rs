@@ -350,7 +350,8 @@ impl KernelBuilder {
         self.kernel.body = self.open.pop().unwrap_or_default();
         let needed = crate::passes::verify(&self.kernel)?;
         for r in needed {
-            if !self.kernel.requirements.contains(&r) {
+            let c = r.condition();
+            if !self.kernel.requirements.iter().any(|q| q.condition() == c) {
                 self.kernel.requirements.push(r);
             }
         }

@@ -21,6 +21,7 @@
 mod builder;
 pub mod expr;
 pub mod index;
+mod print;
 pub mod sym;
 
 pub use builder::{Body, KernelBuilder};

@@ -36,9 +36,10 @@ pub fn vector_requirements(k: &Kernel) -> Result<Vec<Requirement>> {
         }
         Ok(())
     })?;
-    let mut unique = Vec::new();
+    // one requirement per condition: the first statement that needs it names it
+    let mut unique: Vec<Requirement> = Vec::new();
     for r in out {
-        if !unique.contains(&r) {
+        if !unique.iter().any(|u| u.condition() == r.condition()) {
             unique.push(r);
         }
     }

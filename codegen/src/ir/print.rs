@@ -1,0 +1,156 @@
+//! A kernel's IR as text: its interface, storage, launch and body, one statement per line with
+//! the tensors as CuTe prints them. Snapshot tests keep this text for every recipe.
+
+use std::fmt;
+
+use super::{Barrier, Cond, Kernel, ParamType, Pred, Stmt, Unroll};
+use crate::cuda::{CExpr, Names};
+
+struct Args;
+
+impl Names for Args {
+    fn arg(&self, i: usize) -> String {
+        format!("${i}")
+    }
+}
+
+impl fmt::Display for Kernel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "kernel {} for {}: {}", self.name, self.target, self.doc)?;
+        let params: Vec<String> = self
+            .params
+            .iter()
+            .map(|p| match p.ty {
+                ParamType::Int => format!("{}: int", p.name),
+                ParamType::Scalar(e) => format!("{}: {e}", p.name),
+                ParamType::Ptr {
+                    elem,
+                    writable,
+                    align,
+                } => format!(
+                    "{}: {}{elem}* ({align}-byte aligned)",
+                    p.name,
+                    if writable { "" } else { "const " }
+                ),
+            })
+            .collect();
+        writeln!(f, "  params: {}", params.join(", "))?;
+        for b in &self.smem {
+            writeln!(
+                f,
+                "  smem {}: {} {}, {}-byte aligned",
+                b.name, b.elem, b.layout, b.align
+            )?;
+        }
+        for r in &self.regs {
+            writeln!(f, "  regs {}: {}[{}]", r.name, r.elem, r.size)?;
+        }
+        let [gx, gy, gz] = &self.grid;
+        let [x, y, z] = self.block;
+        writeln!(
+            f,
+            "  launch: grid ({gx}, {gy}, {gz}), block ({x}, {y}, {z}), {} CTA(s) per SM",
+            self.min_blocks_per_sm
+        )?;
+        for r in &self.requirements {
+            writeln!(f, "  requires {r}")?;
+        }
+        writeln!(f, "  body:")?;
+        body(f, &self.body, 2)
+    }
+}
+
+fn body(f: &mut fmt::Formatter<'_>, stmts: &[Stmt], depth: usize) -> fmt::Result {
+    for s in stmts {
+        stmt(f, s, depth)?;
+    }
+    Ok(())
+}
+
+fn pred(p: &Option<Pred>) -> String {
+    match p {
+        None => String::new(),
+        Some(p) => {
+            let b: Vec<String> = p.bounds.iter().map(|b| b.to_string()).collect();
+            format!(" if {} < ({})", p.coord, b.join(","))
+        }
+    }
+}
+
+fn cond(c: &Cond) -> String {
+    match c {
+        Cond::Lt(a, b) => format!("{a} < {b}"),
+        Cond::Le(a, b) => format!("{a} <= {b}"),
+        Cond::And(a, b) => format!("({}) && ({})", cond(a), cond(b)),
+    }
+}
+
+fn stmt(f: &mut fmt::Formatter<'_>, s: &Stmt, depth: usize) -> fmt::Result {
+    let pad = "  ".repeat(depth);
+    match s {
+        Stmt::Comment(t) => writeln!(f, "{pad}// {t}"),
+        Stmt::Bind { name, tensor } => writeln!(f, "{pad}{name} = {tensor}"),
+        Stmt::For {
+            var,
+            extent,
+            unroll,
+            body: inner,
+        } => {
+            let u = match unroll {
+                Unroll::Full => " unroll".to_string(),
+                Unroll::None => String::new(),
+                Unroll::By(n) => format!(" unroll {n}"),
+            };
+            writeln!(f, "{pad}for {var} in 0..{extent}{u} {{")?;
+            body(f, inner, depth + 1)?;
+            writeln!(f, "{pad}}}")
+        }
+        Stmt::If { cond: c, then, els } => {
+            writeln!(f, "{pad}if {} {{", cond(c))?;
+            body(f, then, depth + 1)?;
+            if !els.is_empty() {
+                writeln!(f, "{pad}}} else {{")?;
+                body(f, els, depth + 1)?;
+            }
+            writeln!(f, "{pad}}}")
+        }
+        Stmt::Copy {
+            atom,
+            src,
+            dst,
+            pred: p,
+        } => {
+            writeln!(f, "{pad}copy({}){}: {src} -> {dst}", atom.op(), pred(p))
+        }
+        Stmt::Gemm { atom, a, b, c } => writeln!(f, "{pad}gemm({}): {a} x {b} -> {c}", atom.op()),
+        Stmt::Map {
+            dst,
+            srcs,
+            f: e,
+            pred: p,
+        } => {
+            let srcs: Vec<String> = srcs
+                .iter()
+                .enumerate()
+                .map(|(i, t)| format!("${i} = {t}"))
+                .collect();
+            writeln!(
+                f,
+                "{pad}map{}: {dst} = {} where {}",
+                pred(p),
+                CExpr(e, &Args),
+                srcs.join(", ")
+            )
+        }
+        Stmt::Reduce { var, op, src } => writeln!(f, "{pad}{var} = reduce {op:?} over {src}"),
+        Stmt::Shuffle { var, op, across } => {
+            writeln!(f, "{pad}{var} = {op:?} across {across} lanes")
+        }
+        Stmt::Let { var, f: e } => writeln!(f, "{pad}{var} = {}", CExpr(e, &Args)),
+        Stmt::Barrier(b) => match b {
+            Barrier::Cta => writeln!(f, "{pad}sync"),
+            Barrier::CpAsyncCommit => writeln!(f, "{pad}cp.async commit"),
+            Barrier::CpAsyncWait(n) => writeln!(f, "{pad}cp.async wait {n}"),
+        },
+    }
+}

@@ -1,0 +1,233 @@
+//! Bad kernel programs: each is a typed error naming the statement and the failed condition
+//! (from `finish`, before any CUDA exists), and plans that pass the static checks but compute the
+//! wrong thing are caught by the CPU interpreter.
+
+use cute_codegen::interp::{run, Arg, HostBuffer};
+use cute_codegen::ir::{EExpr, Kernel, KernelBuilder, Pred};
+use cute_codegen::{CodegenError, Target};
+use cute_layout::atom::{make_tiled_copy, CopyAtom, CopyOp};
+use cute_layout::{compose_swizzle, s, tup, ElemType::F32, Layout, Swizzle, Tensor};
+
+fn atom(bits: u32) -> CopyAtom {
+    CopyAtom::new(CopyOp::UniversalCopy { bits }, F32).unwrap()
+}
+
+/// A 32x32 tile of X copied through shared memory into Y by 32x32 threads, element by element:
+/// written by rows of threads, read back by columns. `read_layout` is how the read side sees
+/// the shared tile, `sync` whether a barrier separates them, `thr_out` the output's thread
+/// layout.
+fn through_smem(sync: bool, read_swizzled: bool, thr_out: Layout) -> Result<Kernel, CodegenError> {
+    let mut k = KernelBuilder::new("t");
+    let x = k.gmem(
+        "X",
+        F32,
+        false,
+        Layout::col_major(&tup![s(32), s(32)]).unwrap(),
+    );
+    let y = k.gmem(
+        "Y",
+        F32,
+        true,
+        Layout::col_major(&tup![s(32), s(32)]).unwrap(),
+    );
+    k.threads(1024);
+    let sw = Swizzle::new(3, 0, 3).unwrap();
+    let plain = Layout::col_major(&tup![s(32), s(32)]).unwrap();
+    let sa = k.smem("sA", F32, compose_swizzle(sw, &plain));
+    let tid = KernelBuilder::tid();
+    let one = Layout::col_major(&tup![s(1), s(1)]).unwrap();
+    let rows = make_tiled_copy(
+        &atom(32),
+        &Layout::col_major(&tup![s(32), s(32)]).unwrap(),
+        &one,
+    )
+    .unwrap();
+    let cols = make_tiled_copy(&atom(32), &thr_out, &one).unwrap();
+    let (tr, tc) = (rows.get_slice(&tid).unwrap(), cols.get_slice(&tid).unwrap());
+    k.copy(
+        &atom(32),
+        &tr.partition_s(&x).unwrap(),
+        &tr.partition_d(&sa).unwrap(),
+    );
+    if sync {
+        k.sync();
+    }
+    let seen = if read_swizzled {
+        sa.clone()
+    } else {
+        sa.with_layout(plain.into())
+    };
+    let r = k
+        .regs(
+            "r",
+            F32,
+            Layout::col_major(&tup![s(1), s(1), s(1)]).unwrap(),
+        )
+        .unwrap();
+    k.copy(&atom(32), &tc.partition_s(&seen).unwrap(), &r);
+    k.copy(&atom(32), &r, &tc.partition_d(&y).unwrap());
+    k.finish()
+}
+
+fn row_major_threads() -> Layout {
+    Layout::new(tup![s(32), s(32)], tup![s(32), s(1)]).unwrap()
+}
+
+fn message(r: Result<Kernel, CodegenError>) -> String {
+    match r {
+        Ok(k) => panic!("{} was accepted", k.name),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn a_shared_read_before_the_barrier_is_refused() {
+    let m = message(through_smem(false, true, row_major_threads()));
+    assert!(
+        m.starts_with("kernel t: body[1] copy(UniversalCopy<uint32_t>) sA -> r:"),
+        "{m}"
+    );
+    assert!(
+        m.contains("reads sA after the write at body[0]") && m.contains("no __syncthreads()"),
+        "{m}"
+    );
+    through_smem(true, true, row_major_threads()).expect("with the barrier it checks");
+}
+
+fn run_through(k: &Kernel) -> Result<Vec<f64>, CodegenError> {
+    let xs: Vec<f64> = (0..1024).map(f64::from).collect();
+    let mut args = vec![
+        Arg::Buffer(HostBuffer::from_values(F32, &xs)),
+        Arg::Buffer(HostBuffer::from_values(F32, &[f64::NAN; 1024])),
+    ];
+    run(k, &mut args)?;
+    let Arg::Buffer(y) = &args[1] else {
+        unreachable!()
+    };
+    Ok(y.data.clone())
+}
+
+#[test]
+fn the_interpreter_catches_plans_the_checks_pass() {
+    // right: Y = X through the swizzled tile
+    let good = through_smem(true, true, row_major_threads()).unwrap();
+    let y = run_through(&good).unwrap();
+    assert!(y.iter().enumerate().all(|(i, v)| *v == i as f64));
+    // the read side forgets the swizzle: every check passes, the values land in the wrong places
+    let wrong = through_smem(true, false, row_major_threads()).unwrap();
+    let y = run_through(&wrong).unwrap();
+    let misplaced = y
+        .iter()
+        .enumerate()
+        .filter(|(i, v)| **v != *i as f64)
+        .count();
+    assert!(
+        misplaced > 0,
+        "the interpreter's output shows the missing swizzle"
+    );
+    // two threads per output element (a thread layout with a 0 stride): a write-write race
+    let half = Layout::new(tup![s(32), s(32)], tup![s(32), s(0)]).unwrap();
+    match through_smem(true, true, half).and_then(|k| run_through(&k)) {
+        Err(e) => assert!(e.to_string().contains("written by two threads"), "{e}"),
+        Ok(_) => panic!("two writers of one element went unnoticed"),
+    }
+}
+
+#[test]
+fn a_misaligned_vector_is_refused() {
+    let mut k = KernelBuilder::new("v");
+    let x = k.gmem("X", F32, false, Layout::col_major(&tup![s(1024)]).unwrap());
+    let y = k.gmem("Y", F32, true, Layout::col_major(&tup![s(1024)]).unwrap());
+    k.threads(32);
+    // thread t moves X(4t+1 .. 4t+4): 128-bit vectors one element off their boundary
+    let off = KernelBuilder::tid().mul(&s(4)).unwrap().add(&s(1)).unwrap();
+    let src = Tensor::new(
+        cute_layout::Ptr {
+            offset: off.clone(),
+            ..ptr(&x)
+        },
+        Layout::col_major(&tup![s(4)]).unwrap(),
+    );
+    let r = k
+        .regs("r", F32, Layout::col_major(&tup![s(4)]).unwrap())
+        .unwrap();
+    k.copy(&atom(128), &src, &r);
+    let dst = Tensor::new(
+        cute_layout::Ptr {
+            offset: off,
+            ..ptr(&y)
+        },
+        Layout::col_major(&tup![s(4)]).unwrap(),
+    );
+    k.copy(&atom(128), &r, &dst);
+    let m = message(k.finish());
+    assert!(
+        m.starts_with("kernel v: body[0] copy(UniversalCopy<uint128_t>) X -> r:"),
+        "{m}"
+    );
+    assert!(m.contains("need not be 16-byte aligned"), "{m}");
+}
+
+fn ptr(t: &Tensor) -> cute_layout::Ptr {
+    match t.engine() {
+        cute_layout::Engine::Ptr(p) => p.clone(),
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn shared_memory_beyond_the_target_is_refused() {
+    let build = |t: Target| {
+        let mut k = KernelBuilder::new("big");
+        k.target(t).threads(128);
+        k.smem("sA", F32, Layout::col_major(&tup![s(200 * 256)]).unwrap()); // 200 KiB
+        k.finish()
+    };
+    let m = message(build(Target::sm80()));
+    assert!(
+        m.starts_with("kernel big: shared memory: 204800 bytes exceed the"),
+        "{m}"
+    );
+    assert!(m.contains("sm_80"), "{m}");
+    build(Target::sm90a()).expect("an H100/H200 holds 200 KiB per block");
+}
+
+#[test]
+fn an_epilogue_of_the_wrong_type_is_refused() {
+    let mut k = KernelBuilder::new("e");
+    let m = k.param_int("M");
+    let y = k.gmem("Y", F32, true, Layout::col_major(&tup![s(32)]).unwrap());
+    k.threads(32);
+    let t = y
+        .local_partition(
+            &Layout::col_major(&tup![s(32)]).unwrap(),
+            &KernelBuilder::tid(),
+            None,
+        )
+        .unwrap();
+    let c = Tensor::identity(&tup![s(32)])
+        .unwrap()
+        .local_partition(
+            &Layout::col_major(&tup![s(32)]).unwrap(),
+            &KernelBuilder::tid(),
+            None,
+        )
+        .unwrap();
+    // `M` is an integer parameter, not a float scalar
+    k.map(
+        &t,
+        &[],
+        EExpr::param("M") * EExpr::c(2.0),
+        Some(Pred {
+            coord: c,
+            bounds: vec![m],
+        }),
+    );
+    let msg = message(k.finish());
+    assert!(
+        msg.starts_with(
+            "kernel e: body[0] map  -> Y: expression: the parameter M is Int, not a scalar"
+        ),
+        "{msg}"
+    );
+}

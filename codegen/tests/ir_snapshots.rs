@@ -1,0 +1,35 @@
+//! Snapshots of every recipe variant: its IR (as `ir::Kernel` prints) and its CUDA, for sm_90a
+//! with 32-bit indices, plus the 64-bit build of one (only the index type differs).
+
+use cute_codegen::cuda::{emit, emit_with, IndexWidth};
+use cute_codegen::recipes::{variants, NAMES};
+
+#[test]
+fn recipes_ir_and_cuda() {
+    for name in NAMES {
+        for k in variants(name).unwrap() {
+            insta::assert_snapshot!(format!("{}_ir", k.name), k.to_string());
+            insta::assert_snapshot!(format!("{}_cuda", k.name), emit(&k).unwrap().source);
+        }
+    }
+}
+
+#[test]
+fn the_64_bit_build_differs_only_in_the_index_type() {
+    let k = &variants("transpose").unwrap()[0];
+    let narrow = emit(k).unwrap().source;
+    let wide = emit_with(k, IndexWidth::I64).unwrap().source;
+    let changed: Vec<(&str, &str)> = narrow
+        .lines()
+        .zip(wide.lines())
+        .filter(|(a, b)| a != b)
+        .collect();
+    assert!(!changed.is_empty());
+    for (a, b) in changed {
+        assert_eq!(
+            a.replace("int", "long long"),
+            b.replace("int", "long long"),
+            "{a} / {b}"
+        );
+    }
+}
