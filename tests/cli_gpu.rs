@@ -32,7 +32,12 @@ fn emit_list_prints_the_names_only() {
         .lines()
         .map(String::from)
         .collect();
-    assert_eq!(names, cute_codegen::named::NAMES);
+    let expected: Vec<&str> = cute_codegen::named::NAMES
+        .iter()
+        .chain(cute_codegen::recipes::NAMES)
+        .copied()
+        .collect();
+    assert_eq!(names, expected);
 }
 
 #[test]
