@@ -131,6 +131,7 @@ fn cond_c(c: &Cond, needs: &mut Needs) -> String {
             format!("{} {op} {}", CInt(a), CInt(b))
         }
         Cond::And(a, b) => format!("({}) && ({})", cond_c(a, needs), cond_c(b, needs)),
+        Cond::NonZero(p) => format!("{p} != 0.0f"),
     }
 }
 
@@ -177,6 +178,53 @@ fn pred_c(k: &Kernel, here: &str, p: &Pred, j: i64, needs: &mut Needs) -> Result
         })
         .collect();
     Ok(terms.join(" && "))
+}
+
+/// The bytes a zero-filling vector copy of `vals` elements from element `v` reads: the
+/// in-bounds prefix, `min(max(bound - c, 0), vals)` elements along the mode the vector moves
+/// along, none when another coordinate is out of bounds.
+fn prefix_bytes(
+    k: &Kernel,
+    here: &str,
+    p: &Pred,
+    v: i64,
+    vals: i64,
+    bytes: u32,
+    needs: &mut Needs,
+) -> Result<String> {
+    let mode = crate::passes::prefix_mode(p, v, vals)
+        .map_err(|e| error(k, here, format!("predicate, element {v}: {e}")))?
+        .ok_or_else(|| {
+            error(
+                k,
+                here,
+                format!("the zero-filled vector at element {v} moves along more than one mode"),
+            )
+        })?;
+    let Some(d) = mode else {
+        let c = pred_c(k, here, p, v, needs)?;
+        return Ok(format!("({c}) ? {bytes} : 0"));
+    };
+    let c =
+        coord(&p.coord, v).map_err(|e| error(k, here, format!("predicate, element {v}: {e}")))?;
+    let mut rest = Vec::new();
+    for (i, (x, b)) in c.iter().zip(&p.bounds).enumerate() {
+        needs.gcd |= super::needs_gcd(x) || super::needs_gcd(b);
+        if i != d {
+            rest.push(format!("{} < {}", CInt(x), CInt(b)));
+        }
+    }
+    let eb = bytes / u32::try_from(vals).unwrap_or(1).max(1);
+    let n = format!(
+        "min(max({} - {}, 0), {vals}) * {eb}",
+        CInt(&p.bounds[d]),
+        CInt(&c[d])
+    );
+    Ok(if rest.is_empty() {
+        n
+    } else {
+        format!("({}) ? {n} : 0", rest.join(" && "))
+    })
 }
 
 /// An element read as `float` for arithmetic, by element type.
@@ -247,13 +295,22 @@ fn copy(
     for v in (0..n).step_by(vals.max(1) as usize) {
         let s = elem_ref(k, here, src, v, needs)?;
         let d = elem_ref(k, here, dst, v, needs)?;
-        let p = pred.map(|p| pred_c(k, here, p, v, needs)).transpose()?;
         match &helper {
             Some((name, _)) => {
                 let bytes = u32::try_from(vals).unwrap_or(0) * elem.bits() / 8;
-                lower::cp_async::copy(w, name, bytes, &s, &d, p.as_deref());
+                match pred {
+                    Some(p) if vals > 1 => {
+                        let n = prefix_bytes(k, here, p, v, vals, bytes, needs)?;
+                        lower::cp_async::copy_prefix(w, name, &n, &s, &d);
+                    }
+                    _ => {
+                        let p = pred.map(|p| pred_c(k, here, p, v, needs)).transpose()?;
+                        lower::cp_async::copy(w, name, bytes, &s, &d, p.as_deref());
+                    }
+                }
             }
             None => {
+                let p = pred.map(|p| pred_c(k, here, p, v, needs)).transpose()?;
                 if let Some(p) = &p {
                     w.open(format!("if ({p})"));
                 }

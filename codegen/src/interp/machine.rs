@@ -327,6 +327,7 @@ impl Machine<'_> {
             Cond::Lt(a, b) => self.eval(a, 0)? < self.eval(b, 0)?,
             Cond::Le(a, b) => self.eval(a, 0)? <= self.eval(b, 0)?,
             Cond::And(a, b) => self.cond(a)? && self.cond(b)?,
+            Cond::NonZero(p) => *self.scalars.get(p)? != 0.0,
         })
     }
 
@@ -539,8 +540,13 @@ impl Machine<'_> {
     ) -> Result<()> {
         let vals = atom_values(op, elem).unwrap_or(1).max(1);
         let n = size(src).unwrap_or(0);
+        let zfill = op.ptx_zfill().is_some();
         for t in 0..self.threads {
             for v in (0..n).step_by(vals as usize) {
+                if zfill {
+                    self.zfill_vector(src, dst, pred, v, vals, t, here)?;
+                    continue;
+                }
                 let ok = match pred {
                     None => true,
                     Some(p) => {
@@ -555,22 +561,7 @@ impl Machine<'_> {
                 };
                 for e in 0..vals {
                     if op.is_async() {
-                        let value = if ok {
-                            self.read(src, v + e, t, here)?
-                        } else {
-                            0.0
-                        };
-                        let (_, buf, idx) = self.locate(dst, v + e, t, here)?;
-                        self.smem_write_check(&buf, idx, t, here)?;
-                        if let Some(s) = self.smem.get_mut(&buf) {
-                            s.shadow[idx].pending += 1;
-                        }
-                        self.pending[t].push(Pending {
-                            group: None,
-                            buf,
-                            idx,
-                            value,
-                        });
+                        self.async_element(src, dst, v + e, ok, t, here)?;
                     } else if ok {
                         let x = self.read(src, v + e, t, here)?;
                         self.write(dst, v + e, t, x, here)?;
@@ -579,6 +570,59 @@ impl Machine<'_> {
             }
         }
         self.tick(n as u64 * self.threads as u64, here)
+    }
+
+    /// One zero-filling vector: its elements in bounds must be a prefix (the `src-size` of the
+    /// instruction); they are copied, the rest zero-filled.
+    #[allow(clippy::too_many_arguments)]
+    fn zfill_vector(
+        &mut self,
+        src: &Tensor,
+        dst: &Tensor,
+        pred: Option<&Pred>,
+        v: i64,
+        vals: i64,
+        t: usize,
+        here: &str,
+    ) -> Result<()> {
+        let mut prefix = true;
+        for e in 0..vals {
+            let ok = match pred {
+                None => true,
+                Some(p) => self.in_bounds(p, v + e, t, here)?,
+            };
+            if ok && !prefix {
+                return Err(self.err(here, Some(t), format!("the {vals}-element vector at element {v} is in bounds after an element out of bounds: a zero-filling copy reads a prefix")));
+            }
+            prefix &= ok;
+            self.async_element(src, dst, v + e, ok, t, here)?;
+        }
+        Ok(())
+    }
+
+    /// One element of an asynchronous copy, pending until its group is waited for.
+    fn async_element(
+        &mut self,
+        src: &Tensor,
+        dst: &Tensor,
+        j: i64,
+        ok: bool,
+        t: usize,
+        here: &str,
+    ) -> Result<()> {
+        let value = if ok { self.read(src, j, t, here)? } else { 0.0 };
+        let (_, buf, idx) = self.locate(dst, j, t, here)?;
+        self.smem_write_check(&buf, idx, t, here)?;
+        if let Some(s) = self.smem.get_mut(&buf) {
+            s.shadow[idx].pending += 1;
+        }
+        self.pending[t].push(Pending {
+            group: None,
+            buf,
+            idx,
+            value,
+        });
+        Ok(())
     }
 
     fn gemm(&mut self, a: &Tensor, b: &Tensor, c: &Tensor, here: &str) -> Result<()> {

@@ -6,9 +6,11 @@
 //! requirements (divisible sizes and leading dimensions, from the alignment pass) may not hold,
 //! then a scalar one that runs anywhere. The runtime launches the first whose requirements hold.
 
+mod gemm_pipelined;
 mod softmax;
 mod transpose;
 
+pub use gemm_pipelined::sgemm_sm80_ir;
 pub use softmax::row_softmax;
 pub use transpose::transpose;
 
