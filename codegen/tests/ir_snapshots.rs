@@ -1,8 +1,10 @@
-//! Snapshots of every recipe variant: its IR (as `ir::Kernel` prints) and its CUDA, for sm_90a
-//! with 32-bit indices, plus the 64-bit build of one (only the index type differs).
+//! Snapshots of every recipe variant and of every named GEMM's IR kernel (NN): its IR (as
+//! `ir::Kernel` prints) and its CUDA, for sm_90a with 32-bit indices, plus the 64-bit build of
+//! one (only the index type differs).
 
 use cute_codegen::cuda::{emit, emit_with, IndexWidth};
-use cute_codegen::recipes::{variants, NAMES};
+use cute_codegen::recipes::{gemm, variants, NAMES};
+use cute_codegen::{named, GemmLayout};
 
 #[test]
 fn recipes_ir_and_cuda() {
@@ -11,6 +13,16 @@ fn recipes_ir_and_cuda() {
             insta::assert_snapshot!(format!("{}_ir", k.name), k.to_string());
             insta::assert_snapshot!(format!("{}_cuda", k.name), emit(&k).unwrap().source);
         }
+    }
+}
+
+#[test]
+fn named_gemms_ir_and_cuda() {
+    for name in named::NAMES {
+        let plan = named::plan(name, GemmLayout::parse("NN").unwrap()).unwrap();
+        let k = gemm(&plan).unwrap();
+        insta::assert_snapshot!(format!("gemm_{name}_NN_ir"), k.to_string());
+        insta::assert_snapshot!(format!("gemm_{name}_NN_cuda"), emit(&k).unwrap().source);
     }
 }
 

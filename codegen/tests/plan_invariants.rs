@@ -254,8 +254,14 @@ fn shared_b_starts_128_byte_aligned() {
     let p = pipelined(&mut plan);
     p.smem_a = AnyLayout::Plain(lay3((128, 32, 3), (1, 128, 4097)));
     p.k_block_unroll = None;
-    let k = emit(&plan).unwrap();
+    let k = cute_codegen::gemm::emit_template(&plan).unwrap();
     // cosize(sA) = 2*4097 + 31*128 + 127 + 1 = 12290, rounded up to 12320
+    let ir = emit(&plan).unwrap();
+    assert_eq!(
+        ir.launch.dynamic_smem_bytes,
+        4 * (12320 + 12288),
+        "the IR's layout"
+    );
     assert!(
         k.source.contains("float* sB = smem + 12320;"),
         "{}",

@@ -5,6 +5,7 @@
 use cudarc::cublas::sys::{cublasMath_t, cublasOperation_t};
 use cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
 use cudarc::driver::{CudaSlice, DevicePtr};
+use cute_codegen::cuda::IndexWidth;
 use cute_codegen::gemm::Major;
 use cute_codegen::{GemmLayout, Kernel, ParamType, Requirement};
 
@@ -76,8 +77,8 @@ impl Problem {
     }
 
     /// Checks every field (they are public): positive sizes, leading dimensions at least the
-    /// rows they stride over, and every matrix (padding included) addressable by the kernels'
-    /// 32-bit `int` offsets.
+    /// rows they stride over, and every matrix (padding included) addressable by 64-bit
+    /// offsets. Whether 32-bit offsets suffice is [`Problem::index_width`].
     pub fn check(&self) -> Result<()> {
         for (what, v) in [("M", self.m), ("N", self.n), ("K", self.k)] {
             if v <= 0 {
@@ -86,14 +87,20 @@ impl Problem {
                 )));
             }
         }
-        for (what, ld, rows, cols) in self.storage() {
-            if ld
-                .max(rows)
-                .checked_mul(cols)
-                .is_none_or(|e| e > i64::from(i32::MAX))
-            {
+        for (what, v) in [("ldA", self.lda), ("ldB", self.ldb), ("ldC", self.ldc)]
+            .into_iter()
+            .chain([("M", self.m), ("N", self.n), ("K", self.k)])
+        {
+            if v > i64::from(i32::MAX) {
                 return Err(RuntimeError::Problem(format!(
-                    "{}x{}x{}: {what} ({} x {cols} with its leading dimension) exceeds 2^31 - 1 elements, the kernels' 32-bit offsets",
+                    "{what} = {v}: sizes and leading dimensions must be below 2^31 (cuBLAS takes int)"
+                )));
+            }
+        }
+        for (what, ld, rows, cols) in self.storage() {
+            if ld.max(rows).checked_mul(cols).is_none() {
+                return Err(RuntimeError::Problem(format!(
+                    "{}x{}x{}: {what} ({} x {cols} with its leading dimension) exceeds 2^63 - 1 elements",
                     self.m, self.n, self.k, ld.max(rows)
                 )));
             }
@@ -104,6 +111,22 @@ impl Problem {
             }
         }
         Ok(())
+    }
+
+    /// The index arithmetic the problem needs: 32-bit when every matrix (padding included)
+    /// holds at most 2^31 - 1 elements, else 64-bit. A kernel is emitted with this width per
+    /// launch (`codegen::gemm::emit_with`), so problems that fit keep the 32-bit fast path.
+    pub fn index_width(&self) -> IndexWidth {
+        let fits = self.storage().iter().all(|&(_, ld, rows, cols)| {
+            ld.max(rows)
+                .checked_mul(cols)
+                .is_some_and(|e| e <= i64::from(i32::MAX))
+        });
+        if fits {
+            IndexWidth::I32
+        } else {
+            IndexWidth::I64
+        }
     }
 
     /// Leading dimensions: ldA, ldB, ldC.
@@ -199,6 +222,12 @@ pub struct BufferLens {
 /// covers the pointer alignments).
 pub fn check_buffers(kernel: &Kernel, p: &Problem, lens: BufferLens) -> Result<()> {
     check_sizes(p, lens)?;
+    if p.index_width() == IndexWidth::I64 && kernel.launch.index == IndexWidth::I32 {
+        return Err(RuntimeError::Problem(format!(
+            "{}x{}x{}: a matrix exceeds 2^31 - 1 elements, beyond {}'s 32-bit offsets (emit it with 64-bit indices: codegen::gemm::emit_with)",
+            p.m, p.n, p.k, kernel.name
+        )));
+    }
     for r in &kernel.launch.requirements {
         let unmet = match r {
             Requirement::Divisible { symbol, by, .. } => match p.symbol(symbol) {

@@ -1,6 +1,7 @@
 //! The compile cache (memory, disk, and a corrupted disk entry recompiled rather than loaded) and
 //! the problem checks that need no GPU. The cache tests need NVRTC (see `cute_runtime::testing`).
 
+use cute_codegen::cuda::IndexWidth;
 use cute_codegen::named::plan;
 use cute_codegen::{emit, GemmLayout};
 use cute_runtime::cache::{self, Source};
@@ -77,12 +78,16 @@ fn problems_with_bad_sizes_are_refused() {
         (0, 4, 4, "M = 0: sizes must be positive"),
         (4, -1, 4, "N = -1: sizes must be positive"),
         (4, 4, 0, "K = 0: sizes must be positive"),
-        (1 << 20, 1 << 20, 4, "exceeds 2^31 - 1 elements"),
+        (1 << 31, 4, 4, "must be below 2^31 (cuBLAS takes int)"),
     ] {
         let e = Problem::new(m, n, k, nn, 1.0, 0.0).unwrap_err().to_string();
         assert!(e.contains(needle), "{m}x{n}x{k}: {e}");
     }
+    // beyond 2^31 - 1 elements a problem needs 64-bit indices
+    let huge = Problem::new(1 << 20, 1 << 20, 4, nn, 1.0, 0.0).unwrap();
+    assert_eq!(huge.index_width(), IndexWidth::I64);
     let p = Problem::new(17, 5, 3, nn, 1.0, 0.0).unwrap();
+    assert_eq!(p.index_width(), IndexWidth::I32);
     assert_eq!(
         (p.lda, p.ldb, p.ldc),
         (20, 4, 20),

@@ -7,9 +7,11 @@ use std::path::PathBuf;
 use clap::builder::PossibleValuesParser;
 use clap::error::ErrorKind;
 use clap::{value_parser, Args, Parser, Subcommand, ValueEnum};
+use cute::codegen::cuda::IndexWidth;
+use cute::codegen::gemm::{self, default_emitter, emit_by};
 use cute::codegen::named::{plan_unrolled, NAMES};
 use cute::codegen::recipes;
-use cute::codegen::{CodegenError, GemmLayout, GemmPlan, Target};
+use cute::codegen::{CodegenError, GemmLayout, GemmPlan, Kernel, Target};
 
 const TOP_EXAMPLES: &str = "\
 Examples:
@@ -367,6 +369,15 @@ pub enum Dtype {
     Tf32,
 }
 
+/// Which emitter writes a GEMM plan's CUDA.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Emitter {
+    /// The kernel IR (recipes built with the builder, one CUDA writer)
+    Ir,
+    /// The template emitter the IR replaced, kept as the reference it is measured against
+    Template,
+}
+
 /// Options of every kernel command.
 #[derive(Args, Debug, Clone)]
 pub struct PlanOpts {
@@ -385,6 +396,11 @@ pub struct PlanOpts {
     /// The element type of A, B and C (the named kernels are FP32)
     #[arg(long, value_enum, value_name = "DTYPE", default_value_t = Dtype::F32)]
     pub dtype: Dtype,
+    /// Which emitter writes the GEMM's CUDA [default: the plan's: the IR, the template for the
+    /// pipelined plans until the IR's kernels match its speed; a problem beyond 32-bit offsets
+    /// always the IR, with 64-bit indices]
+    #[arg(long, value_enum, value_name = "EMITTER")]
+    pub emitter: Option<Emitter>,
 }
 
 /// The problem size of `run`, `check` and `bench`.
@@ -455,6 +471,21 @@ impl PlanOpts {
     /// The named plan `name` in `layout` for --arch, with --k-block-unroll's trips.
     pub fn plan(&self, name: &str, layout: GemmLayout) -> Result<GemmPlan, CodegenError> {
         plan_unrolled(name, layout, &self.target(), self.k_block_unroll)
+    }
+
+    /// The plan's kernel with `width`-bit index arithmetic, written by the emitter asked for
+    /// (the plan's default one when none was).
+    pub fn emit(&self, plan: &GemmPlan, width: IndexWidth) -> Result<Kernel, CodegenError> {
+        let emitter = match self.emitter {
+            None => default_emitter(plan),
+            Some(Emitter::Ir) => gemm::Emitter::Ir,
+            Some(Emitter::Template) => gemm::Emitter::Template,
+        };
+        let emitter = match width {
+            IndexWidth::I64 => gemm::Emitter::Ir,
+            IndexWidth::I32 => emitter,
+        };
+        emit_by(plan, emitter, width)
     }
 
     /// The layouts asked for, or `default` when none.

@@ -3,7 +3,8 @@
 
 use std::process::ExitCode;
 
-use cute::codegen::{emit, named, recipes};
+use cute::codegen::cuda::IndexWidth;
+use cute::codegen::{named, recipes};
 
 use super::args::EmitArgs;
 use super::text::lines;
@@ -27,7 +28,11 @@ pub fn emit_command(a: &EmitArgs) -> ExitCode {
         return super::recipe::emit_command(name, a.plan.target());
     }
     // Verified and written for --arch (what fits its SMs), as `run` compiles it.
-    match a.plan.plan(name, layout).and_then(|p| emit(&p)) {
+    match a
+        .plan
+        .plan(name, layout)
+        .and_then(|p| a.plan.emit(&p, IndexWidth::I32))
+    {
         Ok(k) => {
             print!("{}", k.source);
             ExitCode::SUCCESS

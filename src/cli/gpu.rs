@@ -8,9 +8,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
+use cute::codegen::cuda::IndexWidth;
 use cute::codegen::gemm::Policy;
 use cute::codegen::named::{plan, NAMES};
-use cute::codegen::{emit, CodegenError, GemmLayout, GemmPlan, Kernel};
+use cute::codegen::{CodegenError, GemmLayout, GemmPlan, Kernel};
 use cute::runtime::api::Gemm;
 use cute::runtime::bench::bench;
 use cute::runtime::cache::{self, Provenance};
@@ -45,12 +46,13 @@ fn plan_all(
     names: &[String],
     layouts: &[GemmLayout],
     o: &PlanOpts,
+    width: IndexWidth,
 ) -> Result<Vec<Planned>, CodegenError> {
     let mut out = Vec::new();
     for name in names {
         for &layout in layouts {
             let plan = o.plan(name, layout)?;
-            let kernel = emit(&plan)?;
+            let kernel = o.emit(&plan, width)?;
             out.push(Planned {
                 name: name.clone(),
                 layout,
@@ -60,6 +62,20 @@ fn plan_all(
         }
     }
     Ok(out)
+}
+
+/// The index width the one size asked for needs in any of the layouts (32-bit without one:
+/// the default sizes fit).
+fn width_of(one: Option<(i64, i64, i64)>, layouts: &[GemmLayout]) -> IndexWidth {
+    let needs = |&(m, n, k): &(i64, i64, i64), l: GemmLayout| {
+        Problem::new(m, n, k, l, 1.0, 0.0).map_or(IndexWidth::I32, |p| p.index_width())
+    };
+    match one {
+        Some(size) if layouts.iter().any(|&l| needs(&size, l) == IndexWidth::I64) => {
+            IndexWidth::I64
+        }
+        _ => IndexWidth::I32,
+    }
 }
 
 fn fail(msg: impl std::fmt::Display) -> ExitCode {
@@ -118,7 +134,7 @@ pub fn run(a: &RunArgs) -> ExitCode {
     let (gplan, kernel) = match a
         .plan
         .plan(name, layout)
-        .and_then(|p| Ok((p.clone(), emit(&p)?)))
+        .and_then(|p| Ok((p.clone(), a.plan.emit(&p, problem.index_width())?)))
     {
         Ok(pk) => pk,
         Err(e) => return fail(e),
@@ -330,11 +346,13 @@ fn check_recipes(a: &CheckArgs, names: &[String], said: &mut Said) -> ExitCode {
     }
 }
 
-/// `cute check --cpu [NAME...]`: the kernels built on the IR, in the CPU interpreter.
+/// `cute check --cpu [NAME...]`: every kernel (the named GEMMs in each layout asked for, then
+/// the recipes) as its IR kernel in the CPU interpreter.
 fn check_cpu(a: &CheckArgs, said: &mut Said) -> ExitCode {
     let names: Vec<String> = if a.names.is_empty() {
-        cute::codegen::recipes::NAMES
+        NAMES
             .iter()
+            .chain(cute::codegen::recipes::NAMES)
             .map(|s| s.to_string())
             .collect()
     } else {
@@ -346,13 +364,18 @@ fn check_cpu(a: &CheckArgs, said: &mut Said) -> ExitCode {
     ));
     let mut all = true;
     for name in &names {
-        if !super::recipe::is_recipe(name) {
-            said.say(format!(
-                "{name}: skipped: emitted by the GEMM template, not built on the IR (the interpreter runs IR kernels)"
-            ));
-            continue;
-        }
-        match super::recipe::check_cpu(name, a.plan.target(), &mut |l| said.say(l)) {
+        let result = if super::recipe::is_recipe(name) {
+            super::recipe::check_cpu(name, a.plan.target(), &mut |l| said.say(l))
+        } else {
+            a.plan
+                .layouts(&GemmLayout::all())
+                .into_iter()
+                .try_fold(true, |ok, layout| {
+                    let plan = a.plan.plan(name, layout)?;
+                    Ok(super::recipe::check_cpu_gemm(&plan, &mut |l| said.say(l))? && ok)
+                })
+        };
+        match result {
             Ok(ok) => all &= ok,
             Err(e) => return said.fail(e),
         }
@@ -392,7 +415,7 @@ fn check_matrix(a: &CheckArgs, said: &mut Said) -> ExitCode {
         }
     }
     let layouts = a.plan.layouts(&GemmLayout::all());
-    let planned = match plan_all(&gemms, &layouts, &a.plan) {
+    let planned = match plan_all(&gemms, &layouts, &a.plan, width_of(a.size.one(1), &layouts)) {
         Ok(p) => p,
         Err(e) => return said.fail(e),
     };
@@ -475,7 +498,12 @@ pub fn bench_all(a: &BenchArgs) -> ExitCode {
         return usage(e);
     }
     let layouts = a.plan.layouts(&GemmLayout::all()[..1]);
-    let planned = match plan_all(&a.names, &layouts, &a.plan) {
+    let planned = match plan_all(
+        &a.names,
+        &layouts,
+        &a.plan,
+        width_of(a.size.one(1), &layouts),
+    ) {
         Ok(p) => p,
         Err(e) => return fail(e),
     };

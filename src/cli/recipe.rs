@@ -1,7 +1,7 @@
 //! The recipes that are not GEMMs (`transpose`, `transpose-f16`, `row-softmax`) at the command
 //! line: `emit` writes every variant, `run` checks the one a problem picks against its float64
 //! reference on the GPU and times it beside the device's own copy of the same bytes, `check
-//! --cpu` runs them in the CPU interpreter.
+//! --cpu` runs them (and the GEMM plans' IR kernels) in the CPU interpreter.
 
 use std::process::ExitCode;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
@@ -9,7 +9,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use cute::codegen::cuda::emit;
 use cute::codegen::interp;
 use cute::codegen::recipes::{self, case, pick, variants_for, Case};
-use cute::codegen::{CodegenError, Target};
+use cute::codegen::{CodegenError, GemmPlan, Target};
 use cute::runtime::gpu::Gpu;
 use cute::runtime::recipe::{check, prepare, time_against_copy};
 use cute::runtime::RuntimeError;
@@ -235,6 +235,43 @@ pub fn check_cpu(
             r.threads,
             t.elapsed().as_secs_f64() * 1e3
         ));
+    }
+    Ok(all)
+}
+
+/// The sizes `cute check --cpu` runs a GEMM at: (M, N, K).
+pub const GEMM_CPU_SIZES: &[(i64, i64, i64)] =
+    &[(1, 1, 1), (17, 17, 17), (127, 127, 127), (130, 67, 33)];
+
+/// `cute check --cpu GEMM`: the plan's IR kernel (`recipes::gemm`) in the interpreter, in each
+/// layout, at every size of [`GEMM_CPU_SIZES`] with `beta = 0` (C poisoned) and `beta = -0.75`,
+/// fresh data each.
+pub fn check_cpu_gemm(plan: &GemmPlan, say: &mut dyn FnMut(String)) -> Result<bool, CodegenError> {
+    let kernel = recipes::gemm(plan)?;
+    let mut all = true;
+    for &size in GEMM_CPU_SIZES {
+        for beta in [0.0, -0.75] {
+            let mut c = recipes::gemm_case(plan, size, beta, fresh_seed())?;
+            let t = Instant::now();
+            let r = interp::run(&kernel, &mut c.args)?;
+            let v = c.check(c.output());
+            all &= v.ok();
+            say(format!(
+                "{} {} {}x{}x{} beta={beta}: {} ({} of {} elements outside tolerance, max |err| {:.2e}; {} blocks of {} threads, {:.0} ms)",
+                plan.name,
+                plan.layout,
+                size.0,
+                size.1,
+                size.2,
+                if v.ok() { "pass" } else { "FAIL" },
+                v.bad,
+                v.checked,
+                v.max_err,
+                r.blocks,
+                r.threads,
+                t.elapsed().as_secs_f64() * 1e3
+            ));
+        }
     }
     Ok(all)
 }

@@ -181,6 +181,10 @@ fn helpers(needs: &Needs, w: &mut Writer) {
         );
         w.line("");
     }
+    if needs.lds {
+        w.block(lower::universal::LDS_FNS);
+        w.line("");
+    }
     for (name, ptx) in &needs.cp_async {
         lower::cp_async::define(w, name, ptx);
         w.line("");

@@ -3,7 +3,7 @@
 //! layout algebra gives element `j` of the tensor (`ir::index`).
 
 use cute_layout::atom::{CopyOp, MmaOp};
-use cute_layout::{ElemType, Engine, Tensor};
+use cute_layout::{ElemType, Engine, MemSpace, Tensor};
 
 use super::cexpr::{CExpr, CInt, Names};
 use crate::error::Result;
@@ -36,16 +36,34 @@ fn statement(k: &Kernel, s: &Stmt, w: &mut Writer, needs: &mut Needs) -> Result<
             body: inner,
         } => {
             match unroll {
-                Unroll::Full => w.line("#pragma unroll"),
-                Unroll::None => w.line("#pragma unroll 1"),
-                Unroll::By(n) => w.line(format!("#pragma unroll {n}")),
+                Unroll::Full => {
+                    w.line("#pragma unroll");
+                }
+                Unroll::None => {
+                    w.line("#pragma unroll 1");
+                }
+                Unroll::By(n) => {
+                    w.line(format!("#pragma unroll {n}"));
+                }
+                Unroll::Auto => {}
             };
             needs.gcd |= super::needs_gcd(extent);
             w.open(format!(
                 "for (cute_idx {var} = 0; {var} < {}; ++{var})",
                 CInt(extent)
             ));
-            body(k, inner, w, needs)?;
+            let unrolled = match (unroll, extent.as_static()) {
+                (Unroll::Full, Some(n)) if n > 0 => Some((var.clone(), n - 1)),
+                _ => None,
+            };
+            if let Some(u) = &unrolled {
+                needs.unrolled.push(u.clone());
+            }
+            let r = body(k, inner, w, needs);
+            if unrolled.is_some() {
+                needs.unrolled.pop();
+            }
+            r?;
             w.close("");
         }
         Stmt::If { cond, then, els } => {
@@ -131,11 +149,24 @@ fn cond_c(c: &Cond, needs: &mut Needs) -> String {
             format!("{} {op} {}", CInt(a), CInt(b))
         }
         Cond::And(a, b) => format!("({}) && ({})", cond_c(a, needs), cond_c(b, needs)),
+        Cond::NonZero(p) => format!("{p} != 0.0f"),
     }
 }
 
 /// `name[offset]` of element `j`.
 fn elem_ref(k: &Kernel, here: &str, t: &Tensor, j: i64, needs: &mut Needs) -> Result<String> {
+    let (name, off) = elem_off(k, here, t, j, needs)?;
+    Ok(format!("{name}[{off}]"))
+}
+
+/// The buffer and the offset (a C expression, in elements) of element `j`.
+fn elem_off(
+    k: &Kernel,
+    here: &str,
+    t: &Tensor,
+    j: i64,
+    needs: &mut Needs,
+) -> Result<(String, String)> {
     let Engine::Ptr(p) = t.engine() else {
         return Err(error(
             k,
@@ -150,10 +181,8 @@ fn elem_ref(k: &Kernel, here: &str, t: &Tensor, j: i64, needs: &mut Needs) -> Re
             CInt(o).to_string()
         }
         Addr::Swz { base, sw, arg } => {
-            needs.swizzle = true;
             needs.gcd |= super::needs_gcd(base) || super::needs_gcd(arg);
-            let (b, m, s) = sw.params();
-            let swz = format!("cute_swizzle<{b},{m},{s}>({})", CInt(arg));
+            let swz = swizzled(k, *sw, arg, needs);
             if base.is_constant(0) {
                 swz
             } else {
@@ -161,7 +190,113 @@ fn elem_ref(k: &Kernel, here: &str, t: &Tensor, j: i64, needs: &mut Needs) -> Re
             }
         }
     };
-    Ok(format!("{}[{off}]", p.name))
+    Ok((p.name.clone(), off))
+}
+
+/// `sw(arg)` as C. A swizzle is XOR-linear: when `arg = D + C` with `C` the terms that are
+/// constants once the enclosing loops are unrolled (literals, fully unrolled loop variables) and
+/// no bit set in any value of both (`ir::sym::may_bits`), `sw(arg) = sw(D) ^ sw(C)`, and `sw(D)`
+/// is `D` when `D` has no bit the swizzle reads. The bits of `sw(C)` that `sw(D)` may not have
+/// are then added, the others XORed: `(sw(D) ^ lo) + hi`, so the k-block reads of a fragment
+/// share `sw(D)` and differ by a XOR with a constant and an immediate offset (the template's
+/// form).
+fn swizzled(
+    k: &Kernel,
+    sw: cute_layout::Swizzle,
+    arg: &cute_layout::Int,
+    needs: &mut Needs,
+) -> String {
+    let (b, m, s) = sw.params();
+    let call = |x: &str, needs: &mut Needs| {
+        needs.swizzle = true;
+        format!("cute_swizzle<{b},{m},{s}>({x})")
+    };
+    let whole = |needs: &mut Needs| call(&CInt(arg).to_string(), needs);
+    let Some((d, c)) = split_unrolled(arg, &needs.unrolled) else {
+        return whole(needs);
+    };
+    let threads = k.threads();
+    let unrolled = needs.unrolled.clone();
+    let max = |n: &str| {
+        if n == "tid" {
+            Some(threads - 1)
+        } else {
+            unrolled.iter().find(|u| u.0 == n).map(|u| u.1)
+        }
+    };
+    let (Some(md), Some(mc)) = (
+        crate::ir::sym::may_bits(&d, &max),
+        crate::ir::sym::may_bits(&c, &max),
+    ) else {
+        return whole(needs);
+    };
+    if md & mc != 0 {
+        return whole(needs);
+    }
+    let yyy = ((1u64 << b) - 1) << (i64::from(m) + i64::from(s.max(0)));
+    let moved = |x: u64| {
+        if s >= 0 {
+            (x & yyy) >> s
+        } else {
+            (x & yyy) << -s
+        }
+    };
+    let (dtext, mdd) = if md & yyy == 0 {
+        (CInt(&d).to_string(), md)
+    } else {
+        (call(&CInt(&d).to_string(), needs), md | moved(md))
+    };
+    // sw(C): a literal, or the swizzle of the unrolled loops' constants (folded by the compiler)
+    let (ctext, mcc) = match c.as_static() {
+        Some(v) => match sw.apply(v) {
+            Ok(x) => (x.to_string(), u64::try_from(x).unwrap_or(u64::MAX)),
+            Err(_) => return whole(needs),
+        },
+        None if mc & yyy == 0 => (CInt(&c).to_string(), mc),
+        None => (call(&CInt(&c).to_string(), needs), mc | moved(mc)),
+    };
+    if mcc == 0 {
+        return dtext;
+    }
+    let (xor, add) = (mcc & mdd, mcc & !mdd);
+    match (xor != 0, add != 0) {
+        (false, _) => format!("({dtext} + {ctext})"),
+        (true, false) => format!("({dtext} ^ {ctext})"),
+        // a literal sw(C) splits at compile time
+        (true, true) if c.as_static().is_some() => format!("(({dtext} ^ {xor}) + {add})"),
+        (true, true) => format!("(({dtext} ^ ({ctext} & {xor})) + ({ctext} & {add}))"),
+    }
+}
+
+/// `arg = D + C`: `C` the literal and the terms that read only fully unrolled loop variables.
+fn split_unrolled(
+    arg: &cute_layout::Int,
+    unrolled: &[(String, i64)],
+) -> Option<(cute_layout::Int, cute_layout::Int)> {
+    use cute_layout::symbolic::SymExpr;
+    let cute_layout::Int::Dynamic(dy) = arg else {
+        return None;
+    };
+    let constant = |t: &cute_layout::Int| {
+        crate::ir::sym::names(t)
+            .iter()
+            .all(|n| unrolled.iter().any(|u| &u.0 == n))
+    };
+    let mut c = cute_layout::s(0);
+    match dy.expr()? {
+        SymExpr::Sum(terms, c0) => {
+            c = cute_layout::s(*c0);
+            for (kk, t) in terms {
+                let t = cute_layout::Int::Dynamic(t.clone());
+                if constant(&t) {
+                    c = c.add(&t.mul(&cute_layout::s(*kk)).ok()?).ok()?;
+                }
+            }
+        }
+        _ if constant(arg) => c = arg.clone(),
+        _ => {}
+    }
+    Some((arg.sub(&c).ok()?, c))
 }
 
 /// The in-bounds test of element `j` of a predicate.
@@ -177,6 +312,53 @@ fn pred_c(k: &Kernel, here: &str, p: &Pred, j: i64, needs: &mut Needs) -> Result
         })
         .collect();
     Ok(terms.join(" && "))
+}
+
+/// The bytes a zero-filling vector copy of `vals` elements from element `v` reads: the
+/// in-bounds prefix, `min(max(bound - c, 0), vals)` elements along the mode the vector moves
+/// along, none when another coordinate is out of bounds.
+fn prefix_bytes(
+    k: &Kernel,
+    here: &str,
+    p: &Pred,
+    v: i64,
+    vals: i64,
+    bytes: u32,
+    needs: &mut Needs,
+) -> Result<String> {
+    let mode = crate::passes::prefix_mode(p, v, vals)
+        .map_err(|e| error(k, here, format!("predicate, element {v}: {e}")))?
+        .ok_or_else(|| {
+            error(
+                k,
+                here,
+                format!("the zero-filled vector at element {v} moves along more than one mode"),
+            )
+        })?;
+    let Some(d) = mode else {
+        let c = pred_c(k, here, p, v, needs)?;
+        return Ok(format!("({c}) ? {bytes} : 0"));
+    };
+    let c =
+        coord(&p.coord, v).map_err(|e| error(k, here, format!("predicate, element {v}: {e}")))?;
+    let mut rest = Vec::new();
+    for (i, (x, b)) in c.iter().zip(&p.bounds).enumerate() {
+        needs.gcd |= super::needs_gcd(x) || super::needs_gcd(b);
+        if i != d {
+            rest.push(format!("{} < {}", CInt(x), CInt(b)));
+        }
+    }
+    let eb = bytes / u32::try_from(vals).unwrap_or(1).max(1);
+    let n = format!(
+        "min(max({} - {}, 0), {vals}) * {eb}",
+        CInt(&p.bounds[d]),
+        CInt(&c[d])
+    );
+    Ok(if rest.is_empty() {
+        n
+    } else {
+        format!("({}) ? {n} : 0", rest.join(" && "))
+    })
 }
 
 /// An element read as `float` for arithmetic, by element type.
@@ -247,18 +429,61 @@ fn copy(
     for v in (0..n).step_by(vals.max(1) as usize) {
         let s = elem_ref(k, here, src, v, needs)?;
         let d = elem_ref(k, here, dst, v, needs)?;
-        let p = pred.map(|p| pred_c(k, here, p, v, needs)).transpose()?;
         match &helper {
             Some((name, _)) => {
                 let bytes = u32::try_from(vals).unwrap_or(0) * elem.bits() / 8;
-                lower::cp_async::copy(w, name, bytes, &s, &d, p.as_deref());
+                match pred {
+                    Some(p) if vals > 1 => {
+                        let n = prefix_bytes(k, here, p, v, vals, bytes, needs)?;
+                        lower::cp_async::copy_prefix(w, name, &n, &s, &d);
+                    }
+                    _ => {
+                        let p = pred.map(|p| pred_c(k, here, p, v, needs)).transpose()?;
+                        lower::cp_async::copy(w, name, bytes, &s, &d, p.as_deref());
+                    }
+                }
             }
             None => {
+                let p = pred.map(|p| pred_c(k, here, p, v, needs)).transpose()?;
                 if let Some(p) = &p {
                     w.open(format!("if ({p})"));
                 }
-                lower::universal::copy(w, op, elem.bits(), &s, &d)
-                    .ok_or_else(|| error(k, here, format!("{op}: no lowering")))?;
+                let lanes = usize::try_from(vals).unwrap_or(0);
+                let side =
+                    |t: &Tensor, needs: &mut Needs| -> Result<Option<lower::universal::Side>> {
+                        let Engine::Ptr(ptr) = t.engine() else {
+                            return Ok(None);
+                        };
+                        Ok(Some(match ptr.space {
+                            MemSpace::Rmem => lower::universal::Side::Regs(
+                                (0..vals)
+                                    .map(|e| elem_ref(k, here, t, v + e, needs))
+                                    .collect::<Result<_>>()?,
+                            ),
+                            MemSpace::Smem => {
+                                let (name, off) = elem_off(k, here, t, v, needs)?;
+                                lower::universal::Side::Shared { name, off }
+                            }
+                            MemSpace::Gmem => {
+                                lower::universal::Side::Mem(elem_ref(k, here, t, v, needs)?)
+                            }
+                        }))
+                    };
+                let float_vec = elem == ElemType::F32 && matches!(lanes, 2 | 4);
+                let sides = if float_vec {
+                    (side(src, needs)?, side(dst, needs)?)
+                } else {
+                    (None, None)
+                };
+                match sides {
+                    (Some(a), Some(b)) if a.is_regs() || b.is_regs() => {
+                        lower::universal::copy_f32_vector(w, lanes, &a, &b, needs);
+                    }
+                    _ => {
+                        lower::universal::copy(w, op, elem.bits(), &s, &d)
+                            .ok_or_else(|| error(k, here, format!("{op}: no lowering")))?;
+                    }
+                }
                 if p.is_some() {
                     w.close("");
                 }

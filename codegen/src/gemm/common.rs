@@ -32,7 +32,7 @@ pub fn params(plan: &GemmPlan) -> Vec<Param> {
 
 /// What every kernel of the plan needs of its buffers beyond the problem's matrices: a fused
 /// bias of one value per row (`M`) or per column (`N`).
-pub fn buffer_requirements(plan: &GemmPlan) -> Vec<Requirement> {
+pub(crate) fn buffer_requirements(plan: &GemmPlan) -> Vec<Requirement> {
     match plan.epilogue.bias {
         Some(Bias::PerRow) => vec![Requirement::Length {
             buffer: "bias".into(),

@@ -1,6 +1,6 @@
 //! GEMM plans and their emitters.
 
-mod common;
+pub(crate) mod common;
 mod frag;
 mod naive;
 mod pipelined;
@@ -12,11 +12,68 @@ pub(crate) use frag::{copy as frag_copy, mma as frag_mma, tensor as frag_tensor}
 pub use plan::{Bias, Epilogue, GemmLayout, GemmPlan, Major, Pipelined, Policy};
 pub(crate) use verify::{bank_ways, copy_bank_ways, smem_offsets};
 
+use crate::cuda::IndexWidth;
 use crate::error::Result;
 use crate::kernel::Kernel;
 
-/// Verifies a plan and lowers it to CUDA C++.
+/// Which emitter writes a plan's CUDA.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Emitter {
+    /// The kernel IR: the plan's recipe built with the builder (`recipes::gemm`), lowered by
+    /// the one CUDA writer (`cuda::emit_with`), 32- or 64-bit index arithmetic.
+    Ir,
+    /// The template emitter: CUDA written directly from the plan, 32-bit index arithmetic.
+    Template,
+}
+
+/// The emitter a plan's 32-bit kernel comes from: the IR, except where the IR's kernel has not
+/// yet matched the template's speed on the GPU (the pipelined plans: the gate is
+/// `cute bench --emitter ir` beside `--emitter template`, docs/performance.md) or cannot
+/// express the plan (epilogue functors, which are C++ text). This is the one place that
+/// decides.
+pub fn default_emitter(plan: &GemmPlan) -> Emitter {
+    match plan.policy {
+        Policy::Pipelined(_) => Emitter::Template,
+        _ if !plan.epilogue.functors.is_empty() => Emitter::Template,
+        _ => Emitter::Ir,
+    }
+}
+
+/// Verifies a plan and lowers it to CUDA C++ with 32-bit index arithmetic, by its
+/// [`default_emitter`].
 pub fn emit(plan: &GemmPlan) -> Result<Kernel> {
+    emit_by(plan, default_emitter(plan), IndexWidth::I32)
+}
+
+/// Verifies a plan and lowers it with index arithmetic `width` bits wide: 32-bit by its
+/// [`default_emitter`], 64-bit by the IR (the only emitter with 64-bit indices).
+pub fn emit_with(plan: &GemmPlan, width: IndexWidth) -> Result<Kernel> {
+    match width {
+        IndexWidth::I32 => emit(plan),
+        IndexWidth::I64 => emit_by(plan, Emitter::Ir, width),
+    }
+}
+
+/// Verifies a plan and lowers it by `emitter`. The plan's own checks (coverage, banks,
+/// budgets: the template emitter's) run first either way. The IR writes a rolled k-block loop
+/// ([`GemmPlan::with_k_block_unroll`]) fully unrolled; it refuses epilogue functors, and the
+/// template refuses 64-bit indices.
+pub fn emit_by(plan: &GemmPlan, emitter: Emitter, width: IndexWidth) -> Result<Kernel> {
+    let template = emit_template(plan)?;
+    match (emitter, width) {
+        (Emitter::Template, IndexWidth::I32) => Ok(template),
+        (Emitter::Template, IndexWidth::I64) => Err(plan.error(
+            "index width",
+            "the template emitter writes 32-bit index arithmetic only; the IR writes 64-bit",
+        )),
+        (Emitter::Ir, _) => crate::cuda::emit_with(&crate::recipes::gemm(plan)?, width),
+    }
+}
+
+/// The template emitter: the plan's checks, then CUDA C++ written directly from the plan (the
+/// emitter the IR replaced, kept for what the IR does not express and as the reference its
+/// kernels are measured against).
+pub fn emit_template(plan: &GemmPlan) -> Result<Kernel> {
     common::check_names(plan)?;
     match &plan.policy {
         Policy::Naive { .. } => naive::emit(plan),

@@ -2,6 +2,7 @@
 //! lockstep, with shadow state for the checks the module documents.
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use cute_layout::atom::CopyOp;
 use cute_layout::{Engine, Int, MemSpace, Tensor};
@@ -58,7 +59,33 @@ struct Machine<'a> {
     block_linear: i64,
     addrs: HashMap<usize, Vec<Addr>>,
     coords: HashMap<usize, Vec<Vec<Int>>>,
+    /// Every thread's element indices of a tensor, by tensor and the values of the names its
+    /// offsets read (`tid` aside): a loop's k blocks resolve their fragments once per run.
+    resolved: HashMap<(usize, Vec<i64>), Rc<Resolved>>,
+    /// The names (`tid` aside) each tensor's offsets read.
+    names: HashMap<usize, Vec<String>>,
+    /// The last resolution of each tensor, with the generation of the integers it was made at.
+    current: HashMap<usize, (u64, Rc<Resolved>)>,
+    /// Bumped whenever an integer (a loop variable, a block index) changes.
+    generation: u64,
 }
+
+/// A tensor's elements for every thread: `idx[t * n + j]` is element `j` of thread `t` in
+/// buffer `name` of `space` (in bounds: checked when resolved).
+struct Resolved {
+    space: MemSpace,
+    name: String,
+    n: usize,
+    idx: Vec<u32>,
+    /// No element is [`OUTSIDE`].
+    complete: bool,
+}
+
+/// The index of an element outside its buffer (reported when it is accessed).
+const OUTSIDE: u32 = u32::MAX;
+
+/// Resolutions kept at most (then the cache starts again).
+const MAX_RESOLVED: usize = 1 << 14;
 
 pub(super) fn run(k: &Kernel, args: &mut [Arg]) -> Result<Report> {
     crate::passes::verify(k)?;
@@ -136,6 +163,10 @@ pub(super) fn run(k: &Kernel, args: &mut [Arg]) -> Result<Report> {
         block_linear: 0,
         addrs: HashMap::new(),
         coords: HashMap::new(),
+        resolved: HashMap::new(),
+        names: HashMap::new(),
+        current: HashMap::new(),
+        generation: 0,
     };
     let blocks = grid[0].saturating_mul(grid[1]).saturating_mul(grid[2]);
     if (blocks as u64).saturating_mul(threads as u64) > MAX_WORK {
@@ -171,6 +202,7 @@ impl Machine<'_> {
         for (i, n) in ["bx", "by", "bz"].iter().enumerate() {
             self.ints.insert(n.to_string(), self.block[i]);
         }
+        self.generation += 1;
         self.smem.clear();
         for b in &self.k.smem {
             let n = b
@@ -257,9 +289,11 @@ impl Machine<'_> {
                 })?;
                 for v in 0..n {
                     self.ints.insert(var.clone(), v);
+                    self.generation += 1;
                     self.body(body, &format!("{at}.for {var}={v}"))?;
                 }
                 self.ints.remove(var);
+                self.generation += 1;
                 Ok(())
             }
             Stmt::If { cond, then, els } => {
@@ -327,6 +361,7 @@ impl Machine<'_> {
             Cond::Lt(a, b) => self.eval(a, 0)? < self.eval(b, 0)?,
             Cond::Le(a, b) => self.eval(a, 0)? <= self.eval(b, 0)?,
             Cond::And(a, b) => self.cond(a)? && self.cond(b)?,
+            Cond::NonZero(p) => *self.scalars.get(p)? != 0.0,
         })
     }
 
@@ -421,24 +456,104 @@ impl Machine<'_> {
         }
     }
 
+    /// Every thread's elements of `tensor` at the current integers (cached).
+    fn resolve(&mut self, tensor: &Tensor, here: &str) -> Result<Rc<Resolved>> {
+        let key = tensor as *const Tensor as usize;
+        if let Some((g, r)) = self.current.get(&key) {
+            if *g == self.generation {
+                return Ok(r.clone());
+            }
+        }
+        if !self.names.contains_key(&key) {
+            let n = size(tensor).unwrap_or(0);
+            let mut names = std::collections::BTreeSet::new();
+            for j in 0..n {
+                let a = self.addr_of(tensor, j, here)?;
+                let (base, swz) = a.parts();
+                names.extend(crate::ir::sym::names(base));
+                if let Some((_, arg)) = swz {
+                    names.extend(crate::ir::sym::names(arg));
+                }
+            }
+            names.remove("tid");
+            self.names.insert(key, names.into_iter().collect());
+        }
+        let vals: Vec<i64> = self.names[&key]
+            .iter()
+            .map(|n| self.ints.get(n).copied().unwrap_or(i64::MIN))
+            .collect();
+        let ck = (key, vals);
+        let r = match self.resolved.get(&ck) {
+            Some(r) => r.clone(),
+            None => {
+                let Engine::Ptr(p) = tensor.engine() else {
+                    return Err(self.err(here, None, "a coordinate tensor holds no data"));
+                };
+                let n = size(tensor).unwrap_or(0);
+                let mut idx = Vec::with_capacity(self.threads * n as usize);
+                for t in 0..self.threads {
+                    for j in 0..n {
+                        // an element outside its buffer is an error only if it is accessed
+                        let i = self.locate(tensor, j, t, here).ok().map(|l| l.2);
+                        idx.push(i.and_then(|i| u32::try_from(i).ok()).unwrap_or(OUTSIDE));
+                    }
+                }
+                let r = Rc::new(Resolved {
+                    space: p.space,
+                    name: p.name.clone(),
+                    n: n as usize,
+                    complete: !idx.contains(&OUTSIDE),
+                    idx,
+                });
+                if self.resolved.len() >= MAX_RESOLVED {
+                    self.resolved.clear();
+                }
+                self.resolved.insert(ck, r.clone());
+                r
+            }
+        };
+        self.current.insert(key, (self.generation, r.clone()));
+        Ok(r)
+    }
+
+    /// Element `j` of thread `t`: its index in its buffer (the error of an access outside it).
+    fn index(
+        &mut self,
+        r: &Resolved,
+        tensor: &Tensor,
+        j: i64,
+        t: usize,
+        here: &str,
+    ) -> Result<usize> {
+        match r.idx.get(t * r.n + j as usize) {
+            Some(&i) if i != OUTSIDE => Ok(i as usize),
+            _ => self.locate(tensor, j, t, here).map(|l| l.2),
+        }
+    }
+
     fn read(&mut self, tensor: &Tensor, j: i64, t: usize, here: &str) -> Result<f64> {
-        let (space, name, i) = self.locate(tensor, j, t, here)?;
+        let r = self.resolve(tensor, here)?;
+        let i = self.index(&r, tensor, j, t, here)?;
+        self.load(r.space, &r.name, i, t, here)
+    }
+
+    fn load(&mut self, space: MemSpace, name: &str, i: usize, t: usize, here: &str) -> Result<f64> {
         match space {
-            MemSpace::Gmem => match &self.args[self.gbuf[&name]] {
+            MemSpace::Gmem => match &self.args[self.gbuf[name]] {
                 Arg::Buffer(b) => Ok(b.data[i]),
                 _ => Ok(f64::NAN),
             },
-            MemSpace::Rmem => Ok(self.regs[&name][t][i]),
+            MemSpace::Rmem => Ok(self.regs[name][t][i]),
             MemSpace::Smem => {
                 let epoch = self.epoch;
-                let sh = self.smem[&name].shadow[i];
+                let sh = self.smem[name].shadow[i];
                 if sh.pending > 0 {
                     return Err(self.err(here, Some(t), format!("reads {name}[{i}] before the cp.async that writes it has landed (cp.async.wait_group)")));
                 }
                 if sh.w_epoch == epoch && sh.writer != t as u32 {
                     return Err(self.err(here, Some(t), format!("reads {name}[{i}], written by thread {} with no __syncthreads() between (a race)", sh.writer)));
                 }
-                let s = self.smem.get_mut(&name).map(|s| &mut s.shadow[i]);
+                let s = self.smem.get_mut(name).map(|s| &mut s.shadow[i]);
                 if let Some(sh) = s {
                     if sh.r_epoch == epoch && sh.reader != t as u32 {
                         sh.reader = SEVERAL;
@@ -447,14 +562,15 @@ impl Machine<'_> {
                         sh.reader = t as u32;
                     }
                 }
-                Ok(self.smem[&name].data[i])
+                Ok(self.smem[name].data[i])
             }
         }
     }
 
     fn write(&mut self, tensor: &Tensor, j: i64, t: usize, v: f64, here: &str) -> Result<()> {
-        let (space, name, i) = self.locate(tensor, j, t, here)?;
-        self.store(space, &name, i, t, v, here)
+        let r = self.resolve(tensor, here)?;
+        let i = self.index(&r, tensor, j, t, here)?;
+        self.store(r.space, &r.name, i, t, v, here)
     }
 
     fn store(
@@ -539,8 +655,14 @@ impl Machine<'_> {
     ) -> Result<()> {
         let vals = atom_values(op, elem).unwrap_or(1).max(1);
         let n = size(src).unwrap_or(0);
+        let zfill = op.ptx_zfill().is_some();
+        let (rs, rd) = (self.resolve(src, here)?, self.resolve(dst, here)?);
         for t in 0..self.threads {
             for v in (0..n).step_by(vals as usize) {
+                if zfill {
+                    self.zfill_vector(src, dst, pred, v, vals, t, here)?;
+                    continue;
+                }
                 let ok = match pred {
                     None => true,
                     Some(p) => {
@@ -555,25 +677,12 @@ impl Machine<'_> {
                 };
                 for e in 0..vals {
                     if op.is_async() {
-                        let value = if ok {
-                            self.read(src, v + e, t, here)?
-                        } else {
-                            0.0
-                        };
-                        let (_, buf, idx) = self.locate(dst, v + e, t, here)?;
-                        self.smem_write_check(&buf, idx, t, here)?;
-                        if let Some(s) = self.smem.get_mut(&buf) {
-                            s.shadow[idx].pending += 1;
-                        }
-                        self.pending[t].push(Pending {
-                            group: None,
-                            buf,
-                            idx,
-                            value,
-                        });
+                        self.async_element(src, dst, v + e, ok, t, here)?;
                     } else if ok {
-                        let x = self.read(src, v + e, t, here)?;
-                        self.write(dst, v + e, t, x, here)?;
+                        let i = self.index(&rs, src, v + e, t, here)?;
+                        let x = self.load(rs.space, &rs.name, i, t, here)?;
+                        let o = self.index(&rd, dst, v + e, t, here)?;
+                        self.store(rd.space, &rd.name, o, t, x, here)?;
                     }
                 }
             }
@@ -581,8 +690,84 @@ impl Machine<'_> {
         self.tick(n as u64 * self.threads as u64, here)
     }
 
+    /// One zero-filling vector: its elements in bounds must be a prefix (the `src-size` of the
+    /// instruction); they are copied, the rest zero-filled.
+    #[allow(clippy::too_many_arguments)]
+    fn zfill_vector(
+        &mut self,
+        src: &Tensor,
+        dst: &Tensor,
+        pred: Option<&Pred>,
+        v: i64,
+        vals: i64,
+        t: usize,
+        here: &str,
+    ) -> Result<()> {
+        let mut prefix = true;
+        for e in 0..vals {
+            let ok = match pred {
+                None => true,
+                Some(p) => self.in_bounds(p, v + e, t, here)?,
+            };
+            if ok && !prefix {
+                return Err(self.err(here, Some(t), format!("the {vals}-element vector at element {v} is in bounds after an element out of bounds: a zero-filling copy reads a prefix")));
+            }
+            prefix &= ok;
+            self.async_element(src, dst, v + e, ok, t, here)?;
+        }
+        Ok(())
+    }
+
+    /// One element of an asynchronous copy, pending until its group is waited for.
+    fn async_element(
+        &mut self,
+        src: &Tensor,
+        dst: &Tensor,
+        j: i64,
+        ok: bool,
+        t: usize,
+        here: &str,
+    ) -> Result<()> {
+        let value = if ok { self.read(src, j, t, here)? } else { 0.0 };
+        let (_, buf, idx) = self.locate(dst, j, t, here)?;
+        self.smem_write_check(&buf, idx, t, here)?;
+        if let Some(s) = self.smem.get_mut(&buf) {
+            s.shadow[idx].pending += 1;
+        }
+        self.pending[t].push(Pending {
+            group: None,
+            buf,
+            idx,
+            value,
+        });
+        Ok(())
+    }
+
     fn gemm(&mut self, a: &Tensor, b: &Tensor, c: &Tensor, here: &str) -> Result<()> {
         let order = fma_order(a, b).ok_or_else(|| self.err(here, None, "fragment shapes"))?;
+        let (ra, rb, rc) = (
+            self.resolve(a, here)?,
+            self.resolve(b, here)?,
+            self.resolve(c, here)?,
+        );
+        let f32_acc = self.k.reg_buf(&rc.name).map(|r| r.elem) == Some(cute_layout::ElemType::F32);
+        let complete = ra.complete && rb.complete && rc.complete;
+        if f32_acc && complete && rc.name != ra.name && rc.name != rb.name {
+            // registers only: the fragments' indices resolved, no shadow state to keep
+            let mut acc = self.regs.remove(&rc.name).unwrap_or_default();
+            let (fa, fb) = (&self.regs[&ra.name], &self.regs[&rb.name]);
+            for (t, acc_t) in acc.iter_mut().enumerate() {
+                let (ia0, ib0, ic0) = (t * ra.n, t * rb.n, t * rc.n);
+                for &(ia, ib, ic) in &order {
+                    let x = fa[t][ra.idx[ia0 + ia as usize] as usize] as f32;
+                    let y = fb[t][rb.idx[ib0 + ib as usize] as usize] as f32;
+                    let ci = rc.idx[ic0 + ic as usize] as usize;
+                    acc_t[ci] = f64::from(x.mul_add(y, acc_t[ci] as f32));
+                }
+            }
+            self.regs.insert(rc.name.clone(), acc);
+            return self.tick(order.len() as u64 * self.threads as u64, here);
+        }
         for t in 0..self.threads {
             for &(ia, ib, ic) in &order {
                 let x = self.read(a, ia, t, here)? as f32;

@@ -101,7 +101,8 @@ pub enum Stmt {
         els: Vec<Stmt>,
     },
     /// `copy(atom, src, dst)`, each vector guarded by `pred` when given (a copy that may zero-fill,
-    /// such as `cp.async`, writes zeros where the predicate fails; others skip).
+    /// such as `cp.async`, writes zeros where the predicate fails, element by element, the
+    /// in-bounds elements of a vector being a prefix of it; others skip whole vectors).
     Copy {
         atom: CopyAtom,
         src: Tensor,
@@ -151,6 +152,8 @@ pub enum Unroll {
     None,
     /// `#pragma unroll N`.
     By(i64),
+    /// No pragma: the compiler chooses (a plain C++ loop).
+    Auto,
 }
 
 /// A CTA-uniform condition over integers.
@@ -162,6 +165,9 @@ pub enum Cond {
     Le(Int, Int),
     /// Both.
     And(Box<Cond>, Box<Cond>),
+    /// The scalar parameter of that name is not zero (`beta != 0`: an epilogue that reads C
+    /// only when it is scaled by something).
+    NonZero(String),
 }
 
 /// The per-element guard of CuTe's identity-tensor predication: the element at index `i` is in
@@ -280,6 +286,7 @@ impl Cond {
                 a.visit(f);
                 b.visit(f);
             }
+            Cond::NonZero(_) => {}
         }
     }
 }

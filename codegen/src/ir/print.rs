@@ -82,6 +82,7 @@ fn cond(c: &Cond) -> String {
         Cond::Lt(a, b) => format!("{a} < {b}"),
         Cond::Le(a, b) => format!("{a} <= {b}"),
         Cond::And(a, b) => format!("({}) && ({})", cond(a), cond(b)),
+        Cond::NonZero(p) => format!("{p} != 0"),
     }
 }
 
@@ -100,6 +101,7 @@ fn stmt(f: &mut fmt::Formatter<'_>, s: &Stmt, depth: usize) -> fmt::Result {
                 Unroll::Full => " unroll".to_string(),
                 Unroll::None => String::new(),
                 Unroll::By(n) => format!(" unroll {n}"),
+                Unroll::Auto => " unroll auto".to_string(),
             };
             writeln!(f, "{pad}for {var} in 0..{extent}{u} {{")?;
             body(f, inner, depth + 1)?;

@@ -115,6 +115,85 @@ fn dyn_divisible(
     }
 }
 
+/// The bits `i` may have set, for every value of its symbols (an index `n` at most `max(n)`,
+/// parameters and indices without a maximum unbounded): an over-approximation, `None` when it
+/// may be negative or unbounded. Terms with disjoint bits add as an OR; `x % m` is below `m`,
+/// `x / 2^p` shifts.
+pub fn may_bits(i: &Int, threads: &dyn Fn(&str) -> Option<i64>) -> Option<u64> {
+    match i {
+        Int::Static(v) => u64::try_from(*v).ok(),
+        Int::Dynamic(d) => dyn_bits(d, threads),
+        Int::Basis(..) => None,
+    }
+}
+
+/// All bits up to the highest of `v` (the mask of every value `0..=v`).
+fn ones(v: u64) -> u64 {
+    if v == 0 {
+        0
+    } else {
+        u64::MAX >> v.leading_zeros()
+    }
+}
+
+fn dyn_bits(d: &Dyn, threads: &dyn Fn(&str) -> Option<i64>) -> Option<u64> {
+    let Some(e) = d.expr() else {
+        return u64::try_from(d.value()?).ok();
+    };
+    let pow2 = |k: i64| k > 0 && k & (k - 1) == 0;
+    match e {
+        SymExpr::Index(n) => Some(ones(u64::try_from(threads(n)?).ok()?)),
+        SymExpr::Var(_) => None,
+        SymExpr::Sum(terms, c0) => {
+            let mut parts = vec![u64::try_from(*c0).ok()?];
+            for (k, t) in terms {
+                let m = dyn_bits(t, threads)?;
+                parts.push(if pow2(*k) {
+                    m.checked_shl(k.trailing_zeros())?
+                } else {
+                    ones(m.checked_mul(u64::try_from(*k).ok()?)?)
+                });
+            }
+            let disjoint = parts
+                .iter()
+                .enumerate()
+                .all(|(i, a)| parts[i + 1..].iter().all(|b| a & b == 0));
+            if disjoint {
+                Some(parts.iter().fold(0, |a, b| a | b))
+            } else {
+                parts
+                    .iter()
+                    .try_fold(0u64, |a, b| a.checked_add(*b))
+                    .map(ones)
+            }
+        }
+        SymExpr::Prod(fs) => fs
+            .iter()
+            .try_fold(1u64, |a, f| a.checked_mul(dyn_bits(f, threads)?))
+            .map(ones),
+        SymExpr::Bin(op, a, b) => {
+            let m = b.value().filter(|&m| m > 0)?;
+            let non_negative = a.bounds().0.is_some_and(|lo| lo >= 0);
+            match op {
+                BinOp::Mod if non_negative => {
+                    let below = ones(u64::try_from(m - 1).ok()?);
+                    Some(dyn_bits(a, threads).map_or(below, |x| x & below))
+                }
+                BinOp::Div if non_negative => {
+                    let x = dyn_bits(a, threads)?;
+                    Some(if pow2(m) {
+                        x >> m.trailing_zeros()
+                    } else {
+                        ones(x / u64::try_from(m).ok()?)
+                    })
+                }
+                _ => None,
+            }
+        }
+        SymExpr::Abs(_) | SymExpr::Signum(_) => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,5 +219,22 @@ mod tests {
         );
         assert_eq!(divisible(&tid.mul(&s(8)).unwrap(), 4, &param), Ok(vec![]));
         assert_eq!(names(&o).into_iter().collect::<Vec<_>>(), ["ldA", "tid"]);
+    }
+
+    #[test]
+    fn bits_of_thread_offsets() {
+        let tid = Int::index("tid");
+        let kt = Int::index("kt");
+        // 4 * ((tid / 16) % 16) + 4096 * ((kt + 2) % 3): bits [2, 6) and [12, 14)
+        let o = tid
+            .div(&s(16))
+            .and_then(|x| x.rem(&s(16)))
+            .and_then(|x| x.mul(&s(4)))
+            .and_then(|x| x.add(&kt.add(&s(2))?.rem(&s(3))?.mul(&s(4096))?))
+            .unwrap();
+        let max = |n: &str| (n == "tid").then_some(255);
+        assert_eq!(may_bits(&o, &max), Some(0b11_0000_0011_1100));
+        assert_eq!(may_bits(&kt, &max), None, "a loop index is unbounded");
+        assert_eq!(may_bits(&tid.add(&s(3)).unwrap(), &max), Some(511));
     }
 }

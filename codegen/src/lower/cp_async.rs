@@ -40,6 +40,11 @@ pub fn copy(w: &mut Writer, name: &str, bytes: u32, src: &str, dst: &str, pred: 
     w.line(format!("{name}(&{dst}, &{src}, {n});"));
 }
 
+/// One `cp.async` of `src_bytes` bytes (a C expression), the rest of the vector zero-filled.
+pub fn copy_prefix(w: &mut Writer, name: &str, src_bytes: &str, src: &str, dst: &str) {
+    w.line(format!("{name}(&{dst}, &{src}, {src_bytes});"));
+}
+
 /// `cp.async.commit_group` and `cp.async.wait_group N`.
 pub fn commit(w: &mut Writer) {
     w.line("asm volatile(\"cp.async.commit_group;\\n\" ::);");

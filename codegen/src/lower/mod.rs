@@ -21,4 +21,9 @@ pub struct Needs {
     /// `cute_h2f` / `cute_f2h` (f16) and `cute_bf2f` / `cute_f2bf` (bf16).
     pub half: bool,
     pub bfloat: bool,
+    /// `cute_lds128` / `cute_lds64` (`universal::LDS_FNS`).
+    pub lds: bool,
+    /// While the writer is inside fully unrolled loops of static extent: their variables and
+    /// largest values (constants to the compiler once unrolled).
+    pub unrolled: Vec<(String, i64)>,
 }

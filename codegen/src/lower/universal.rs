@@ -3,6 +3,7 @@
 
 use cute_layout::atom::CopyOp;
 
+use super::Needs;
 use crate::writer::Writer;
 
 /// The C type of an N-bit vector (`uint4` for 128 bits).
@@ -37,4 +38,66 @@ pub fn copy(w: &mut Writer, op: CopyOp, elem_bits: u32, src: &str, dst: &str) ->
 /// `c = fma(a, b, c)` for `float` fragments' elements.
 pub fn fma(w: &mut Writer, a: &str, b: &str, c: &str) {
     w.line(format!("{c} = fmaf({a}, {b}, {c});"));
+}
+
+/// One side of a vector copy of floats.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Side {
+    /// Register elements, one C reference each (`rA[4]`).
+    Regs(Vec<String>),
+    /// A shared buffer and the offset of the vector's first element: read at a 32-bit
+    /// shared-window address (`ld.shared.v4.f32`).
+    Shared { name: String, off: String },
+    /// Global memory: the reference of the vector's first element (`C[...]`).
+    Mem(String),
+}
+
+impl Side {
+    /// Whether the side is register elements.
+    pub fn is_regs(&self) -> bool {
+        matches!(self, Side::Regs(_))
+    }
+}
+
+/// The `ld.shared.v2/v4.f32` helpers: a shared buffer's window address plus an element offset,
+/// so the k-block reads of a fragment differ by an immediate offset.
+pub const LDS_FNS: &str = "__device__ __forceinline__ float4 cute_lds128(const float* base, unsigned off) {\n  const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(base)) + 4u * off;\n  float4 v;\n  asm volatile(\"ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\\n\" : \"=f\"(v.x), \"=f\"(v.y), \"=f\"(v.z), \"=f\"(v.w) : \"r\"(a));\n  return v;\n}\n__device__ __forceinline__ float2 cute_lds64(const float* base, unsigned off) {\n  const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(base)) + 4u * off;\n  float2 v;\n  asm volatile(\"ld.shared.v2.f32 {%0, %1}, [%2];\\n\" : \"=f\"(v.x), \"=f\"(v.y) : \"r\"(a));\n  return v;\n}";
+
+/// A vector of `lanes` (2 or 4) floats between registers and memory: a `float4`/`float2` load
+/// whose lanes are assigned to the register elements, or a store of the register elements as
+/// one (`make_float4`), so no register fragment has its address taken.
+pub fn copy_f32_vector(w: &mut Writer, lanes: usize, src: &Side, dst: &Side, needs: &mut Needs) {
+    let ty = if lanes == 4 { "float4" } else { "float2" };
+    let fields = &["x", "y", "z", "w"][..lanes.min(4)];
+    let value = match src {
+        Side::Regs(r) => format!("make_{ty}({})", r.join(", ")),
+        Side::Shared { name, off } => {
+            needs.lds = true;
+            let f = if lanes == 4 {
+                "cute_lds128"
+            } else {
+                "cute_lds64"
+            };
+            format!("{f}({name}, {off})")
+        }
+        Side::Mem(m) => format!("*reinterpret_cast<const {ty}*>(&{m})"),
+    };
+    match dst {
+        Side::Regs(r) => {
+            let lanes: Vec<String> = r
+                .iter()
+                .zip(fields)
+                .map(|(x, f)| format!("{x} = v.{f};"))
+                .collect();
+            w.line(format!("{{ const {ty} v = {value}; {} }}", lanes.join(" ")));
+        }
+        Side::Shared { name, off } => {
+            w.line(format!(
+                "*reinterpret_cast<{ty}*>(&{name}[{off}]) = {value};"
+            ));
+        }
+        Side::Mem(m) => {
+            w.line(format!("*reinterpret_cast<{ty}*>(&{m}) = {value};"));
+        }
+    }
 }

@@ -30,7 +30,8 @@ pub fn vector_requirements(k: &Kernel) -> Result<Vec<Requirement>> {
                     tensor(k, t, width, elem, path, &mut out)?;
                 }
                 if let Some(p) = pred {
-                    predicate(k, p, width, path, &mut out)?;
+                    let zfill = atom.op().ptx_zfill().is_some();
+                    predicate(k, p, width, zfill, path, &mut out)?;
                 }
             }
         }
@@ -141,14 +142,20 @@ fn contiguous(a: &Addr, b: &Addr, e: i64) -> bool {
 }
 
 /// A predicated vector is all in bounds or all out: its coordinates move along one mode from a
-/// multiple of the width, and that mode's bound is a multiple of it.
+/// multiple of the width, and that mode's bound is a multiple of it. A zero-filling copy
+/// (`zfill`) guards each element instead: its in-bounds elements must be a prefix of the vector,
+/// so the vector's coordinates move along one mode one step per element.
 fn predicate(
     k: &Kernel,
     p: &Pred,
     width: i64,
+    zfill: bool,
     path: &str,
     out: &mut Vec<Requirement>,
 ) -> Result<()> {
+    if zfill {
+        return prefix_predicate(k, p, width, path);
+    }
     let n = size(&p.coord).unwrap_or(0);
     let fail = |m: String| error(k, path, format!("predicate {}: {m}", p.coord));
     let at = |j: i64| coord(&p.coord, j).map_err(|e| fail(format!("element {j}: {e}")));
@@ -185,4 +192,44 @@ fn predicate(
         }
     }
     Ok(())
+}
+
+/// Each vector's coordinates move along one mode, one step per element: the elements below that
+/// mode's bound are a prefix of the vector (the others being in bounds or not as one).
+fn prefix_predicate(k: &Kernel, p: &Pred, width: i64, path: &str) -> Result<()> {
+    let n = size(&p.coord).unwrap_or(0);
+    let fail = |m: String| error(k, path, format!("predicate {}: {m}", p.coord));
+    for v in (0..n).step_by(width as usize) {
+        if prefix_mode(p, v, width)
+            .map_err(|e| fail(format!("element {v}: {e}")))?
+            .is_none()
+        {
+            return Err(fail(format!(
+                "the zero-filled vector at element {v} does not move along one mode one element at a time: its in-bounds elements need not be a prefix"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The mode a predicated vector of `width` elements from element `v` moves along, one step per
+/// element (`Some(None)`: it does not move; `None`: it moves otherwise).
+pub(crate) fn prefix_mode(
+    p: &Pred,
+    v: i64,
+    width: i64,
+) -> cute_layout::Result<Option<Option<usize>>> {
+    let start = coord(&p.coord, v)?;
+    let mut mode = None;
+    for e in 1..width {
+        let c = coord(&p.coord, v + e)?;
+        for (d, (a, b)) in start.iter().zip(&c).enumerate() {
+            match b.sub(a)?.value() {
+                Some(0) => {}
+                Some(x) if x == e && mode.is_none_or(|m| m == d) => mode = Some(d),
+                _ => return Ok(None),
+            }
+        }
+    }
+    Ok(Some(mode))
 }

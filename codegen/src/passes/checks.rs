@@ -376,6 +376,15 @@ fn statement(k: &Kernel, s: &Stmt, path: &str, vars: &mut HashSet<String>) -> Re
                         uniform(k, b, "the condition", path)?;
                     }
                     Cond::And(a, b) => c.extend([a.as_ref(), b.as_ref()]),
+                    Cond::NonZero(p) => {
+                        if !matches!(k.param(p).map(|q| q.ty), Some(ParamType::Scalar(_))) {
+                            return Err(error(
+                                k,
+                                path,
+                                format!("the condition {p} != 0: {p} is not a scalar parameter"),
+                            ));
+                        }
+                    }
                 }
             }
             Ok(())

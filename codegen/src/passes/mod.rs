@@ -9,6 +9,7 @@ mod align;
 mod checks;
 mod hazards;
 
+pub(crate) use align::prefix_mode;
 pub use align::vector_requirements;
 pub(crate) use checks::atom_values;
 

@@ -6,10 +6,16 @@
 //! requirements (divisible sizes and leading dimensions, from the alignment pass) may not hold,
 //! then a scalar one that runs anywhere. The runtime launches the first whose requirements hold.
 
+mod gemm;
+mod gemm_case;
+mod gemm_pipelined;
+pub mod gemm_simple;
 pub mod problem;
 mod softmax;
 mod transpose;
 
+pub use gemm::gemm;
+pub use gemm_case::gemm_case;
 pub use problem::{case, Case, Verdict};
 pub use softmax::row_softmax;
 pub use transpose::transpose;

@@ -64,7 +64,8 @@ impl Rng {
         (z >> 11) as f64 / (1u64 << 52) as f64 - 1.0
     }
 
-    fn fill(&mut self, n: usize, scale: f64) -> Vec<f64> {
+    /// `n` values in `[-scale, scale)`.
+    pub fn fill(&mut self, n: usize, scale: f64) -> Vec<f64> {
         (0..n).map(|_| scale * self.next()).collect()
     }
 }

@@ -1,0 +1,512 @@
+//! The pipelined GEMM plans (`sgemm-sm80`, `sgemm-sm80-bias-relu`, `simt-hier`) as IR kernels:
+//! `C = alpha * A * B + beta * C` in FP32, written with the [`KernelBuilder`] as CuTe's
+//! `sgemm_sm80` tutorial kernel is written, from the plan's CuTe values. For `sgemm-sm80`: its
+//! 128x128x32 CTA tile, its 3 shared-memory stages (plain or swizzled `(BLK_M,BLK_K,PIPE)`
+//! tiles), its `cp.async` TiledCopies (128-bit `cp.async.cg` along an M-/N-major operand,
+//! 32-bit `cp.async.ca` along a K-major one) and its UniversalFMA TiledMMA (16x16 threads, each
+//! an 8x8 outer product per k block, its rows and columns two runs of 4 so the fragments load
+//! as 128-bit vectors).
+//!
+//! The mainloop is CuTe's: `PIPE-1` k-tiles in flight before it, then per k-tile its k blocks
+//! fully unrolled, each reading the next k block's fragments from shared memory into the other
+//! half of a two-deep register buffer while the FMAs run on this one; k block 0 issues the copy
+//! of k-tile `kt + PIPE - 1` into the stage read last in the previous k-tile, and k block
+//! `BLK_K-1` waits for the next stage (`cp.async.wait_group PIPE-2`, `__syncthreads`) before it
+//! reads it. Stages are indexed by the k-tile modulo `PIPE`. Copies of tiles inside the matrix
+//! are unpredicated; tiles on its edge are zero-filled by predicated `cp.async` (a partial
+//! vector copies its in-bounds prefix). The epilogue stores `alpha * acc + beta * C` in 128-bit
+//! vectors where the CTA's tile lies inside C and element by element, predicated, elsewhere; C
+//! is read only when `beta != 0`; the plan's bias and ReLU follow (`recipes::gemm`).
+
+use cute_layout::atom::{CopyAtom, CopyOp, MmaAtom, Operand, TiledCopy};
+use cute_layout::{s, tup, Coord, ElemType::F32, Int, Layout, Tensor, Tiler, X};
+
+use super::gemm::{value, Problem};
+use super::layout_err;
+use crate::error::{CodegenError, Result};
+use crate::gemm::{GemmPlan, Pipelined};
+use crate::ir::{Cond, Kernel, KernelBuilder, Pred, Unroll};
+
+/// The IR kernel of a pipelined plan (`sgemm-sm80`, `sgemm-sm80-bias-relu`, `simt-hier`),
+/// named as the plan names it (`sgemm_sm80_NN`).
+///
+/// Parameters: `M, N, K, alpha, A, ldA, B, ldB, beta, C, ldC[, bias]`; grid `(ceil(M/BLK_M),
+/// ceil(N/BLK_N), 1)`, the TiledMMA's threads, the stages' dynamic shared memory.
+pub fn pipelined(plan: &GemmPlan, p: &Pipelined) -> Result<Kernel> {
+    let name = plan.kernel_name();
+    let e = layout_err(&plan.name, "pipelined");
+    let layout = plan.layout;
+    let (bm, bn, bk) = p.cta;
+    let threads = p
+        .mma
+        .num_threads()
+        .map_err(&e)?
+        .as_static()
+        .ok_or_else(|| plan.error("mma", "a static thread count"))?;
+
+    let mut k = KernelBuilder::new(&name);
+    k.target(plan.target).doc(&format!(
+        "C = alpha * A * B + beta * C, {layout} layout, {bm}x{bn}x{bk} CTA tile, {} stages, {threads} threads",
+        p.stages
+    ));
+    let pr = Problem::declare(&mut k, plan)?;
+    let (m, n, kk) = (pr.m.clone(), pr.n.clone(), pr.k.clone());
+    k.threads(threads)
+        .min_blocks_per_sm(p.min_blocks_per_sm)
+        .grid([
+            m.ceil_div(&s(bm)).map_err(&e)?,
+            n.ceil_div(&s(bn)).map_err(&e)?,
+            s(1),
+        ]);
+    let (tid, bx, by) = (
+        KernelBuilder::tid(),
+        KernelBuilder::block_idx(0),
+        KernelBuilder::block_idx(1),
+    );
+    let k_tiles = kk.ceil_div(&s(bk)).map_err(&e)?;
+
+    // the CTA's tiles of A, B, C and their coordinates
+    let tile_mk = Tiler::from_shape(&tup![s(bm), s(bk)]);
+    let tile_nk = Tiler::from_shape(&tup![s(bn), s(bk)]);
+    let tile_mn = Tiler::from_shape(&tup![s(bm), s(bn)]);
+    let at = |i: &Int| Coord::Tuple(vec![i.clone().into(), X]);
+    let g_a = pr.a.local_tile(&tile_mk, &at(&bx), None).map_err(&e)?; // (BLK_M,BLK_K,k)
+    let g_b = pr.b.local_tile(&tile_nk, &at(&by), None).map_err(&e)?; // (BLK_N,BLK_K,k)
+    let c_a = pr.id_a.local_tile(&tile_mk, &at(&bx), None).map_err(&e)?; // (BLK_M,BLK_K,k)
+    let c_b = pr.id_b.local_tile(&tile_nk, &at(&by), None).map_err(&e)?; // (BLK_N,BLK_K,k)
+    let mn = Coord::Tuple(vec![bx.clone().into(), by.clone().into()]);
+    let g_c = pr.c.local_tile(&tile_mn, &mn, None).map_err(&e)?; // (BLK_M,BLK_N)
+    let c_c = pr.id_c.local_tile(&tile_mn, &mn, None).map_err(&e)?; // (BLK_M,BLK_N)
+    let g_bias = pr
+        .bias
+        .as_ref()
+        .map(|b| b.local_tile(&tile_mn, &mn, None))
+        .transpose()
+        .map_err(&e)?; // (BLK_M,BLK_N)
+
+    let s_a = k.smem("sA", F32, p.smem_a.clone()); // (BLK_M,BLK_K,PIPE)
+    let s_b = k.smem("sB", F32, p.smem_b.clone()); // (BLK_N,BLK_K,PIPE)
+
+    // gmem -> smem: each operand's cp.async TiledCopy
+    let copy_a = Operand3::new(&mut k, "A", &p.copy_a, &g_a, &c_a, &s_a, [&m, &kk], &e)?;
+    let copy_b = Operand3::new(&mut k, "B", &p.copy_b, &g_b, &c_b, &s_b, [&n, &kk], &e)?;
+
+    // the MMA's partitions: smem fragments (MMA,MMA_M,MMA_K,PIPE), the accumulator (MMA,MMA_M,MMA_N)
+    let thr_mma = p.mma.get_slice(&tid).map_err(&e)?;
+    let t_cs_a = k.bind("tCsA", thr_mma.partition(Operand::A, &s_a).map_err(&e)?);
+    let t_cs_b = k.bind("tCsB", thr_mma.partition(Operand::B, &s_b).map_err(&e)?);
+    let t_cg_c = k.bind("tCgC", thr_mma.partition(Operand::C, &g_c).map_err(&e)?);
+    let t_cc_c = thr_mma.partition(Operand::C, &c_c).map_err(&e)?;
+    let t_cg_bias = g_bias
+        .map(|b| thr_mma.partition(Operand::C, &b))
+        .transpose()
+        .map_err(&e)?;
+    let acc_layout = Layout::col_major(t_cg_c.layout().shape_layout().shape()).map_err(&e)?;
+    let acc = k.regs("acc", F32, acc_layout)?; // (MMA,MMA_M,MMA_N)
+    let r_a = KBuffer::new(&mut k, "rA", &t_cs_a, &e)?;
+    let r_b = KBuffer::new(&mut k, "rB", &t_cs_b, &e)?;
+    let s2r = CopyAtom::new(CopyOp::UniversalCopy { bits: 128 }, F32).map_err(&e)?;
+    let mma_atom = MmaAtom::new(p.mma.atom().op());
+
+    k.comment("the accumulator starts at zero");
+    k.fill(&acc, 0.0);
+    prologue(&mut k, p, &copy_a, &copy_b, &k_tiles)?;
+    k.comment("the first k block's fragments of stage 0");
+    k.copy(
+        &s2r,
+        &r_a.smem(&t_cs_a, &s(0), &s(0), &e)?,
+        &r_a.at(&s(0), &e)?,
+    );
+    k.copy(
+        &s2r,
+        &r_b.smem(&t_cs_b, &s(0), &s(0), &e)?,
+        &r_b.at(&s(0), &e)?,
+    );
+
+    let kb_max = t_cs_a
+        .layout()
+        .shape_layout()
+        .mode(2)
+        .map_err(&e)?
+        .size()
+        .map_err(&e)?;
+    let kb_max = kb_max
+        .as_static()
+        .ok_or_else(|| plan.error("mma", "a static number of k blocks"))?;
+    let pipe = s(p.stages);
+    k.comment("the mainloop: one k-tile per trip, its k blocks unrolled");
+    k.for_("kt", k_tiles.clone(), Unroll::None, |k, kt| {
+        k.for_("kb", s(kb_max), Unroll::Full, |k, kb| {
+            let last = s(kb_max - 1);
+            k.if_(
+                Cond::Le(last, kb.clone()),
+                |k| {
+                    k.comment("the next stage: wait for its copies and for every thread to be done with this one");
+                    k.cp_async_wait(p.stages - 2);
+                    k.sync();
+                    Ok(())
+                },
+                |_| Ok(()),
+            )?;
+            // the next k block, of this stage or (after the last) k block 0 of the next stage
+            let next = kb.add(&s(1)).map_err(&e)?;
+            let kn = next.rem(&s(kb_max)).map_err(&e)?;
+            let stage = kt
+                .add(&next.div(&s(kb_max)).map_err(&e)?)
+                .and_then(|x| x.rem(&pipe))
+                .map_err(&e)?;
+            let buf = next.rem(&s(2)).map_err(&e)?;
+            k.copy(&s2r, &r_a.smem(&t_cs_a, &kn, &stage, &e)?, &r_a.at(&buf, &e)?);
+            k.copy(&s2r, &r_b.smem(&t_cs_b, &kn, &stage, &e)?, &r_b.at(&buf, &e)?);
+            k.if_(
+                Cond::Le(kb.clone(), s(0)),
+                |k| {
+                    let ahead = kt.add(&s(p.stages - 1)).map_err(&e)?;
+                    let into = ahead.rem(&pipe).map_err(&e)?;
+                    k.if_(
+                        Cond::Lt(ahead.clone(), k_tiles.clone()),
+                        |k| {
+                            k.comment("k-tile kt + PIPE-1 into the stage read in the previous k-tile");
+                            copy_a.load(k, &ahead, &into, &e)?;
+                            copy_b.load(k, &ahead, &into, &e)
+                        },
+                        |_| Ok(()),
+                    )?;
+                    k.cp_async_commit();
+                    Ok(())
+                },
+                |_| Ok(()),
+            )?;
+            let cur = kb.rem(&s(2)).map_err(&e)?;
+            k.gemm(&mma_atom, &r_a.frag(&cur, &e)?, &r_b.frag(&cur, &e)?, &acc);
+            Ok(())
+        })?;
+        Ok(())
+    })?;
+    epilogue(
+        &mut k,
+        &Epi {
+            plan,
+            acc: &acc,
+            t_cg_c: &t_cg_c,
+            t_cc_c: &t_cc_c,
+            bias: t_cg_bias.as_ref(),
+            m: &m,
+            n: &n,
+            tile: (bm, bn),
+        },
+        &e,
+    )?;
+    k.finish()
+}
+
+/// The first `PIPE-1` k-tiles in flight, by the predicated copies (a tile past K zero-fills
+/// nothing: it is skipped), one commit group each.
+fn prologue(
+    k: &mut KernelBuilder,
+    p: &Pipelined,
+    a: &Operand3,
+    b: &Operand3,
+    k_tiles: &Int,
+) -> Result<()> {
+    k.comment("prologue: the first PIPE-1 k-tiles in flight");
+    for t in 0..p.stages - 1 {
+        k.if_(
+            Cond::Lt(s(t), k_tiles.clone()),
+            |k| {
+                a.copy_edge(k, &s(t), &s(t), &a.err)?;
+                b.copy_edge(k, &s(t), &s(t), &b.err)
+            },
+            |_| Ok(()),
+        )?;
+        k.cp_async_commit();
+    }
+    k.cp_async_wait(p.stages - 2);
+    k.sync();
+    Ok(())
+}
+
+type LayoutErr<'a> = dyn Fn(cute_layout::Error) -> CodegenError + 'a;
+
+/// One operand's gmem -> smem copy: its partitions `(CPY,CPY_M,CPY_K,k)` of the global tile
+/// and its coordinates, and `(CPY,CPY_M,CPY_K,PIPE)` of the shared stages.
+struct Operand3 {
+    atom: CopyAtom,
+    t_g: Tensor,
+    t_c: Tensor,
+    t_s: Tensor,
+    bounds: Vec<Int>,
+    /// The tile's rows (BLK_M or BLK_N) and BLK_K, for the inside-the-matrix test.
+    tile: (i64, i64),
+    /// The block index along the rows (`bx` or `by`).
+    block: Int,
+    err: Box<dyn Fn(cute_layout::Error) -> CodegenError>,
+}
+
+impl Operand3 {
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        k: &mut KernelBuilder,
+        which: &str,
+        copy: &TiledCopy,
+        g: &Tensor,
+        c: &Tensor,
+        smem: &Tensor,
+        bounds: [&Int; 2],
+        e: &LayoutErr<'_>,
+    ) -> Result<Operand3> {
+        let thr = copy.get_slice(&KernelBuilder::tid()).map_err(e)?;
+        let t_g = k.bind(&format!("t{which}g{which}"), thr.partition_s(g).map_err(e)?);
+        let t_s = k.bind(
+            &format!("t{which}s{which}"),
+            thr.partition_d(smem).map_err(e)?,
+        );
+        let t_c = thr.partition_s(c).map_err(e)?;
+        let shape = g.layout().shape_layout();
+        let dim = |i: usize| -> Result<i64> {
+            shape
+                .mode(i)
+                .and_then(|l| l.size())
+                .map_err(e)?
+                .as_static()
+                .ok_or_else(|| CodegenError::Kernel {
+                    kernel: "pipelined GEMM".into(),
+                    stmt: format!("operand {which}"),
+                    msg: "a static tile".into(),
+                })
+        };
+        let block = KernelBuilder::block_idx(usize::from(which == "B"));
+        let name = format!("pipelined GEMM operand {which}");
+        Ok(Operand3 {
+            atom: copy.atom().clone(),
+            t_g,
+            t_c,
+            t_s,
+            bounds: bounds.iter().map(|b| (*b).clone()).collect(),
+            tile: (dim(0)?, dim(1)?),
+            block,
+            err: Box::new(move |source| CodegenError::Layout {
+                plan: name.clone(),
+                part: "copy",
+                source,
+            }),
+        })
+    }
+
+    /// `(CPY,CPY_M,CPY_K)` of k-tile `kt` and of stage `stage`.
+    fn slices(&self, kt: &Int, stage: &Int, e: &LayoutErr<'_>) -> Result<[Tensor; 3]> {
+        let at = |i: &Int| Coord::Tuple(vec![X, X, X, i.clone().into()]);
+        Ok([
+            self.t_g.slice(&at(kt)).map_err(e)?,
+            self.t_c.slice(&at(kt)).map_err(e)?,
+            self.t_s.slice(&at(stage)).map_err(e)?,
+        ])
+    }
+
+    /// The predicated (zero-filling) copy of k-tile `kt` into `stage`.
+    fn copy_edge(
+        &self,
+        k: &mut KernelBuilder,
+        kt: &Int,
+        stage: &Int,
+        e: &LayoutErr<'_>,
+    ) -> Result<()> {
+        let [g, c, st] = self.slices(kt, stage, e)?;
+        let pred = Pred {
+            coord: c,
+            bounds: self.bounds.clone(),
+        };
+        k.copy_if(&self.atom, pred, &g, &st);
+        Ok(())
+    }
+
+    /// The copy of k-tile `kt` into `stage`: unpredicated when the tile lies inside the matrix.
+    fn load(&self, k: &mut KernelBuilder, kt: &Int, stage: &Int, e: &LayoutErr<'_>) -> Result<()> {
+        let (rows, bk) = self.tile;
+        let row_end = self.block.mul(&s(rows)).and_then(|x| x.add(&s(rows)));
+        let k_end = kt.mul(&s(bk)).and_then(|x| x.add(&s(bk)));
+        let inside = Cond::And(
+            Box::new(Cond::Le(row_end.map_err(e)?, self.bounds[0].clone())),
+            Box::new(Cond::Le(k_end.map_err(e)?, self.bounds[1].clone())),
+        );
+        k.if_(
+            inside,
+            |k| {
+                let [g, _, st] = self.slices(kt, stage, e)?;
+                k.copy(&self.atom, &g, &st);
+                Ok(())
+            },
+            |k| self.copy_edge(k, kt, stage, e),
+        )?;
+        Ok(())
+    }
+}
+
+/// A two-deep register buffer of one operand's k-block fragments: `(V,R,2)` where `(V,R)` is
+/// the fragment's `(MMA,MMA_M)` regrouped as the 128-bit vector and its repeats.
+struct KBuffer {
+    regs: Tensor,
+}
+
+impl KBuffer {
+    fn new(k: &mut KernelBuilder, name: &str, t_cs: &Tensor, e: &LayoutErr<'_>) -> Result<KBuffer> {
+        let frag = vectors(t_cs.layout().shape_layout(), e)?; // (V,R)
+        let shape = tup![
+            frag.mode(0).map_err(e)?.shape().clone(),
+            frag.mode(1).map_err(e)?.shape().clone(),
+            s(2)
+        ];
+        let regs = k.regs(name, F32, Layout::col_major(&shape).map_err(e)?)?;
+        Ok(KBuffer { regs })
+    }
+
+    /// Half `buf` as a copy destination: `(V,R)`.
+    fn at(&self, buf: &Int, e: &LayoutErr<'_>) -> Result<Tensor> {
+        self.regs
+            .slice(&Coord::Tuple(vec![X, X, buf.clone().into()]))
+            .map_err(e)
+    }
+
+    /// Half `buf` as the MMA's operand: `(M,K)` with K of size 1.
+    fn frag(&self, buf: &Int, e: &LayoutErr<'_>) -> Result<Tensor> {
+        let h = self.at(buf, e)?;
+        h.map_layout(|l| {
+            let m = Layout::from_modes(vec![l.mode(0)?, l.mode(1)?]);
+            Ok(Layout::from_modes(vec![m, Layout::trivial()]))
+        })
+        .map_err(e)
+    }
+
+    /// The smem fragment of k block `kb` of stage `stage`, regrouped as `(V,R)`.
+    fn smem(&self, t_cs: &Tensor, kb: &Int, stage: &Int, e: &LayoutErr<'_>) -> Result<Tensor> {
+        let t = t_cs
+            .slice(&Coord::Tuple(vec![
+                X,
+                X,
+                kb.clone().into(),
+                stage.clone().into(),
+            ]))
+            .map_err(e)?; // (MMA,MMA_M)
+        t.map_layout(|l| vectors_of(l)).map_err(e)
+    }
+}
+
+/// `(MMA,MMA_M,...)` -> `(V,R)`: the first two modes flattened, the leading size-1 MMA mode
+/// dropped, the first remaining mode (the 4-run a 128-bit vector reads) kept as mode 0.
+fn vectors(l: &Layout, e: &LayoutErr<'_>) -> Result<Layout> {
+    let two = l.take(0, 2).map_err(e)?;
+    vectors_of(&two).map_err(e)
+}
+
+fn vectors_of(l: &Layout) -> cute_layout::Result<Layout> {
+    let f = l.flatten();
+    let modes: Vec<Layout> = f
+        .modes()
+        .into_iter()
+        .filter(|m| m.size().ok().and_then(|s| s.as_static()) != Some(1))
+        .collect();
+    let (first, rest) = modes.split_first().ok_or_else(|| {
+        cute_layout::Error::Eval(format!("{l}: a fragment of one value has no vector"))
+    })?;
+    let rest = match rest {
+        [] => Layout::trivial(),
+        [one] => one.clone(),
+        many => Layout::from_modes(many.to_vec()),
+    };
+    Ok(Layout::from_modes(vec![first.clone(), rest]))
+}
+
+/// What the epilogue reads.
+struct Epi<'a> {
+    plan: &'a GemmPlan,
+    acc: &'a Tensor,
+    t_cg_c: &'a Tensor,
+    t_cc_c: &'a Tensor,
+    /// The bias, partitioned as C is.
+    bias: Option<&'a Tensor>,
+    m: &'a Int,
+    n: &'a Int,
+    tile: (i64, i64),
+}
+
+/// The plan's epilogue (`alpha * acc + beta * C`, then its bias and ReLU): 128-bit vectors where
+/// the CTA's tile lies inside C, else element by element under the `(m < M, n < N)` predicate;
+/// C is read only when `beta != 0`.
+fn epilogue(k: &mut KernelBuilder, x: &Epi<'_>, e: &LayoutErr<'_>) -> Result<()> {
+    let regroup = |t: &Tensor| t.map_layout(vectors_of).map_err(e);
+    let (acc_v, gc_v) = (regroup(x.acc)?, regroup(x.t_cg_c)?); // (V,R)
+    let bias_v = x.bias.map(regroup).transpose()?; // (V,R)
+    let rc = k.regs(
+        "rC",
+        F32,
+        Layout::col_major(acc_v.layout().shape_layout().shape()).map_err(e)?,
+    )?;
+    let vec = CopyAtom::new(CopyOp::UniversalCopy { bits: 128 }, F32).map_err(e)?;
+    let (bx, by) = (KernelBuilder::block_idx(0), KernelBuilder::block_idx(1));
+    let end = |b: &Int, t: i64| b.mul(&s(t)).and_then(|v| v.add(&s(t))).map_err(e);
+    let inside = Cond::And(
+        Box::new(Cond::Le(end(&bx, x.tile.0)?, x.m.clone())),
+        Box::new(Cond::Le(end(&by, x.tile.1)?, x.n.clone())),
+    );
+    let epi = &x.plan.epilogue;
+    // the map's sources: the accumulator, C when beta != 0, the bias
+    let srcs = |acc: &Tensor, c: Option<&Tensor>, bias: Option<&Tensor>| -> Vec<Tensor> {
+        [Some(acc), c, bias]
+            .into_iter()
+            .flatten()
+            .cloned()
+            .collect()
+    };
+    let map = |k: &mut KernelBuilder, dst: &Tensor, from: Vec<Tensor>, pred: Option<Pred>| {
+        let refs: Vec<&Tensor> = from.iter().collect();
+        k.map(
+            dst,
+            &refs,
+            value(epi, from.len() > 1 + usize::from(epi.bias.is_some())),
+            pred,
+        );
+    };
+    let pred = Pred {
+        coord: x.t_cc_c.clone(),
+        bounds: vec![x.m.clone(), x.n.clone()],
+    };
+    let nonzero = || Cond::NonZero("beta".to_string());
+    k.comment("the epilogue: C = alpha * acc + beta * C (C read only when beta != 0)");
+    k.if_(
+        inside,
+        |k| {
+            k.comment("the CTA's tile lies inside C: 128-bit vectors, no predicates");
+            k.if_(
+                nonzero(),
+                |k| {
+                    k.copy(&vec, &gc_v, &rc);
+                    map(k, &acc_v, srcs(&acc_v, Some(&rc), bias_v.as_ref()), None);
+                    Ok(())
+                },
+                |k| {
+                    map(k, &acc_v, srcs(&acc_v, None, bias_v.as_ref()), None);
+                    Ok(())
+                },
+            )?;
+            k.copy(&vec, &acc_v, &gc_v);
+            Ok(())
+        },
+        |k| {
+            k.comment("an edge tile: element by element, predicated");
+            k.if_(
+                nonzero(),
+                |k| {
+                    let from = srcs(x.acc, Some(x.t_cg_c), x.bias);
+                    map(k, x.t_cg_c, from, Some(pred.clone()));
+                    Ok(())
+                },
+                |k| {
+                    map(k, x.t_cg_c, srcs(x.acc, None, x.bias), Some(pred.clone()));
+                    Ok(())
+                },
+            )?;
+            Ok(())
+        },
+    )?;
+    Ok(())
+}
