@@ -52,23 +52,35 @@ fn statement(k: &Kernel, s: &Stmt, w: &mut Writer, needs: &mut Needs) -> Result<
                 "for (cute_idx {var} = 0; {var} < {}; ++{var})",
                 CInt(extent)
             ));
-            let unrolled = match (unroll, extent.as_static()) {
-                (Unroll::Full, Some(n)) if n > 0 => Some((var.clone(), n - 1)),
-                _ => None,
-            };
+            let bounded = extent
+                .as_static()
+                .filter(|&n| n > 0)
+                .map(|n| (var.clone(), n - 1));
+            let unrolled = bounded.clone().filter(|_| *unroll == Unroll::Full);
             if let Some(u) = &unrolled {
                 needs.unrolled.push(u.clone());
+            }
+            if let Some(b) = &bounded {
+                needs.loops.push(b.clone());
             }
             let r = body(k, inner, w, needs);
             if unrolled.is_some() {
                 needs.unrolled.pop();
+            }
+            if bounded.is_some() {
+                needs.loops.pop();
             }
             r?;
             w.close("");
         }
         Stmt::If { cond, then, els } => {
             w.open(format!("if ({})", cond_c(cond, needs)));
-            body(k, then, w, needs)?;
+            // `if (kb1 < 7)` over a loop index: the then-branch sees kb1 <= 6
+            let saved = (needs.loops.clone(), needs.unrolled.clone());
+            narrow(cond, needs);
+            let r = body(k, then, w, needs);
+            (needs.loops, needs.unrolled) = saved;
+            r?;
             if !els.is_empty() {
                 w.reopen("else");
                 body(k, els, w, needs)?;
@@ -216,18 +228,16 @@ fn swizzled(
         return whole(needs);
     };
     let threads = k.threads();
-    let unrolled = needs.unrolled.clone();
+    let loops = needs.loops.clone();
     let max = |n: &str| {
         if n == "tid" {
             Some(threads - 1)
         } else {
-            unrolled.iter().find(|u| u.0 == n).map(|u| u.1)
+            loops.iter().find(|u| u.0 == n).map(|u| u.1)
         }
     };
-    let (Some(md), Some(mc)) = (
-        crate::ir::sym::may_bits(&d, &max),
-        crate::ir::sym::may_bits(&c, &max),
-    ) else {
+    let c_bits = unrolled_bits(&c, &needs.unrolled).or_else(|| crate::ir::sym::may_bits(&c, &max));
+    let (Some(md), Some(mc)) = (crate::ir::sym::may_bits(&d, &max), c_bits) else {
         return whole(needs);
     };
     if md & mc != 0 {
@@ -266,6 +276,60 @@ fn swizzled(
         (true, true) if c.as_static().is_some() => format!("(({dtext} ^ {xor}) + {add})"),
         (true, true) => format!("(({dtext} ^ ({ctext} & {xor})) + ({ctext} & {add}))"),
     }
+}
+
+/// Narrows the largest value of each loop index that `c` bounds by a literal (`kb1 < 7`).
+fn narrow(c: &Cond, needs: &mut Needs) {
+    let bound = |a: &cute_layout::Int, b: &cute_layout::Int, strict: bool| {
+        let v = b.as_static()? - i64::from(strict);
+        let name = crate::ir::sym::names(a).into_iter().next()?;
+        (*a == cute_layout::Int::index(&name)).then_some((name, v))
+    };
+    let found = match c {
+        Cond::Lt(a, b) => bound(a, b, true),
+        Cond::Le(a, b) => bound(a, b, false),
+        Cond::And(a, b) => {
+            narrow(a, needs);
+            narrow(b, needs);
+            None
+        }
+        Cond::NonZero(_) => None,
+    };
+    if let Some((name, v)) = found {
+        for l in needs.loops.iter_mut().chain(needs.unrolled.iter_mut()) {
+            if l.0 == name {
+                l.1 = l.1.min(v);
+            }
+        }
+    }
+}
+
+/// The bits `c` may have set over every value of the fully unrolled loop indices it reads (at
+/// most 4096 combinations), exactly; `None` when it reads anything else or there are more.
+fn unrolled_bits(c: &cute_layout::Int, unrolled: &[(String, i64)]) -> Option<u64> {
+    let names: Vec<(String, i64)> = crate::ir::sym::names(c)
+        .into_iter()
+        .map(|n| unrolled.iter().find(|u| u.0 == n).cloned())
+        .collect::<Option<_>>()?;
+    let count = names
+        .iter()
+        .try_fold(1i64, |a, (_, max)| a.checked_mul(max + 1))
+        .filter(|&n| n <= 4096)?;
+    let mut bits = 0u64;
+    for i in 0..count {
+        let mut rest = i;
+        let values: Vec<(&str, i64)> = names
+            .iter()
+            .map(|(n, max)| {
+                let v = rest % (max + 1);
+                rest /= max + 1;
+                (n.as_str(), v)
+            })
+            .collect();
+        let env = |n: &str| values.iter().find(|x| x.0 == n).map(|x| x.1);
+        bits |= u64::try_from(c.evaluate(&env)?).ok()?;
+    }
+    Some(bits)
 }
 
 /// `arg = D + C`: `C` the literal and the terms that read only fully unrolled loop variables.

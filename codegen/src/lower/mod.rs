@@ -26,4 +26,7 @@ pub struct Needs {
     /// While the writer is inside fully unrolled loops of static extent: their variables and
     /// largest values (constants to the compiler once unrolled).
     pub unrolled: Vec<(String, i64)>,
+    /// The enclosing loops of static extent, unrolled or not: their variables and largest
+    /// values (the bounds the swizzle split's bit analysis reads).
+    pub loops: Vec<(String, i64)>,
 }

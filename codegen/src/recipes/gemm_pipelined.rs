@@ -134,51 +134,71 @@ pub fn pipelined(plan: &GemmPlan, p: &Pipelined) -> Result<Kernel> {
         .as_static()
         .ok_or_else(|| plan.error("mma", "a static number of k blocks"))?;
     let pipe = s(p.stages);
-    k.comment("the mainloop: one k-tile per trip, its k blocks unrolled");
+    // k blocks per trip of the k-block loop: all of them, or the plan's rolled factor
+    let unroll = p.k_block_unroll.filter(|&u| u < kb_max).unwrap_or(kb_max);
+    let trips = kb_max / unroll;
+    let reads = |k: &mut KernelBuilder, kn: &Int, stage: &Int, buf: &Int| -> Result<()> {
+        k.copy(&s2r, &r_a.smem(&t_cs_a, kn, stage, &e)?, &r_a.at(buf, &e)?);
+        k.copy(&s2r, &r_b.smem(&t_cs_b, kn, stage, &e)?, &r_b.at(buf, &e)?);
+        Ok(())
+    };
+    k.comment("the mainloop: one k-tile per trip, its k blocks in trips of unrolled k blocks");
     k.for_("kt", k_tiles.clone(), Unroll::None, |k, kt| {
-        k.for_("kb", s(kb_max), Unroll::Full, |k, kb| {
-            let last = s(kb_max - 1);
-            k.if_(
-                Cond::Le(last, kb.clone()),
-                |k| {
-                    k.comment("the next stage: wait for its copies and for every thread to be done with this one");
-                    k.cp_async_wait(p.stages - 2);
-                    k.sync();
-                    Ok(())
-                },
-                |_| Ok(()),
-            )?;
-            // the next k block, of this stage or (after the last) k block 0 of the next stage
-            let next = kb.add(&s(1)).map_err(&e)?;
-            let kn = next.rem(&s(kb_max)).map_err(&e)?;
-            let stage = kt
-                .add(&next.div(&s(kb_max)).map_err(&e)?)
-                .and_then(|x| x.rem(&pipe))
-                .map_err(&e)?;
-            let buf = next.rem(&s(2)).map_err(&e)?;
-            k.copy(&s2r, &r_a.smem(&t_cs_a, &kn, &stage, &e)?, &r_a.at(&buf, &e)?);
-            k.copy(&s2r, &r_b.smem(&t_cs_b, &kn, &stage, &e)?, &r_b.at(&buf, &e)?);
-            k.if_(
-                Cond::Le(kb.clone(), s(0)),
-                |k| {
-                    let ahead = kt.add(&s(p.stages - 1)).map_err(&e)?;
-                    let into = ahead.rem(&pipe).map_err(&e)?;
-                    k.if_(
-                        Cond::Lt(ahead.clone(), k_tiles.clone()),
-                        |k| {
-                            k.comment("k-tile kt + PIPE-1 into the stage read in the previous k-tile");
-                            copy_a.load(k, &ahead, &into, &e)?;
-                            copy_b.load(k, &ahead, &into, &e)
-                        },
-                        |_| Ok(()),
-                    )?;
-                    k.cp_async_commit();
-                    Ok(())
-                },
-                |_| Ok(()),
-            )?;
-            let cur = kb.rem(&s(2)).map_err(&e)?;
-            k.gemm(&mma_atom, &r_a.frag(&cur, &e)?, &r_b.frag(&cur, &e)?, &acc);
+        let here = kt.rem(&pipe).map_err(&e)?;
+        let roll = if trips > 1 { Unroll::None } else { Unroll::Full };
+        k.for_("kb0", s(trips), roll, |k, kb0| {
+            k.for_("kb1", s(unroll), Unroll::Full, |k, kb1| {
+                let kb = kb0.mul(&s(unroll)).and_then(|x| x.add(&kb1)).map_err(&e)?;
+                // the next k block into the other half of the register buffer (unroll is even)
+                let buf = kb1.add(&s(1)).and_then(|x| x.rem(&s(2))).map_err(&e)?;
+                k.if_(
+                    Cond::Lt(kb1.clone(), s(unroll - 1)),
+                    |k| reads(k, &kb.add(&s(1)).map_err(&e)?, &here, &buf),
+                    |k| {
+                        k.if_(
+                            Cond::Lt(kb0.clone(), s(trips - 1)),
+                            |k| {
+                                let kn = kb0.add(&s(1)).and_then(|x| x.mul(&s(unroll)));
+                                reads(k, &kn.map_err(&e)?, &here, &buf)
+                            },
+                            |k| {
+                                k.comment("the next stage: wait for its copies and for every thread to be done with this one");
+                                k.cp_async_wait(p.stages - 2);
+                                k.sync();
+                                let next = kt.add(&s(1)).and_then(|x| x.rem(&pipe));
+                                reads(k, &s(0), &next.map_err(&e)?, &buf)
+                            },
+                        )?;
+                        Ok(())
+                    },
+                )?;
+                let first = Cond::And(
+                    Box::new(Cond::Le(kb0.clone(), s(0))),
+                    Box::new(Cond::Le(kb1.clone(), s(0))),
+                );
+                k.if_(
+                    first,
+                    |k| {
+                        let ahead = kt.add(&s(p.stages - 1)).map_err(&e)?;
+                        let into = ahead.rem(&pipe).map_err(&e)?;
+                        k.if_(
+                            Cond::Lt(ahead.clone(), k_tiles.clone()),
+                            |k| {
+                                k.comment("k-tile kt + PIPE-1 into the stage read in the previous k-tile");
+                                copy_a.load(k, &ahead, &into, &e)?;
+                                copy_b.load(k, &ahead, &into, &e)
+                            },
+                            |_| Ok(()),
+                        )?;
+                        k.cp_async_commit();
+                        Ok(())
+                    },
+                    |_| Ok(()),
+                )?;
+                let cur = kb1.rem(&s(2)).map_err(&e)?;
+                k.gemm(&mma_atom, &r_a.frag(&cur, &e)?, &r_b.frag(&cur, &e)?, &acc);
+                Ok(())
+            })?;
             Ok(())
         })?;
         Ok(())
@@ -311,12 +331,32 @@ impl Operand3 {
         stage: &Int,
         e: &LayoutErr<'_>,
     ) -> Result<()> {
-        let [g, c, st] = self.slices(kt, stage, e)?;
-        let pred = Pred {
-            coord: c,
-            bounds: self.bounds.clone(),
+        let [g, c, st] = self.slices(kt, stage, e)?; // (CPY,CPY_M,CPY_K)
+                                                     // rolled loops over the copy's repeats: the edge path runs rarely, so it stays small
+        let extent = |i: usize| -> Result<Int> {
+            g.layout()
+                .shape_layout()
+                .mode(i)
+                .and_then(|m| m.size())
+                .map_err(e)
         };
-        k.copy_if(&self.atom, pred, &g, &st);
+        k.for_("ci", extent(1)?, Unroll::None, |k, ci| {
+            k.for_("cj", extent(2)?, Unroll::None, |k, cj| {
+                let at = Coord::Tuple(vec![X, ci.clone().into(), cj.into()]);
+                let pred = Pred {
+                    coord: c.slice(&at).map_err(e)?,
+                    bounds: self.bounds.clone(),
+                };
+                k.copy_if(
+                    &self.atom,
+                    pred,
+                    &g.slice(&at).map_err(e)?,
+                    &st.slice(&at).map_err(e)?,
+                );
+                Ok(())
+            })?;
+            Ok(())
+        })?;
         Ok(())
     }
 
