@@ -55,3 +55,21 @@ fn pipelined_ir_kernels_compile_without_spills_beside_the_template() {
         println!("{arch} {name} {layout}: {}   |   {}", report[0], report[1]);
     }
 }
+
+/// Every named GEMM's 64-bit build (`gemm::emit_with(.., IndexWidth::I64)`, the IR's: the kernel
+/// a problem beyond 2^31 - 1 elements launches) compiles with NVRTC for sm_90a, its integer
+/// parameters and index arithmetic `long long`.
+#[test]
+fn every_named_gemm_compiles_with_64_bit_indices() {
+    if !cute_runtime::nvrtc_or_skip!() {
+        return;
+    }
+    for name in cute_codegen::named::NAMES {
+        let p = plan(name, GemmLayout::parse("NN").unwrap()).unwrap();
+        let k = cute_codegen::gemm::emit_with(&p, IndexWidth::I64).unwrap();
+        assert_eq!(k.launch.index, IndexWidth::I64);
+        assert!(k.source.contains("typedef long long cute_idx;"), "{name}");
+        assert!(k.source.contains("long long M"), "{name}");
+        nvrtc::compile(&k.name, &k.source, "sm_90a").unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+}

@@ -414,7 +414,8 @@ fn prefix_bytes(
     }
     let eb = bytes / u32::try_from(vals).unwrap_or(1).max(1);
     let n = format!(
-        "min(max({} - {}, 0), {vals}) * {eb}",
+        // cute_idx operands: min/max of one type under 64-bit indices too
+        "min(max({} - {}, cute_idx(0)), cute_idx({vals})) * {eb}",
         CInt(&p.bounds[d]),
         CInt(&c[d])
     );
