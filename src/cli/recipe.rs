@@ -8,7 +8,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use cute::codegen::cuda::emit;
 use cute::codegen::interp;
-use cute::codegen::recipes::{self, case, pick, variants_for, Case};
+use cute::codegen::recipes::{self, case, pick, variants_for, Case, Verdict};
 use cute::codegen::{CodegenError, GemmPlan, Target};
 use cute::runtime::gpu::Gpu;
 use cute::runtime::recipe::{check, prepare, time_against_copy};
@@ -225,18 +225,27 @@ pub fn check_cpu(
         let v = c.check(c.output());
         all &= v.ok();
         say(format!(
-            "{name} {} {m}x{n}: {} ({} of {} elements outside tolerance, max |err| {:.2e}; {} blocks of {} threads, {:.0} ms)",
+            "{name} {} {m}x{n}: {}",
             variants[i].name,
-            if v.ok() { "pass" } else { "FAIL" },
-            v.bad,
-            v.checked,
-            v.max_err,
-            r.blocks,
-            r.threads,
-            t.elapsed().as_secs_f64() * 1e3
+            outcome(&v, &r, t)
         ));
     }
     Ok(all)
+}
+
+/// An interpreter run's verdict: `pass (0 of N elements outside tolerance, max |err| ..; B
+/// blocks of T threads, ms)`.
+fn outcome(v: &Verdict, r: &interp::Report, t: Instant) -> String {
+    format!(
+        "{} ({} of {} elements outside tolerance, max |err| {:.2e}; {} blocks of {} threads, {:.0} ms)",
+        if v.ok() { "pass" } else { "FAIL" },
+        v.bad,
+        v.checked,
+        v.max_err,
+        r.blocks,
+        r.threads,
+        t.elapsed().as_secs_f64() * 1e3
+    )
 }
 
 /// The sizes `cute check --cpu` runs a GEMM at: (M, N, K).
@@ -256,21 +265,9 @@ pub fn check_cpu_gemm(plan: &GemmPlan, say: &mut dyn FnMut(String)) -> Result<bo
             let r = interp::run(&kernel, &mut c.args)?;
             let v = c.check(c.output());
             all &= v.ok();
-            say(format!(
-                "{} {} {}x{}x{} beta={beta}: {} ({} of {} elements outside tolerance, max |err| {:.2e}; {} blocks of {} threads, {:.0} ms)",
-                plan.name,
-                plan.layout,
-                size.0,
-                size.1,
-                size.2,
-                if v.ok() { "pass" } else { "FAIL" },
-                v.bad,
-                v.checked,
-                v.max_err,
-                r.blocks,
-                r.threads,
-                t.elapsed().as_secs_f64() * 1e3
-            ));
+            let (m, n, k) = size;
+            let what = format!("{} {} {m}x{n}x{k} beta={beta}", plan.name, plan.layout);
+            say(format!("{what}: {}", outcome(&v, &r, t)));
         }
     }
     Ok(all)

@@ -345,7 +345,9 @@ impl KernelBuilder {
     pub fn finish(mut self) -> Result<Kernel> {
         while self.open.len() > 1 {
             let inner = self.close();
-            self.open.last_mut().map(|b| b.extend(inner));
+            if let Some(b) = self.open.last_mut() {
+                b.extend(inner);
+            }
         }
         self.kernel.body = self.open.pop().unwrap_or_default();
         let needed = crate::passes::verify(&self.kernel)?;

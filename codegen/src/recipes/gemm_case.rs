@@ -11,7 +11,7 @@
 
 use cute_layout::ElemType::F32;
 
-use super::problem::{Case, Rng};
+use super::problem::{buffer_len, Case, Rng};
 use crate::error::{CodegenError, Result};
 use crate::gemm::{Bias, GemmPlan, Major};
 use crate::interp::{Arg, HostBuffer};
@@ -41,14 +41,11 @@ pub fn gemm_case(
     }
     let ld = |x: i64| x.saturating_add(3) / 4 * 4 + 4;
     let size = |ld: i64, cols: i64| -> Result<usize> {
-        ld.checked_mul(cols)
-            .filter(|&e| e <= MAX_ELEMENTS)
-            .map(|e| e as usize)
-            .ok_or_else(|| {
-                bad(format!(
-                    "{m}x{n}x{k} needs more than 2^28 elements per buffer"
-                ))
-            })
+        buffer_len(ld, cols, MAX_ELEMENTS).ok_or_else(|| {
+            bad(format!(
+                "{m}x{n}x{k} needs more than 2^28 elements per buffer"
+            ))
+        })
     };
     let layout = plan.layout;
     let (lda, a_cols) = match layout.a {
@@ -75,7 +72,7 @@ pub fn gemm_case(
             if beta == 0.0 || i % ldc >= m {
                 f64::NAN
             } else {
-                rng.next()
+                rng.uniform()
             }
         })
         .collect();

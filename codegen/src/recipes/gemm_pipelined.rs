@@ -427,7 +427,7 @@ impl KBuffer {
                 stage.clone().into(),
             ]))
             .map_err(e)?; // (MMA,MMA_M)
-        t.map_layout(|l| vectors_of(l)).map_err(e)
+        t.map_layout(vectors_of).map_err(e)
     }
 }
 

@@ -55,7 +55,7 @@ impl Rng {
     }
 
     /// The next value in [-1, 1).
-    pub fn next(&mut self) -> f64 {
+    pub fn uniform(&mut self) -> f64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -66,7 +66,7 @@ impl Rng {
 
     /// `n` values in `[-scale, scale)`.
     pub fn fill(&mut self, n: usize, scale: f64) -> Vec<f64> {
-        (0..n).map(|_| scale * self.next()).collect()
+        (0..n).map(|_| scale * self.uniform()).collect()
     }
 }
 
@@ -77,6 +77,13 @@ fn up4(x: i64) -> i64 {
 
 /// The most elements a case may allocate per buffer (host memory is f64).
 const MAX_ELEMENTS: i64 = 1 << 31;
+
+/// `ld * cols` elements when that is at most `max`.
+pub(crate) fn buffer_len(ld: i64, cols: i64, max: i64) -> Option<usize> {
+    ld.checked_mul(cols)
+        .filter(|&e| e <= max)
+        .and_then(|e| usize::try_from(e).ok())
+}
 
 /// The case of recipe `name` at size `m x n` with data from `seed`.
 pub fn case(name: &str, m: i64, n: i64, seed: u64) -> Result<Case> {
@@ -89,14 +96,11 @@ pub fn case(name: &str, m: i64, n: i64, seed: u64) -> Result<Case> {
         return Err(bad(format!("{m} x {n}: sizes must be positive")));
     }
     let size = |ld: i64, cols: i64| -> Result<usize> {
-        ld.checked_mul(cols)
-            .filter(|&e| e <= MAX_ELEMENTS)
-            .map(|e| e as usize)
-            .ok_or_else(|| {
-                bad(format!(
-                    "{m} x {n} needs more than 2^31 elements per buffer"
-                ))
-            })
+        buffer_len(ld, cols, MAX_ELEMENTS).ok_or_else(|| {
+            bad(format!(
+                "{m} x {n} needs more than 2^31 elements per buffer"
+            ))
+        })
     };
     let mut rng = Rng::new(seed);
     match name {
