@@ -231,3 +231,31 @@ fn an_epilogue_of_the_wrong_type_is_refused() {
         "{msg}"
     );
 }
+
+/// A barrier under a condition on the thread index: the threads of the other branch never reach
+/// it (a hang on the GPU). Refused by `finish`, naming the statement.
+#[test]
+fn a_barrier_under_a_condition_on_the_thread_index_is_refused() {
+    use cute_codegen::ir::Cond;
+    let mut k = KernelBuilder::new("t");
+    let m = k.param_int("M");
+    k.threads(256);
+    let r = k.if_(
+        Cond::Lt(KernelBuilder::tid(), m),
+        |k| {
+            k.sync();
+            Ok(())
+        },
+        |_| Ok(()),
+    );
+    let e = r.map(|_| ()).and_then(|()| k.finish().map(|_| ()));
+    let msg = match e {
+        Ok(()) => panic!("accepted"),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        msg.contains("__syncthreads() under a condition on the thread index"),
+        "{msg}"
+    );
+    assert!(msg.contains("if"), "{msg}");
+}

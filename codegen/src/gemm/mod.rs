@@ -27,18 +27,16 @@ pub enum Emitter {
 }
 
 /// The emitter a plan's 32-bit kernel comes from: the IR where its kernel has matched the
-/// template's speed on the GPU (the shared-memory tiled plans: tiled-16 13.2% vs 13.1% of
-/// cuBLAS, tiled-32 14.5% vs 14.8% at 2048^3 on the H200), the template elsewhere until it does
-/// (naive-cols measured 7.2% vs 14.2%: the IR predicates every load in the k loop where the
-/// template returns early; the pipelined plans 68-88% vs 86-98% at 4096^3); the template too for
-/// epilogue functors, which are C++ text. The gate is `cute bench --emitter ir` beside
-/// `--emitter template` in one GPU call (docs/performance.md). This is the one place that
-/// decides.
+/// template's speed on the GPU (the naive and shared-memory tiled plans: within 2% of the
+/// template's time in every layout at 2048^3 on the H200), the template for the pipelined plans
+/// until the IR's do (68-88% of cuBLAS against 86-98% at 4096^3), and for epilogue functors,
+/// which are C++ text. The gate is `cute bench --emitter ir` beside `--emitter template` in one
+/// GPU call (docs/performance.md). This is the one place that decides.
 pub fn default_emitter(plan: &GemmPlan) -> Emitter {
     match plan.policy {
         _ if !plan.epilogue.functors.is_empty() => Emitter::Template,
-        Policy::SmemTiled { .. } => Emitter::Ir,
-        Policy::Naive { .. } | Policy::Pipelined(_) => Emitter::Template,
+        Policy::Naive { .. } | Policy::SmemTiled { .. } => Emitter::Ir,
+        Policy::Pipelined(_) => Emitter::Template,
     }
 }
 

@@ -52,6 +52,9 @@ struct Machine<'a> {
     vars: Vec<HashMap<String, f32>>,
     pending: Vec<Vec<Pending>>,
     groups: Vec<usize>,
+    /// The threads executing the current statement: all of them, except inside a condition
+    /// that depends on the thread index.
+    active: Vec<bool>,
     epoch: u64,
     work: u64,
     threads: usize,
@@ -156,6 +159,7 @@ pub(super) fn run(k: &Kernel, args: &mut [Arg]) -> Result<Report> {
         vars: Vec::new(),
         pending: Vec::new(),
         groups: Vec::new(),
+        active: Vec::new(),
         epoch: 1,
         work: 0,
         threads,
@@ -232,6 +236,7 @@ impl Machine<'_> {
         self.vars = vec![HashMap::new(); self.threads];
         self.pending = (0..self.threads).map(|_| Vec::new()).collect();
         self.groups = vec![0; self.threads];
+        self.active = vec![true; self.threads];
         self.epoch += 1;
     }
 
@@ -296,9 +301,30 @@ impl Machine<'_> {
                 self.generation += 1;
                 Ok(())
             }
+            Stmt::If { cond, then, els } if cond.per_thread() => {
+                // each thread takes its own branch: the other threads sit the branch out
+                let mut taken = Vec::with_capacity(self.threads);
+                for t in 0..self.threads {
+                    if !self.active[t] {
+                        taken.push(false);
+                        continue;
+                    }
+                    let c = self
+                        .cond(cond, t)
+                        .ok_or_else(|| self.err(here, Some(t), "the condition has no value"))?;
+                    taken.push(c);
+                }
+                let outer = std::mem::take(&mut self.active);
+                self.active = outer.iter().zip(&taken).map(|(a, c)| *a && *c).collect();
+                let r = self.body(then, &format!("{at}.then"));
+                self.active = outer.iter().zip(&taken).map(|(a, c)| *a && !*c).collect();
+                let r = r.and_then(|()| self.body(els, &format!("{at}.else")));
+                self.active = outer;
+                r
+            }
             Stmt::If { cond, then, els } => {
                 let c = self
-                    .cond(cond)
+                    .cond(cond, 0)
                     .ok_or_else(|| self.err(here, None, "the condition has no value"))?;
                 if c {
                     self.body(then, &format!("{at}.then"))
@@ -317,6 +343,9 @@ impl Machine<'_> {
             Stmt::Reduce { var, op, src } => {
                 let n = size(src).unwrap_or(0);
                 for t in 0..self.threads {
+                    if !self.active[t] {
+                        continue;
+                    }
                     let mut acc = 0.0f32;
                     for j in 0..n {
                         let x = self.read(src, j, t, here)? as f32;
@@ -333,6 +362,9 @@ impl Machine<'_> {
                         .map(|t| self.vars[t].get(var).copied().unwrap_or(f32::NAN))
                         .collect();
                     for t in 0..self.threads {
+                        if !self.active[t] {
+                            continue;
+                        }
                         let other = now.get(t ^ o).copied().unwrap_or(f32::NAN);
                         self.vars[t].insert(var.clone(), op.apply(now[t], other));
                     }
@@ -342,6 +374,9 @@ impl Machine<'_> {
             }
             Stmt::Let { var, f } => {
                 for t in 0..self.threads {
+                    if !self.active[t] {
+                        continue;
+                    }
                     let v = self
                         .expr(f, &[], t)
                         .ok_or_else(|| self.err(here, Some(t), "the expression has no value"))?;
@@ -356,11 +391,12 @@ impl Machine<'_> {
         }
     }
 
-    fn cond(&self, c: &Cond) -> Option<bool> {
+    /// The condition's value for thread `t`.
+    fn cond(&self, c: &Cond, t: usize) -> Option<bool> {
         Some(match c {
-            Cond::Lt(a, b) => self.eval(a, 0)? < self.eval(b, 0)?,
-            Cond::Le(a, b) => self.eval(a, 0)? <= self.eval(b, 0)?,
-            Cond::And(a, b) => self.cond(a)? && self.cond(b)?,
+            Cond::Lt(a, b) => self.eval(a, t)? < self.eval(b, t)?,
+            Cond::Le(a, b) => self.eval(a, t)? <= self.eval(b, t)?,
+            Cond::And(a, b) => self.cond(a, t)? && self.cond(b, t)?,
             Cond::NonZero(p) => *self.scalars.get(p)? != 0.0,
         })
     }
@@ -658,6 +694,9 @@ impl Machine<'_> {
         let zfill = op.ptx_zfill().is_some();
         let (rs, rd) = (self.resolve(src, here)?, self.resolve(dst, here)?);
         for t in 0..self.threads {
+            if !self.active[t] {
+                continue;
+            }
             for v in (0..n).step_by(vals as usize) {
                 if zfill {
                     self.zfill_vector(src, dst, pred, v, vals, t, here)?;
@@ -757,6 +796,9 @@ impl Machine<'_> {
             let mut acc = self.regs.remove(&rc.name).unwrap_or_default();
             let (fa, fb) = (&self.regs[&ra.name], &self.regs[&rb.name]);
             for (t, acc_t) in acc.iter_mut().enumerate() {
+                if !self.active[t] {
+                    continue;
+                }
                 let (ia0, ib0, ic0) = (t * ra.n, t * rb.n, t * rc.n);
                 for &(ia, ib, ic) in &order {
                     let x = fa[t][ra.idx[ia0 + ia as usize] as usize] as f32;
@@ -769,6 +811,9 @@ impl Machine<'_> {
             return self.tick(order.len() as u64 * self.threads as u64, here);
         }
         for t in 0..self.threads {
+            if !self.active[t] {
+                continue;
+            }
             for &(ia, ib, ic) in &order {
                 let x = self.read(a, ia, t, here)? as f32;
                 let y = self.read(b, ib, t, here)? as f32;
@@ -789,6 +834,9 @@ impl Machine<'_> {
     ) -> Result<()> {
         let n = size(dst).unwrap_or(0);
         for t in 0..self.threads {
+            if !self.active[t] {
+                continue;
+            }
             for j in 0..n {
                 if let Some(p) = pred {
                     if !self.in_bounds(p, j, t, here)? {
@@ -813,9 +861,19 @@ impl Machine<'_> {
 
     fn barrier(&mut self, b: Barrier, here: &str) -> Result<()> {
         match b {
+            Barrier::Cta if self.active.iter().any(|a| !a) => {
+                return Err(self.err(
+                    here,
+                    None,
+                    "__syncthreads() reached by only some threads (under a condition on the thread index)",
+                ))
+            }
             Barrier::Cta => self.epoch += 1,
             Barrier::CpAsyncCommit => {
                 for t in 0..self.threads {
+                    if !self.active[t] {
+                        continue;
+                    }
                     let g = self.groups[t];
                     self.groups[t] += 1;
                     for p in self.pending[t].iter_mut().filter(|p| p.group.is_none()) {
@@ -825,6 +883,9 @@ impl Machine<'_> {
             }
             Barrier::CpAsyncWait(n) => {
                 for t in 0..self.threads {
+                    if !self.active[t] {
+                        continue;
+                    }
                     let keep_from = self.groups[t].saturating_sub(usize::try_from(n).unwrap_or(0));
                     let (done, still): (Vec<_>, Vec<_>) = std::mem::take(&mut self.pending[t])
                         .into_iter()

@@ -1,6 +1,7 @@
 //! A CPU interpreter of the kernel IR: it runs every thread of every block of a small launch,
-//! statement by statement in lockstep (control flow is CTA-uniform, so lockstep is one valid
-//! schedule), and reports what the GPU would do wrong instead of doing it:
+//! statement by statement in lockstep (loops are CTA-uniform and a condition on the thread
+//! index masks the threads that do not take a branch, which holds no barrier, so lockstep is
+//! one valid schedule), and reports what the GPU would do wrong instead of doing it:
 //!
 //! - an access outside a buffer (global, shared or register);
 //! - a shared-memory race: an element read after another thread's write, or written after

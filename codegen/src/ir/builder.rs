@@ -321,7 +321,8 @@ impl KernelBuilder {
         }))
     }
 
-    /// `if (cond) { then } else { els }` (a CTA-uniform condition).
+    /// `if (cond) { then } else { els }`; a condition on `tid` takes no barrier or shuffle in
+    /// its branches.
     pub fn if_(
         &mut self,
         cond: Cond,

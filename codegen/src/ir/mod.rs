@@ -4,8 +4,7 @@
 //! A [`Kernel`] has typed parameters, shared-memory buffers (element type, layout plain or
 //! swizzled, alignment), register fragments, a thread block and a grid, and a body of
 //! [`Stmt`]s over CuTe tensors: `copy(atom, src, dst, pred)`, `gemm(mma, a, b, c)`, elementwise
-//! maps and reductions over fragments, loops with an unroll factor, CTA-uniform conditions and
-//! barriers. Tensors are `cute_layout::Tensor`s: an engine (a pointer named after a parameter, a
+//! maps and reductions over fragments, loops with an unroll factor, conditions and barriers. Tensors are `cute_layout::Tensor`s: an engine (a pointer named after a parameter, a
 //! shared buffer or a register fragment) and a layout whose dynamic leaves are expressions of the
 //! parameters, the thread index `tid`, the block indices `bx, by, bz` and the loop variables.
 //!
@@ -14,9 +13,10 @@
 //!   vector), the other modes are iterated;
 //! - a `Gemm` over `UniversalFMA` takes `a: (M, K)`, `b: (N, K)`, `c: (M, N)` fragments in
 //!   registers (mode 0 of each may be the atom's value mode of size 1);
-//! - conditions of `If` and loop extents are CTA-uniform (they depend on parameters, block
-//!   indices and loop variables, not on `tid`); per-thread conditions are predicates of the
-//!   statements that carry them.
+//! - loop extents are CTA-uniform (they depend on parameters, block indices and loop variables,
+//!   not on `tid`); a condition of `If` may read `tid` (each thread takes its own branch, as a
+//!   thread outside C skips its output), and then its branches hold no `__syncthreads()` and no
+//!   shuffle; per-element conditions are predicates of the statements that carry them.
 
 mod builder;
 pub mod expr;
@@ -94,7 +94,7 @@ pub enum Stmt {
         unroll: Unroll,
         body: Vec<Stmt>,
     },
-    /// A CTA-uniform condition.
+    /// A condition (on the thread index too: [`Cond::per_thread`]).
     If {
         cond: Cond,
         then: Vec<Stmt>,
@@ -156,7 +156,7 @@ pub enum Unroll {
     Auto,
 }
 
-/// A CTA-uniform condition over integers.
+/// A condition over integers (parameters, block and thread indices, loop variables).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Cond {
     /// `a < b`.
@@ -275,6 +275,15 @@ pub fn visit_ints(body: &[Stmt], f: &mut impl FnMut(&Int)) {
 }
 
 impl Cond {
+    /// Whether the condition reads the thread index (each thread takes its own branch, as
+    /// `if (m < M && n < N)` around one thread's output): its branches hold no barrier and no
+    /// shuffle (`passes::checks`).
+    pub fn per_thread(&self) -> bool {
+        let mut tid = false;
+        self.visit(&mut |i| tid |= sym::names(i).contains("tid"));
+        tid
+    }
+
     /// Calls `f` on both sides of every comparison.
     pub fn visit(&self, f: &mut dyn FnMut(&Int)) {
         match self {

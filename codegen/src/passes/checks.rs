@@ -8,7 +8,7 @@ use cute_layout::{ElemType, Engine, Int, MemSpace, Tensor};
 
 use super::{error, walk};
 use crate::error::Result;
-use crate::ir::{sym, Cond, EExpr, Kernel, ParamType, Pred, Stmt};
+use crate::ir::{sym, Barrier, Cond, EExpr, Kernel, ParamType, Pred, Stmt};
 
 /// Names the generated CUDA declares itself.
 const RESERVED: &[&str] = &["tid", "bx", "by", "bz", "smem_raw"];
@@ -367,14 +367,15 @@ fn statement(k: &Kernel, s: &Stmt, path: &str, vars: &mut HashSet<String>) -> Re
             }
             uniform(k, extent, "the loop extent", path)
         }
-        Stmt::If { cond, .. } => {
+        Stmt::If { cond, then, els } => {
+            if cond.per_thread() {
+                divergent(k, then, path)?;
+                divergent(k, els, path)?;
+            }
             let mut c = vec![cond];
             while let Some(x) = c.pop() {
                 match x {
-                    Cond::Lt(a, b) | Cond::Le(a, b) => {
-                        uniform(k, a, "the condition", path)?;
-                        uniform(k, b, "the condition", path)?;
-                    }
+                    Cond::Lt(..) | Cond::Le(..) => {}
                     Cond::And(a, b) => c.extend([a.as_ref(), b.as_ref()]),
                     Cond::NonZero(p) => {
                         if !matches!(k.param(p).map(|q| q.ty), Some(ParamType::Scalar(_))) {
@@ -522,14 +523,34 @@ fn expression(
     }
 }
 
-/// Loop extents and conditions are the same for every thread of a block (they may read the
+/// The branches of a condition on the thread index: each thread takes its own, so they hold
+/// no `__syncthreads()` (the threads of the other branch never reach it) and no warp shuffle
+/// (its partner lanes may sit the branch out).
+fn divergent(k: &Kernel, body: &[Stmt], path: &str) -> Result<()> {
+    let mut bad = None;
+    crate::ir::visit_stmts(body, &mut |s| match s {
+        Stmt::Barrier(Barrier::Cta) => bad = bad.or(Some("__syncthreads()")),
+        Stmt::Shuffle { .. } => bad = bad.or(Some("a warp shuffle")),
+        _ => {}
+    });
+    match bad {
+        Some(what) => Err(error(
+            k,
+            path,
+            format!("{what} under a condition on the thread index: threads that take the other branch never reach it"),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Loop extents are the same for every thread of a block (they may read the
 /// parameters, the block indices and the loop variables, not `tid`).
 fn uniform(k: &Kernel, i: &Int, what: &str, path: &str) -> Result<()> {
     if sym::names(i).contains("tid") {
         return Err(error(
             k,
             path,
-            format!("{what} {i} depends on the thread index: conditions and extents are CTA-uniform (use a predicate)"),
+            format!("{what} {i} depends on the thread index: loop extents are CTA-uniform (use a predicate or a condition)"),
         ));
     }
     Ok(())

@@ -9,9 +9,10 @@
 //! `x = fmaf(beta, C, x)` only when `beta != 0`, so a C of garbage is never read).
 //!
 //! - naive: one thread per element of C. A `(BLK_M,BLK_N)` CTA tile, a thread layout over it
-//!   (`(8,32):(32,1)` for `naive-rows`, `(32,8):(1,32)` for `naive-cols`); each k step copies
-//!   the thread's element of A and of B into registers (`copy_if`, the identity tensor's
-//!   coordinates as the predicate) and accumulates them with `gemm(UniversalFMA)`.
+//!   (`(8,32):(32,1)` for `naive-rows`, `(32,8):(1,32)` for `naive-cols`); a thread whose
+//!   element (the identity tensor's coordinate) lies inside C copies, at each k step, its
+//!   element of A and of B into registers and accumulates them with `gemm(UniversalFMA)`, then
+//!   stores; the others do nothing (a condition on the thread index, as the template returns).
 //! - tiled: a `T x T` CTA tile of `T*T` threads, `(T,T):(1,T+1)` shared tiles of A and B per k
 //!   tile (the padding keeps the transposing stores of K-major operands conflict-free). Each
 //!   thread loads one element of each operand tile, consecutive threads along the operand's
@@ -64,28 +65,37 @@ pub fn naive(plan: &GemmPlan, tile: (i64, i64), thr: &Layout) -> Result<Kernel> 
         Tiler::from_shape(&tup![s(tile.0), s(1)]),
         Tiler::from_shape(&tup![s(tile.1), s(1)]),
     );
-    k.for_("k", p.k.clone(), Unroll::Auto, |k, kk| {
-        let at_a = coord2(&bx, &kk);
-        let at_b = coord2(&by, &kk);
-        let part = |t: &Tensor, tiler: &Tiler, at: &Coord, step: &Coord| {
-            t.local_tile(tiler, at, None)? // (BLK,1)
-                .local_partition(thr, &tid, Some(step)) // (1,1)
-        };
-        let t_ag_a = part(&p.a, &a_tile, &at_a, &m_of).map_err(&e)?;
-        let t_ac_a = part(&p.id_a, &a_tile, &at_a, &m_of).map_err(&e)?;
-        let t_bg_b = part(&p.b, &b_tile, &at_b, &n_of).map_err(&e)?;
-        let t_bc_b = part(&p.id_b, &b_tile, &at_b, &n_of).map_err(&e)?;
-        k.copy_if(&copy, p.pred_a(t_ac_a), &t_ag_a, &t_cr_a);
-        k.copy_if(&copy, p.pred_b(t_bc_b), &t_bg_b, &t_cr_b);
-        k.gemm(&fma, &t_cr_a, &t_cr_b, &t_cr_c);
-        Ok(())
-    })?;
     let c_tile = Tiler::from_shape(&tup![s(tile.0), s(tile.1)]);
     let part_c = |t: &Tensor| {
         t.local_tile(&c_tile, &coord2(&bx, &by), None)? // (BLK_M,BLK_N)
             .local_partition(thr, &tid, None) // (1,1)
     };
-    epilogue(&mut k, plan, &p, &t_cr_c, &part_c)?;
+    // the thread's output (m, n): a thread outside C computes nothing, so inside the condition
+    // its loads and its store need no predicate
+    let mn = crate::ir::index::coord(&part_c(&p.id_c).map_err(&e)?, 0).map_err(&e)?;
+    let inside = Cond::And(
+        Box::new(Cond::Lt(mn[0].clone(), p.m.clone())),
+        Box::new(Cond::Lt(mn[1].clone(), p.n.clone())),
+    );
+    k.if_(
+        inside,
+        |k| {
+            k.for_("k", p.k.clone(), Unroll::Auto, |k, kk| {
+                let part = |t: &Tensor, tiler: &Tiler, at: &Coord, step: &Coord| {
+                    t.local_tile(tiler, at, None)? // (BLK,1)
+                        .local_partition(thr, &tid, Some(step)) // (1,1)
+                };
+                let t_ag_a = part(&p.a, &a_tile, &coord2(&bx, &kk), &m_of).map_err(&e)?;
+                let t_bg_b = part(&p.b, &b_tile, &coord2(&by, &kk), &n_of).map_err(&e)?;
+                k.copy(&copy, &t_ag_a, &t_cr_a);
+                k.copy(&copy, &t_bg_b, &t_cr_b);
+                k.gemm(&fma, &t_cr_a, &t_cr_b, &t_cr_c);
+                Ok(())
+            })?;
+            epilogue(k, plan, &p, &t_cr_c, &part_c, false)
+        },
+        |_| Ok(()),
+    )?;
     k.finish()
 }
 
@@ -223,7 +233,7 @@ pub fn tiled_with_smem(plan: &GemmPlan, t: i64, smem: &Layout) -> Result<Kernel>
         x.local_tile(&tile, &coord2(&bx, &by), None)? // (BLK_M,BLK_N)
             .local_partition(&thr_c, &tid, None) // (1,1)
     };
-    epilogue(&mut k, plan, &p, &t_cr_c, &part_c)?;
+    epilogue(&mut k, plan, &p, &t_cr_c, &part_c, true)?;
     k.finish()
 }
 
@@ -236,19 +246,25 @@ fn load_threads(t: i64, major: Major) -> cute_layout::Result<Layout> {
     }
 }
 
-/// The plan's epilogue over the thread's elements in bounds, as the template emitter writes
-/// it: `x = alpha * acc`, then `x = fmaf(beta, C, x)` only when `beta != 0`, then the bias and
-/// the ReLU the plan asks for. `part` partitions an `(M,N)` tensor as C is.
+/// The plan's epilogue over the thread's elements (those in bounds when `predicated`), as the
+/// template emitter writes it: `x = alpha * acc`, then `x = fmaf(beta, C, x)` only when
+/// `beta != 0`, then the bias and the ReLU the plan asks for. `part` partitions an `(M,N)`
+/// tensor as C is.
 fn epilogue(
     k: &mut KernelBuilder,
     plan: &GemmPlan,
     p: &Problem,
     acc: &Tensor,
     part: &dyn Fn(&Tensor) -> cute_layout::Result<Tensor>,
+    predicated: bool,
 ) -> Result<()> {
     let e = layout_err(&plan.name, "epilogue");
     let c = k.bind("tCgC", part(&p.c).map_err(&e)?);
-    let pred = p.pred_c(part(&p.id_c).map_err(&e)?);
+    let pred = if predicated {
+        Some(p.pred_c(part(&p.id_c).map_err(&e)?))
+    } else {
+        None
+    };
     let bias = p.bias.as_ref().map(part).transpose().map_err(&e)?;
     let srcs = |with_c: bool| -> Vec<&Tensor> {
         let mut v = vec![acc];
@@ -262,11 +278,11 @@ fn epilogue(
     k.if_(
         Cond::NonZero("beta".into()),
         |k| {
-            k.map(&c, &srcs(true), value(epi, true), Some(pred.clone()));
+            k.map(&c, &srcs(true), value(epi, true), pred.clone());
             Ok(())
         },
         |k| {
-            k.map(&c, &srcs(false), value(epi, false), Some(pred.clone()));
+            k.map(&c, &srcs(false), value(epi, false), pred.clone());
             Ok(())
         },
     )?;
