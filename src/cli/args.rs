@@ -8,7 +8,7 @@ use clap::builder::PossibleValuesParser;
 use clap::error::ErrorKind;
 use clap::{value_parser, Args, Parser, Subcommand, ValueEnum};
 use cute::codegen::cuda::IndexWidth;
-use cute::codegen::gemm::{self, default_emitter, emit_by};
+use cute::codegen::gemm::{self, emit_by, emit_with};
 use cute::codegen::named::{plan_unrolled, NAMES};
 use cute::codegen::recipes;
 use cute::codegen::{CodegenError, GemmLayout, GemmPlan, Kernel, Target};
@@ -476,16 +476,14 @@ impl PlanOpts {
     /// The plan's kernel with `width`-bit index arithmetic, written by the emitter asked for
     /// (the plan's default one when none was).
     pub fn emit(&self, plan: &GemmPlan, width: IndexWidth) -> Result<Kernel, CodegenError> {
-        let emitter = match self.emitter {
-            None => default_emitter(plan),
-            Some(Emitter::Ir) => gemm::Emitter::Ir,
-            Some(Emitter::Template) => gemm::Emitter::Template,
-        };
-        let emitter = match width {
-            IndexWidth::I64 => gemm::Emitter::Ir,
-            IndexWidth::I32 => emitter,
-        };
-        emit_by(plan, emitter, width)
+        match (self.emitter, width) {
+            (Some(Emitter::Ir), IndexWidth::I32) => emit_by(plan, gemm::Emitter::Ir, width),
+            (Some(Emitter::Template), IndexWidth::I32) => {
+                emit_by(plan, gemm::Emitter::Template, width)
+            }
+            // the plan's own choice, and every 64-bit build (the IR's)
+            _ => emit_with(plan, width),
+        }
     }
 
     /// The layouts asked for, or `default` when none.

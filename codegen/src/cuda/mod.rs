@@ -120,13 +120,7 @@ pub fn smem_layout(k: &Kernel) -> (Vec<i64>, i64) {
         let align = b.align.max(1);
         total = ceil_to(total, align);
         offs.push(total);
-        let n = b
-            .layout
-            .shape_layout()
-            .cosize()
-            .ok()
-            .and_then(|c| c.as_static())
-            .unwrap_or(0);
+        let n = b.elements().unwrap_or(0);
         total = total.saturating_add(ceil_to(n.saturating_mul(i64::from(b.elem.bits())), 8) / 8);
     }
     (offs, total)

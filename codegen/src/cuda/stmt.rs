@@ -9,7 +9,7 @@ use super::cexpr::{CExpr, CInt, Names};
 use crate::error::Result;
 use crate::ir::index::{addr, coord, size, Addr};
 use crate::ir::{Barrier, Cond, EExpr, Kernel, Pred, Stmt, Unroll};
-use crate::lower::{self, Needs};
+use crate::lower::{self, LoopBound, Needs};
 use crate::passes::{describe, error};
 use crate::writer::Writer;
 
@@ -52,22 +52,15 @@ fn statement(k: &Kernel, s: &Stmt, w: &mut Writer, needs: &mut Needs) -> Result<
                 "for (cute_idx {var} = 0; {var} < {}; ++{var})",
                 CInt(extent)
             ));
-            let bounded = extent
-                .as_static()
-                .filter(|&n| n > 0)
-                .map(|n| (var.clone(), n - 1));
-            let unrolled = bounded.clone().filter(|_| *unroll == Unroll::Full);
-            if let Some(u) = &unrolled {
-                needs.unrolled.push(u.clone());
-            }
-            if let Some(b) = &bounded {
-                needs.loops.push(b.clone());
-            }
+            let bounded = extent.as_static().filter(|&n| n > 0).map(|n| LoopBound {
+                var: var.clone(),
+                max: n - 1,
+                unrolled: *unroll == Unroll::Full,
+            });
+            let pushed = bounded.is_some();
+            needs.loops.extend(bounded);
             let r = body(k, inner, w, needs);
-            if unrolled.is_some() {
-                needs.unrolled.pop();
-            }
-            if bounded.is_some() {
+            if pushed {
                 needs.loops.pop();
             }
             r?;
@@ -76,10 +69,10 @@ fn statement(k: &Kernel, s: &Stmt, w: &mut Writer, needs: &mut Needs) -> Result<
         Stmt::If { cond, then, els } => {
             w.open(format!("if ({})", cond_c(cond, needs)));
             // `if (kb1 < 7)` over a loop index: the then-branch sees kb1 <= 6
-            let saved = (needs.loops.clone(), needs.unrolled.clone());
+            let saved = needs.loops.clone();
             narrow(cond, needs);
             let r = body(k, then, w, needs);
-            (needs.loops, needs.unrolled) = saved;
+            needs.loops = saved;
             r?;
             if !els.is_empty() {
                 w.reopen("else");
@@ -224,7 +217,7 @@ fn swizzled(
         format!("cute_swizzle<{b},{m},{s}>({x})")
     };
     let whole = |needs: &mut Needs| call(&CInt(arg).to_string(), needs);
-    let Some((d, c)) = split_unrolled(arg, &needs.unrolled) else {
+    let Some((d, c)) = split_unrolled(arg, &needs.loops) else {
         return whole(needs);
     };
     let threads = k.threads();
@@ -233,10 +226,10 @@ fn swizzled(
         if n == "tid" {
             Some(threads - 1)
         } else {
-            loops.iter().find(|u| u.0 == n).map(|u| u.1)
+            loops.iter().find(|l| l.var == n).map(|l| l.max)
         }
     };
-    let c_bits = unrolled_bits(&c, &needs.unrolled).or_else(|| crate::ir::sym::may_bits(&c, &max));
+    let c_bits = unrolled_bits(&c, &needs.loops).or_else(|| crate::ir::sym::may_bits(&c, &max));
     let (Some(md), Some(mc)) = (crate::ir::sym::may_bits(&d, &max), c_bits) else {
         return whole(needs);
     };
@@ -296,20 +289,21 @@ fn narrow(c: &Cond, needs: &mut Needs) {
         Cond::NonZero(_) => None,
     };
     if let Some((name, v)) = found {
-        for l in needs.loops.iter_mut().chain(needs.unrolled.iter_mut()) {
-            if l.0 == name {
-                l.1 = l.1.min(v);
-            }
+        for l in needs.loops.iter_mut().filter(|l| l.var == name) {
+            l.max = l.max.min(v);
         }
     }
 }
 
 /// The bits `c` may have set over every value of the fully unrolled loop indices it reads (at
 /// most 4096 combinations), exactly; `None` when it reads anything else or there are more.
-fn unrolled_bits(c: &cute_layout::Int, unrolled: &[(String, i64)]) -> Option<u64> {
+fn unrolled_bits(c: &cute_layout::Int, loops: &[LoopBound]) -> Option<u64> {
     let names: Vec<(String, i64)> = crate::ir::sym::names(c)
         .into_iter()
-        .map(|n| unrolled.iter().find(|u| u.0 == n).cloned())
+        .map(|n| {
+            let l = loops.iter().find(|l| l.unrolled && l.var == n)?;
+            Some((n, l.max))
+        })
         .collect::<Option<_>>()?;
     let count = names
         .iter()
@@ -335,7 +329,7 @@ fn unrolled_bits(c: &cute_layout::Int, unrolled: &[(String, i64)]) -> Option<u64
 /// `arg = D + C`: `C` the literal and the terms that read only fully unrolled loop variables.
 fn split_unrolled(
     arg: &cute_layout::Int,
-    unrolled: &[(String, i64)],
+    loops: &[LoopBound],
 ) -> Option<(cute_layout::Int, cute_layout::Int)> {
     use cute_layout::symbolic::SymExpr;
     let cute_layout::Int::Dynamic(dy) = arg else {
@@ -344,7 +338,7 @@ fn split_unrolled(
     let constant = |t: &cute_layout::Int| {
         crate::ir::sym::names(t)
             .iter()
-            .all(|n| unrolled.iter().any(|u| &u.0 == n))
+            .all(|n| loops.iter().any(|l| l.unrolled && &l.var == n))
     };
     let mut c = cute_layout::s(0);
     match dy.expr()? {
@@ -558,23 +552,11 @@ fn copy(
     Ok(())
 }
 
-/// The static extents of a UniversalFMA fragment: `(x, y)` of `(x,y)` or `(1,x,y)`.
-fn dims(t: &Tensor) -> Option<(i64, i64)> {
-    let l = t.layout().shape_layout();
-    let modes: Vec<i64> = (0..l.rank())
-        .map(|i| l.mode(i).ok()?.size().ok()?.as_static())
-        .collect::<Option<_>>()?;
-    match modes.as_slice() {
-        [1, x, y] | [x, y] => Some((*x, *y)),
-        _ => None,
-    }
-}
-
 /// The order UniversalFMA's `gemm` visits `(m, n, k)` (k outer, as CuTe's outer products), and
 /// the flat element index of each operand. Shared with the interpreter.
 pub(crate) fn fma_order(a: &Tensor, b: &Tensor) -> Option<Vec<(i64, i64, i64)>> {
-    let (m, kk) = dims(a)?;
-    let (n, _) = dims(b)?;
+    let (m, kk) = crate::ir::index::fma_dims(a)?;
+    let (n, _) = crate::ir::index::fma_dims(b)?;
     let mut out = Vec::new();
     for k in 0..kk {
         for i in 0..m {

@@ -55,19 +55,24 @@ pub fn emit_with(plan: &GemmPlan, width: IndexWidth) -> Result<Kernel> {
     }
 }
 
-/// Verifies a plan and lowers it by `emitter`. The plan's own checks (coverage, banks,
-/// budgets: the template emitter's) run first either way. The IR writes a rolled k-block loop
-/// ([`GemmPlan::with_k_block_unroll`]) fully unrolled; it refuses epilogue functors, and the
-/// template refuses 64-bit indices.
+/// Verifies a plan and lowers it by `emitter`. The plan's own checks run first either way: the
+/// kernel name and functors (`common::check_names`), a pipelined plan's coverage, budgets and
+/// copies (`pipelined::check`); the naive and tiled recipes check their tiles themselves. The IR
+/// refuses epilogue functors, the template 64-bit indices.
 pub fn emit_by(plan: &GemmPlan, emitter: Emitter, width: IndexWidth) -> Result<Kernel> {
-    let template = emit_template(plan)?;
     match (emitter, width) {
-        (Emitter::Template, IndexWidth::I32) => Ok(template),
+        (Emitter::Template, IndexWidth::I32) => emit_template(plan),
         (Emitter::Template, IndexWidth::I64) => Err(plan.error(
             "index width",
             "the template emitter writes 32-bit index arithmetic only; the IR writes 64-bit",
         )),
-        (Emitter::Ir, _) => crate::cuda::emit_with(&crate::recipes::gemm(plan)?, width),
+        (Emitter::Ir, _) => {
+            common::check_names(plan)?;
+            if let Policy::Pipelined(p) = &plan.policy {
+                pipelined::check(plan, p)?;
+            }
+            crate::cuda::emit_with(&crate::recipes::gemm(plan)?, width)
+        }
     }
 }
 

@@ -50,14 +50,26 @@ struct CopyParts {
     smem_offset: i64,
 }
 
+/// The plan's checks (coverage, budgets, banks: `verify::pipelined`; the copies' vectors), with
+/// what they computed. Both emitters run them (`gemm::emit_by`).
+fn checked<'a>(plan: &GemmPlan, p: &'a Pipelined) -> Result<(verify::Report, Parts<'a>)> {
+    let report = verify::pipelined(plan, p)?;
+    let parts = partitions(plan, p)?;
+    check_copies(plan, &parts)?;
+    Ok((report, parts))
+}
+
+/// The checks of a pipelined plan, for the IR's kernel of it.
+pub fn check(plan: &GemmPlan, p: &Pipelined) -> Result<()> {
+    checked(plan, p).map(|_| ())
+}
+
 /// Emits a pipelined kernel.
 pub fn emit(plan: &GemmPlan) -> Result<Kernel> {
     let Policy::Pipelined(p) = &plan.policy else {
         return Err(plan.error("policy", "not a pipelined plan"));
     };
-    let mut report = verify::pipelined(plan, p)?;
-    let mut parts = partitions(plan, p)?;
-    check_copies(plan, &parts)?;
+    let (mut report, mut parts) = checked(plan, p)?;
     parts.trips = trip_form(&parts);
     report.notes.extend(bank_notes(&parts));
     let mut w = Writer::new();

@@ -209,13 +209,7 @@ impl Machine<'_> {
         self.generation += 1;
         self.smem.clear();
         for b in &self.k.smem {
-            let n = b
-                .layout
-                .shape_layout()
-                .cosize()
-                .ok()
-                .and_then(|c| c.as_static())
-                .unwrap_or(0) as usize;
+            let n = b.elements().unwrap_or(0) as usize;
             // shared memory starts as garbage: NaN makes a read of it visible in the output
             self.smem.insert(
                 b.name.clone(),

@@ -78,6 +78,18 @@ pub fn size(t: &Tensor) -> Option<i64> {
     t.layout().shape_layout().size().ok()?.as_static()
 }
 
+/// The static extents of a UniversalFMA fragment: `(x, y)` of `(x,y)` or `(1,x,y)`.
+pub(crate) fn fma_dims(t: &Tensor) -> Option<(i64, i64)> {
+    let l = t.layout().shape_layout();
+    let modes: Vec<i64> = (0..l.rank())
+        .map(|i| l.mode(i).ok()?.size().ok()?.as_static())
+        .collect::<Option<_>>()?;
+    match modes.as_slice() {
+        [1, x, y] | [x, y] => Some((*x, *y)),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -72,6 +72,13 @@ pub struct SmemBuf {
     pub align: i64,
 }
 
+impl SmemBuf {
+    /// The elements it holds (its layout's static cosize), `None` when that is not static.
+    pub fn elements(&self) -> Option<i64> {
+        self.layout.shape_layout().cosize().ok()?.as_static()
+    }
+}
+
 /// A per-thread register fragment of `size` elements.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RegBuf {

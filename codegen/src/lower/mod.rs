@@ -23,10 +23,17 @@ pub struct Needs {
     pub bfloat: bool,
     /// `cute_lds128` / `cute_lds64` (`universal::LDS_FNS`).
     pub lds: bool,
-    /// While the writer is inside fully unrolled loops of static extent: their variables and
-    /// largest values (constants to the compiler once unrolled).
-    pub unrolled: Vec<(String, i64)>,
-    /// The enclosing loops of static extent, unrolled or not: their variables and largest
-    /// values (the bounds the swizzle split's bit analysis reads).
-    pub loops: Vec<(String, i64)>,
+    /// The enclosing loops of static extent (the bounds the swizzle split's bit analysis reads),
+    /// innermost last.
+    pub loops: Vec<LoopBound>,
+}
+
+/// A loop the writer is inside, of static extent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoopBound {
+    pub var: String,
+    /// Its largest value (narrowed inside `if (var < c)`).
+    pub max: i64,
+    /// Fully unrolled: the compiler sees each value as a constant.
+    pub unrolled: bool,
 }

@@ -93,12 +93,7 @@ fn int_param(k: &Kernel, name: &str) -> bool {
 
 fn storage(k: &Kernel) -> Result<()> {
     for b in &k.smem {
-        let n = b
-            .layout
-            .shape_layout()
-            .cosize()
-            .ok()
-            .and_then(|c| c.as_static());
+        let n = b.elements();
         if n.is_none_or(|n| n <= 0) {
             return Err(error(
                 k,
@@ -418,16 +413,7 @@ fn gemm_shapes(
     c: &cute_layout::Tensor,
     path: &str,
 ) -> Result<()> {
-    let dims = |t: &cute_layout::Tensor| -> Option<(i64, i64)> {
-        let l = t.layout().shape_layout();
-        let modes: Vec<i64> = (0..l.rank())
-            .map(|i| l.mode(i).ok()?.size().ok()?.as_static())
-            .collect::<Option<_>>()?;
-        match modes.as_slice() {
-            [1, x, y] | [x, y] => Some((*x, *y)),
-            _ => None,
-        }
-    };
+    let dims = crate::ir::index::fma_dims;
     let (Some((m, ka)), Some((n, kb)), Some((cm, cn))) = (dims(a), dims(b), dims(c)) else {
         return Err(error(
             k,

@@ -143,6 +143,7 @@ fn naive_threads(name: &str, target: Target, tile: (i64, i64), thr: &Layout) -> 
 
 /// A shared-memory tiled GEMM with `T x T` tiles and the padded `(T,T):(1,T+1)` shared layout.
 pub fn tiled(plan: &GemmPlan, t: i64) -> Result<Kernel> {
+    check_tile(plan, t)?;
     let smem = Layout::new(tup![s(t), s(t)], tup![s(1), s(t + 1)])
         .map_err(layout_err(&plan.name, "shared tile"))?;
     tiled_with_smem(plan, t, &smem)
@@ -153,14 +154,7 @@ pub fn tiled(plan: &GemmPlan, t: i64) -> Result<Kernel> {
 /// place is a race the interpreter reports).
 pub fn tiled_with_smem(plan: &GemmPlan, t: i64, smem: &Layout) -> Result<Kernel> {
     let (name, layout, target) = (plan.name.as_str(), plan.layout, plan.target);
-    let max = target.max_threads_per_block;
-    if t < 1 || t.saturating_mul(t) > max {
-        return Err(CodegenError::Plan {
-            plan: name.to_string(),
-            part: "tile",
-            msg: format!("{t}x{t} threads must be 1..{max}"),
-        });
-    }
+    check_tile(plan, t)?;
     let e = layout_err(name, "tiled");
     let mut k = KernelBuilder::new(&plan.kernel_name());
     k.doc(&format!(
@@ -235,6 +229,19 @@ pub fn tiled_with_smem(plan: &GemmPlan, t: i64, smem: &Layout) -> Result<Kernel>
     };
     epilogue(&mut k, plan, &p, &t_cr_c, &part_c, true)?;
     k.finish()
+}
+
+/// A `T x T` tile of `T*T` threads must fit the target's block.
+fn check_tile(plan: &GemmPlan, t: i64) -> Result<()> {
+    let max = plan.target.max_threads_per_block;
+    if t < 1 || t.saturating_mul(t) > max {
+        return Err(CodegenError::Plan {
+            plan: plan.name.clone(),
+            part: "tile",
+            msg: format!("{t}x{t} threads must be 1..{max}"),
+        });
+    }
+    Ok(())
 }
 
 /// The threads of a `(T,T)` operand tile `(row,k)`: consecutive threads along the operand's

@@ -1,8 +1,9 @@
-//! Kernels that are not GEMMs, written with the builder ([`crate::ir::KernelBuilder`]) as a CuTe
-//! kernel body is written: `transpose` (a tiled transpose through a swizzled shared tile) and
-//! `row-softmax` (a fused elementwise and row-reduction kernel).
+//! Kernels written with the builder ([`crate::ir::KernelBuilder`]) as a CuTe kernel body is
+//! written: the named recipes `transpose` (a tiled transpose through a swizzled shared tile) and
+//! `row-softmax` (a fused elementwise and row-reduction kernel), and the IR kernel of every GEMM
+//! plan ([`gemm`]), with the problems that check them on the CPU ([`case`], [`gemm_case`]).
 //!
-//! Each recipe comes in variants, fastest first: a 128-bit vector variant whose launch
+//! Each named recipe comes in variants, fastest first: a 128-bit vector variant whose launch
 //! requirements (divisible sizes and leading dimensions, from the alignment pass) may not hold,
 //! then a scalar one that runs anywhere. The runtime launches the first whose requirements hold.
 
