@@ -117,11 +117,18 @@ pub fn smem_layout(k: &Kernel) -> (Vec<i64>, i64) {
     let mut offs = Vec::new();
     let mut total = 0i64;
     for b in &k.smem {
+        let n = b.elements().unwrap_or(0);
+        let bytes = ceil_to(n.saturating_mul(i64::from(b.elem.bits())), 8) / 8;
+        if b.reuses {
+            // over the buffers before it, from the start
+            offs.push(0);
+            total = total.max(bytes);
+            continue;
+        }
         let align = b.align.max(1);
         total = ceil_to(total, align);
         offs.push(total);
-        let n = b.elements().unwrap_or(0);
-        total = total.saturating_add(ceil_to(n.saturating_mul(i64::from(b.elem.bits())), 8) / 8);
+        total = total.saturating_add(bytes);
     }
     (offs, total)
 }
@@ -197,7 +204,12 @@ fn declarations(k: &Kernel, width: IndexWidth, w: &mut Writer) {
         w.line("extern __shared__ __align__(128) unsigned char smem_raw[];");
         let (offs, _) = smem_layout(k);
         for (b, off) in k.smem.iter().zip(offs) {
-            w.comment(format!("{}: {} ({})", b.name, b.layout, b.elem));
+            let reuse = if b.reuses {
+                ", over the buffers before it"
+            } else {
+                ""
+            };
+            w.comment(format!("{}: {} ({}){reuse}", b.name, b.layout, b.elem));
             let t = ctype(b.elem);
             w.line(format!(
                 "{t}* {} = reinterpret_cast<{t}*>(smem_raw + {off});",

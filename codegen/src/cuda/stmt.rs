@@ -198,6 +198,54 @@ fn elem_off(
     Ok((p.name.clone(), off))
 }
 
+/// The 32-bit shared-window byte address of element `j` of a shared tensor:
+/// `cute_smem_u32(sB) + bytes * offset`. For a swizzled offset split as `(d ^ x) + a`
+/// ([`swizzle_parts`]) over a buffer whose window address is aligned past every bit of
+/// `bytes * x`, the XOR moves onto the address, `((win + bytes * d) ^ bytes * x) + bytes * a`
+/// (equal: adding the aligned `win` carries into no bit the XOR touches), so the k-block reads
+/// of a fragment share one register and differ by a XOR with a constant and an immediate.
+fn smem_window(k: &Kernel, here: &str, t: &Tensor, j: i64, needs: &mut Needs) -> Result<String> {
+    let (name, off) = elem_off(k, here, t, j, needs)?;
+    let eb = storage_type(k, t).bits() / 8;
+    let win = format!("cute_smem_u32({name})");
+    let whole = format!("({win} + {eb}u * ({off}))");
+    let a = addr(t, j).map_err(|e| error(k, here, format!("{t}, element {j}: {e}")))?;
+    let Addr::Swz { base, sw, arg } = &a else {
+        return Ok(whole);
+    };
+    let parts = swizzle_parts(k, *sw, arg, needs);
+    let Some((x, mask)) = &parts.xor else {
+        return Ok(whole);
+    };
+    let aligned = window_align(k, &name);
+    if !base.is_constant(0) || mask.saturating_mul(u64::from(eb)) >= aligned {
+        return Ok(whole);
+    }
+    let at = format!("(({win} + {eb}u * ({})) ^ ({eb}u * {x}))", parts.d);
+    Ok(match &parts.add {
+        Some(a) => format!("({at} + {eb}u * {a})"),
+        None => at,
+    })
+}
+
+/// The alignment of a shared buffer's window address, in bytes: its offset in the kernel's
+/// dynamic shared memory, whose start is 128-byte aligned (`__align__(128)`).
+fn window_align(k: &Kernel, name: &str) -> u64 {
+    let (offs, _) = super::smem_layout(k);
+    let off = k
+        .smem
+        .iter()
+        .zip(offs)
+        .find(|(b, _)| b.name == name)
+        .map_or(0, |(_, o)| o);
+    let off = u64::try_from(off).unwrap_or(1);
+    if off == 0 {
+        128
+    } else {
+        (1u64 << off.trailing_zeros()).min(128)
+    }
+}
+
 /// `sw(arg)` as C. A swizzle is XOR-linear: when `arg = D + C` with `C` the terms that are
 /// constants once the enclosing loops are unrolled (literals, fully unrolled loop variables) and
 /// no bit set in any value of both (`ir::sym::may_bits`), `sw(arg) = sw(D) ^ sw(C)`, and `sw(D)`
@@ -205,20 +253,16 @@ fn elem_off(
 /// are then added, the others XORed: `(sw(D) ^ lo) + hi`, so the k-block reads of a fragment
 /// share `sw(D)` and differ by a XOR with a constant and an immediate offset (the template's
 /// form).
-fn swizzled(
+fn swizzle_parts(
     k: &Kernel,
     sw: cute_layout::Swizzle,
     arg: &cute_layout::Int,
     needs: &mut Needs,
-) -> String {
+) -> Swz {
     let (b, m, s) = sw.params();
     let call = |x: &str, needs: &mut Needs| {
         needs.swizzle = true;
         format!("cute_swizzle<{b},{m},{s}>({x})")
-    };
-    let whole = |needs: &mut Needs| call(&CInt(arg).to_string(), needs);
-    let Some((d, c)) = split_unrolled(arg, &needs.loops) else {
-        return whole(needs);
     };
     let threads = k.threads();
     let loops = needs.loops.clone();
@@ -229,6 +273,15 @@ fn swizzled(
             loops.iter().find(|l| l.var == n).map(|l| l.max)
         }
     };
+    let yyy = ((1u64 << b) - 1) << (i64::from(m) + i64::from(s.max(0)));
+    // an argument without a bit the swizzle reads is its own image
+    let whole = |needs: &mut Needs| match crate::ir::sym::may_bits(arg, &max) {
+        Some(bits) if bits & yyy == 0 => Swz::whole(CInt(arg).to_string()),
+        _ => Swz::whole(call(&CInt(arg).to_string(), needs)),
+    };
+    let Some((d, c)) = split_unrolled(arg, &needs.loops) else {
+        return whole(needs);
+    };
     let c_bits = unrolled_bits(&c, &needs.loops).or_else(|| crate::ir::sym::may_bits(&c, &max));
     let (Some(md), Some(mc)) = (crate::ir::sym::may_bits(&d, &max), c_bits) else {
         return whole(needs);
@@ -236,7 +289,6 @@ fn swizzled(
     if md & mc != 0 {
         return whole(needs);
     }
-    let yyy = ((1u64 << b) - 1) << (i64::from(m) + i64::from(s.max(0)));
     let moved = |x: u64| {
         if s >= 0 {
             (x & yyy) >> s
@@ -258,17 +310,58 @@ fn swizzled(
         None if mc & yyy == 0 => (CInt(&c).to_string(), mc),
         None => (call(&CInt(&c).to_string(), needs), mc | moved(mc)),
     };
-    if mcc == 0 {
-        return dtext;
-    }
     let (xor, add) = (mcc & mdd, mcc & !mdd);
-    match (xor != 0, add != 0) {
-        (false, _) => format!("({dtext} + {ctext})"),
-        (true, false) => format!("({dtext} ^ {ctext})"),
+    let part = |mask: u64, all: u64| match c.as_static() {
         // a literal sw(C) splits at compile time
-        (true, true) if c.as_static().is_some() => format!("(({dtext} ^ {xor}) + {add})"),
-        (true, true) => format!("(({dtext} ^ ({ctext} & {xor})) + ({ctext} & {add}))"),
+        Some(_) => mask.to_string(),
+        None if mask == all => ctext.clone(),
+        None => format!("({ctext} & {mask})"),
+    };
+    Swz {
+        d: dtext,
+        xor: (xor != 0).then(|| (part(xor, mcc), xor)),
+        add: (add != 0).then(|| part(add, mcc)),
     }
+}
+
+/// `sw(arg)` split as `(d ^ xor) + add`: `xor` the text and the mask of the bits XORed into `d`,
+/// `add` the text of the bits added; `d` alone when the split does not apply.
+struct Swz {
+    d: String,
+    xor: Option<(String, u64)>,
+    add: Option<String>,
+}
+
+impl Swz {
+    fn whole(d: String) -> Swz {
+        Swz {
+            d,
+            xor: None,
+            add: None,
+        }
+    }
+
+    /// The element offset `(d ^ xor) + add`.
+    fn offset(&self) -> String {
+        let x = match &self.xor {
+            Some((x, _)) => format!("({} ^ {x})", self.d),
+            None => self.d.clone(),
+        };
+        match &self.add {
+            Some(a) => format!("({x} + {a})"),
+            None => x,
+        }
+    }
+}
+
+/// `sw(arg)` as C: [`swizzle_parts`] joined.
+fn swizzled(
+    k: &Kernel,
+    sw: cute_layout::Swizzle,
+    arg: &cute_layout::Int,
+    needs: &mut Needs,
+) -> String {
+    swizzle_parts(k, sw, arg, needs).offset()
 }
 
 /// Narrows the largest value of each loop index that `c` bounds by a literal (`kb1 < 7`).
@@ -521,7 +614,8 @@ fn copy(
                             ),
                             MemSpace::Smem => {
                                 let (name, off) = elem_off(k, here, t, v, needs)?;
-                                lower::universal::Side::Shared { name, off }
+                                let addr = smem_window(k, here, t, v, needs)?;
+                                lower::universal::Side::Shared { name, off, addr }
                             }
                             MemSpace::Gmem => {
                                 lower::universal::Side::Mem(elem_ref(k, here, t, v, needs)?)
@@ -552,15 +646,18 @@ fn copy(
     Ok(())
 }
 
-/// The order UniversalFMA's `gemm` visits `(m, n, k)` (k outer, as CuTe's outer products), and
-/// the flat element index of each operand. Shared with the interpreter.
+/// The order UniversalFMA's `gemm` visits `(m, n, k)`, as CuTe's `gemm` over register
+/// fragments does: k outer, then n, then m serpentine (downwards on odd n), so consecutive FMAs
+/// share a value of B and each column starts on the value of A the last one ended on. With the
+/// flat element index of each operand. Shared with the interpreter.
 pub(crate) fn fma_order(a: &Tensor, b: &Tensor) -> Option<Vec<(i64, i64, i64)>> {
     let (m, kk) = crate::ir::index::fma_dims(a)?;
     let (n, _) = crate::ir::index::fma_dims(b)?;
     let mut out = Vec::new();
     for k in 0..kk {
-        for i in 0..m {
-            for j in 0..n {
+        for j in 0..n {
+            for i0 in 0..m {
+                let i = if j % 2 == 1 { m - 1 - i0 } else { i0 };
                 out.push((i + m * k, j + n * k, i + m * j));
             }
         }

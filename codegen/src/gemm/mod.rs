@@ -26,17 +26,15 @@ pub enum Emitter {
     Template,
 }
 
-/// The emitter a plan's 32-bit kernel comes from: the IR where its kernel has matched the
-/// template's speed on the GPU (the naive and shared-memory tiled plans: within 2% of the
-/// template's time in every layout at 2048^3 on the H200), the template for the pipelined plans
-/// until the IR's do (68-88% of cuBLAS against 86-98% at 4096^3), and for epilogue functors,
-/// which are C++ text. The gate is `cute bench --emitter ir` beside `--emitter template` in one
-/// GPU call (docs/performance.md). This is the one place that decides.
+/// The emitter a plan's 32-bit kernel comes from: the IR for every plan (its kernels measured
+/// at or above the template's speed on the H200 in one GPU call: the naive and tiled plans at
+/// 2048^3, the pipelined ones at 4096^3, docs/performance.md), the template only for epilogue
+/// functors, which are C++ text. The gate is `cute bench --emitter ir` beside `--emitter
+/// template` in one GPU call. This is the one place that decides.
 pub fn default_emitter(plan: &GemmPlan) -> Emitter {
     match plan.policy {
         _ if !plan.epilogue.functors.is_empty() => Emitter::Template,
-        Policy::Naive { .. } | Policy::SmemTiled { .. } => Emitter::Ir,
-        Policy::Pipelined(_) => Emitter::Template,
+        Policy::Naive { .. } | Policy::SmemTiled { .. } | Policy::Pipelined(_) => Emitter::Ir,
     }
 }
 

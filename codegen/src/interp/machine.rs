@@ -27,10 +27,21 @@ struct Shadow {
     pending: u32,
 }
 
+/// A shared buffer in the CTA's shared memory: its first byte and its element type. Elements
+/// live at their byte address in one arena, so a buffer that reuses the memory of others
+/// (`KernelBuilder::smem_reuse`) sees what they hold and races with their accesses.
 struct Smem {
+    base: usize,
+    bytes: usize,
+    len: usize,
+    elem: cute_layout::ElemType,
+}
+
+/// The CTA's shared memory, one slot per byte (an element at the slot of its first byte).
+#[derive(Default)]
+struct Arena {
     data: Vec<f64>,
     shadow: Vec<Shadow>,
-    elem: cute_layout::ElemType,
 }
 
 struct Pending {
@@ -48,6 +59,7 @@ struct Machine<'a> {
     gbuf: HashMap<String, usize>,
     gwriter: HashMap<String, Vec<i64>>,
     smem: HashMap<String, Smem>,
+    arena: Arena,
     regs: HashMap<String, Vec<Vec<f64>>>,
     vars: Vec<HashMap<String, f32>>,
     pending: Vec<Vec<Pending>>,
@@ -155,6 +167,7 @@ pub(super) fn run(k: &Kernel, args: &mut [Arg]) -> Result<Report> {
         gbuf,
         gwriter,
         smem: HashMap::new(),
+        arena: Arena::default(),
         regs: HashMap::new(),
         vars: Vec::new(),
         pending: Vec::new(),
@@ -208,18 +221,24 @@ impl Machine<'_> {
         }
         self.generation += 1;
         self.smem.clear();
-        for b in &self.k.smem {
-            let n = b.elements().unwrap_or(0) as usize;
-            // shared memory starts as garbage: NaN makes a read of it visible in the output
+        let (offs, total) = crate::cuda::smem_layout(self.k);
+        for (b, off) in self.k.smem.iter().zip(offs) {
             self.smem.insert(
                 b.name.clone(),
                 Smem {
-                    data: vec![f64::NAN; n],
-                    shadow: vec![Shadow::default(); n],
+                    base: usize::try_from(off).unwrap_or(0),
+                    bytes: (b.elem.bits() as usize / 8).max(1),
+                    len: b.elements().unwrap_or(0) as usize,
                     elem: b.elem,
                 },
             );
         }
+        // shared memory starts as garbage: NaN makes a read of it visible in the output
+        let total = usize::try_from(total).unwrap_or(0);
+        self.arena = Arena {
+            data: vec![f64::NAN; total],
+            shadow: vec![Shadow::default(); total],
+        };
         self.regs.clear();
         for r in &self.k.regs {
             self.regs.insert(
@@ -470,7 +489,7 @@ impl Machine<'_> {
                 Some(Arg::Buffer(b)) => b.data.len(),
                 _ => 0,
             },
-            MemSpace::Smem => self.smem.get(&p.name).map_or(0, |s| s.data.len()),
+            MemSpace::Smem => self.smem.get(&p.name).map_or(0, |s| s.len),
             MemSpace::Rmem => self.regs.get(&p.name).map_or(0, |r| r[t].len()),
         };
         match usize::try_from(i) {
@@ -576,23 +595,22 @@ impl Machine<'_> {
             MemSpace::Rmem => Ok(self.regs[name][t][i]),
             MemSpace::Smem => {
                 let epoch = self.epoch;
-                let sh = self.smem[name].shadow[i];
+                let slot = self.slot(name, i);
+                let sh = self.arena.shadow[slot];
                 if sh.pending > 0 {
                     return Err(self.err(here, Some(t), format!("reads {name}[{i}] before the cp.async that writes it has landed (cp.async.wait_group)")));
                 }
                 if sh.w_epoch == epoch && sh.writer != t as u32 {
                     return Err(self.err(here, Some(t), format!("reads {name}[{i}], written by thread {} with no __syncthreads() between (a race)", sh.writer)));
                 }
-                let s = self.smem.get_mut(name).map(|s| &mut s.shadow[i]);
-                if let Some(sh) = s {
-                    if sh.r_epoch == epoch && sh.reader != t as u32 {
-                        sh.reader = SEVERAL;
-                    } else if sh.r_epoch != epoch {
-                        sh.r_epoch = epoch;
-                        sh.reader = t as u32;
-                    }
+                let sh = &mut self.arena.shadow[slot];
+                if sh.r_epoch == epoch && sh.reader != t as u32 {
+                    sh.reader = SEVERAL;
+                } else if sh.r_epoch != epoch {
+                    sh.r_epoch = epoch;
+                    sh.reader = t as u32;
                 }
-                Ok(self.smem[name].data[i])
+                Ok(self.arena.data[slot])
             }
         }
     }
@@ -640,19 +658,25 @@ impl Machine<'_> {
             }
             MemSpace::Smem => {
                 self.smem_write_check(name, i, t, here)?;
-                let epoch = self.epoch;
-                if let Some(s) = self.smem.get_mut(name) {
-                    s.shadow[i].w_epoch = epoch;
-                    s.shadow[i].writer = t as u32;
-                    s.data[i] = super::round(s.elem, v);
-                }
+                let slot = self.slot(name, i);
+                let elem = self.smem[name].elem;
+                let sh = &mut self.arena.shadow[slot];
+                sh.w_epoch = self.epoch;
+                sh.writer = t as u32;
+                self.arena.data[slot] = super::round(elem, v);
                 Ok(())
             }
         }
     }
 
+    /// The arena slot of element `i` of shared buffer `name` (in bounds: `locate` checked it).
+    fn slot(&self, name: &str, i: usize) -> usize {
+        let b = &self.smem[name];
+        b.base + i * b.bytes
+    }
+
     fn smem_write_check(&self, name: &str, i: usize, t: usize, here: &str) -> Result<()> {
-        let sh = self.smem[name].shadow[i];
+        let sh = self.arena.shadow[self.slot(name, i)];
         let me = t as u32;
         if sh.w_epoch == self.epoch && sh.writer != me {
             return Err(self.err(here, Some(t), format!("writes {name}[{i}], also written by thread {} with no __syncthreads() between (a race)", sh.writer)));
@@ -764,9 +788,8 @@ impl Machine<'_> {
         let value = if ok { self.read(src, j, t, here)? } else { 0.0 };
         let (_, buf, idx) = self.locate(dst, j, t, here)?;
         self.smem_write_check(&buf, idx, t, here)?;
-        if let Some(s) = self.smem.get_mut(&buf) {
-            s.shadow[idx].pending += 1;
-        }
+        let slot = self.slot(&buf, idx);
+        self.arena.shadow[slot].pending += 1;
         self.pending[t].push(Pending {
             group: None,
             buf,
@@ -886,9 +909,8 @@ impl Machine<'_> {
                         .partition(|p| p.group.is_some_and(|g| g < keep_from));
                     self.pending[t] = still;
                     for p in done {
-                        if let Some(s) = self.smem.get_mut(&p.buf) {
-                            s.shadow[p.idx].pending -= 1;
-                        }
+                        let slot = self.slot(&p.buf, p.idx);
+                        self.arena.shadow[slot].pending -= 1;
                         self.store(MemSpace::Smem, &p.buf, p.idx, t, p.value, here)?;
                     }
                 }

@@ -139,8 +139,22 @@ impl KernelBuilder {
             elem,
             layout: layout.clone(),
             align: 128,
+            reuses: false,
         });
         Tensor::new(Ptr::new(MemSpace::Smem, elem, name), layout)
+    }
+
+    /// A shared buffer over the memory of the buffers allocated before it, from the start of
+    /// shared memory (the union of a CuTe kernel's `SharedStorage`): an epilogue stages its
+    /// accumulators in the mainloop's stages once every thread is done reading them. The
+    /// kernel's shared memory is the larger of the two; the hazard check and the interpreter
+    /// see its accesses and theirs as accesses to the same memory.
+    pub fn smem_reuse(&mut self, name: &str, elem: ElemType, layout: impl Into<AnyLayout>) -> Tensor {
+        let t = self.smem(name, elem, layout);
+        if let Some(b) = self.kernel.smem.last_mut() {
+            b.reuses = true;
+        }
+        t
     }
 
     /// A register fragment of `layout`'s size (CuTe's `make_tensor<T>(layout)`), as a tensor.

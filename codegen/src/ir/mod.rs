@@ -70,6 +70,10 @@ pub struct SmemBuf {
     pub layout: AnyLayout,
     /// Alignment of its start, in bytes.
     pub align: i64,
+    /// It reuses the memory of the buffers before it: placed at the start of shared memory over
+    /// them (the union of a CuTe kernel's `SharedStorage`), as an epilogue's staging tile reuses
+    /// the mainloop's stages. Accesses to it race with theirs, and barriers order them.
+    pub reuses: bool,
 }
 
 impl SmemBuf {

@@ -36,9 +36,14 @@ impl fmt::Display for Kernel {
             .collect();
         writeln!(f, "  params: {}", params.join(", "))?;
         for b in &self.smem {
+            let reuse = if b.reuses {
+                ", over the buffers before it"
+            } else {
+                ""
+            };
             writeln!(
                 f,
-                "  smem {}: {} {}, {}-byte aligned",
+                "  smem {}: {} {}, {}-byte aligned{reuse}",
                 b.name, b.elem, b.layout, b.align
             )?;
         }

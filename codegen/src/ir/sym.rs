@@ -127,6 +127,26 @@ pub fn may_bits(i: &Int, threads: &dyn Fn(&str) -> Option<i64>) -> Option<u64> {
     }
 }
 
+/// The bits a sum of terms may have, from the bits each may have: terms whose bits overlap
+/// merge (their sum is at most the sum of the masks and a multiple of the lowest power of two
+/// both are multiples of) until the rest are disjoint, and disjoint terms add as an OR.
+fn sum_bits(mut parts: Vec<u64>) -> Option<u64> {
+    parts.retain(|&p| p != 0);
+    loop {
+        let pair = (0..parts.len()).find_map(|i| {
+            (i + 1..parts.len())
+                .find(|&j| parts[i] & parts[j] != 0)
+                .map(|j| (i, j))
+        });
+        let Some((i, j)) = pair else {
+            return Some(parts.iter().fold(0, |a, b| a | b));
+        };
+        let (a, b) = (parts[i], parts.swap_remove(j));
+        let low = a.trailing_zeros().min(b.trailing_zeros());
+        parts[i] = ones(a.checked_add(b)?) & (u64::MAX << low);
+    }
+}
+
 /// All bits up to the highest of `v` (the mask of every value `0..=v`).
 fn ones(v: u64) -> u64 {
     if v == 0 {
@@ -145,7 +165,9 @@ fn dyn_bits(d: &Dyn, threads: &dyn Fn(&str) -> Option<i64>) -> Option<u64> {
         SymExpr::Index(n) => Some(ones(u64::try_from(threads(n)?).ok()?)),
         SymExpr::Var(_) => None,
         SymExpr::Sum(terms, c0) => {
-            let mut parts = vec![u64::try_from(*c0).ok()?];
+            // the constant's bits as addends of their own, so one that no term overlaps stays exact
+            let c0 = u64::try_from(*c0).ok()?;
+            let mut parts: Vec<u64> = (0..64).map(|b| c0 & (1 << b)).collect();
             for (k, t) in terms {
                 let m = dyn_bits(t, threads)?;
                 parts.push(if pow2(*k) {
@@ -154,18 +176,7 @@ fn dyn_bits(d: &Dyn, threads: &dyn Fn(&str) -> Option<i64>) -> Option<u64> {
                     ones(m.checked_mul(u64::try_from(*k).ok()?)?)
                 });
             }
-            let disjoint = parts
-                .iter()
-                .enumerate()
-                .all(|(i, a)| parts[i + 1..].iter().all(|b| a & b == 0));
-            if disjoint {
-                Some(parts.iter().fold(0, |a, b| a | b))
-            } else {
-                parts
-                    .iter()
-                    .try_fold(0u64, |a, b| a.checked_add(*b))
-                    .map(ones)
-            }
+            sum_bits(parts)
         }
         SymExpr::Prod(fs) => fs
             .iter()

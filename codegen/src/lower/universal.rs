@@ -45,9 +45,13 @@ pub fn fma(w: &mut Writer, a: &str, b: &str, c: &str) {
 pub enum Side {
     /// Register elements, one C reference each (`rA[4]`).
     Regs(Vec<String>),
-    /// A shared buffer and the offset of the vector's first element: read at a 32-bit
-    /// shared-window address (`ld.shared.v4.f32`).
-    Shared { name: String, off: String },
+    /// A shared buffer, the offset of the vector's first element (written through it) and
+    /// the 32-bit shared-window byte address of that element (read at it, `ld.shared.v4.f32`).
+    Shared {
+        name: String,
+        off: String,
+        addr: String,
+    },
     /// Global memory: the reference of the vector's first element (`C[...]`).
     Mem(String),
 }
@@ -59,9 +63,10 @@ impl Side {
     }
 }
 
-/// The `ld.shared.v2/v4.f32` helpers: a shared buffer's window address plus an element offset,
-/// so the k-block reads of a fragment differ by an immediate offset.
-pub const LDS_FNS: &str = "__device__ __forceinline__ float4 cute_lds128(const float* base, unsigned off) {\n  const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(base)) + 4u * off;\n  float4 v;\n  asm volatile(\"ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\\n\" : \"=f\"(v.x), \"=f\"(v.y), \"=f\"(v.z), \"=f\"(v.w) : \"r\"(a));\n  return v;\n}\n__device__ __forceinline__ float2 cute_lds64(const float* base, unsigned off) {\n  const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(base)) + 4u * off;\n  float2 v;\n  asm volatile(\"ld.shared.v2.f32 {%0, %1}, [%2];\\n\" : \"=f\"(v.x), \"=f\"(v.y) : \"r\"(a));\n  return v;\n}";
+/// The `ld.shared.v2/v4.f32` helpers at a 32-bit shared-window byte address (a buffer's window
+/// address, `cute_smem_u32`, plus a byte offset), so the k-block reads of a fragment differ by
+/// an immediate offset.
+pub const LDS_FNS: &str = "__device__ __forceinline__ unsigned cute_smem_u32(const void* p) {\n  return static_cast<unsigned>(__cvta_generic_to_shared(p));\n}\n__device__ __forceinline__ float4 cute_lds128(unsigned a) {\n  float4 v;\n  asm volatile(\"ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\\n\" : \"=f\"(v.x), \"=f\"(v.y), \"=f\"(v.z), \"=f\"(v.w) : \"r\"(a));\n  return v;\n}\n__device__ __forceinline__ float2 cute_lds64(unsigned a) {\n  float2 v;\n  asm volatile(\"ld.shared.v2.f32 {%0, %1}, [%2];\\n\" : \"=f\"(v.x), \"=f\"(v.y) : \"r\"(a));\n  return v;\n}";
 
 /// A vector of `lanes` (2 or 4) floats between registers and memory: a `float4`/`float2` load
 /// whose lanes are assigned to the register elements, or a store of the register elements as
@@ -71,14 +76,14 @@ pub fn copy_f32_vector(w: &mut Writer, lanes: usize, src: &Side, dst: &Side, nee
     let fields = &["x", "y", "z", "w"][..lanes.min(4)];
     let value = match src {
         Side::Regs(r) => format!("make_{ty}({})", r.join(", ")),
-        Side::Shared { name, off } => {
+        Side::Shared { addr, .. } => {
             needs.lds = true;
             let f = if lanes == 4 {
                 "cute_lds128"
             } else {
                 "cute_lds64"
             };
-            format!("{f}({name}, {off})")
+            format!("{f}({addr})")
         }
         Side::Mem(m) => format!("*reinterpret_cast<const {ty}*>(&{m})"),
     };
@@ -91,7 +96,7 @@ pub fn copy_f32_vector(w: &mut Writer, lanes: usize, src: &Side, dst: &Side, nee
                 .collect();
             w.line(format!("{{ const {ty} v = {value}; {} }}", lanes.join(" ")));
         }
-        Side::Shared { name, off } => {
+        Side::Shared { name, off, .. } => {
             w.line(format!(
                 "*reinterpret_cast<{ty}*>(&{name}[{off}]) = {value};"
             ));

@@ -167,30 +167,26 @@ impl Walk<'_> {
                     }
                 },
                 Stmt::Copy { atom, src, dst, .. } => {
-                    if let Some(b) = smem_name(src) {
-                        let sl = self.slice(src, b);
-                        self.read(st, b, sl, &here)?;
+                    for (b, sl) in self.touched(src) {
+                        self.read(st, &b, sl, &here)?;
                     }
-                    if let Some(b) = smem_name(dst) {
-                        let sl = self.slice(dst, b);
+                    for (b, sl) in self.touched(dst) {
                         if atom.op().is_async() {
-                            self.war(st, b, &sl, &here)?;
-                            st.pending.push((None, (b.to_string(), sl, here.clone())));
+                            self.war(st, &b, &sl, &here)?;
+                            st.pending.push((None, (b, sl, here.clone())));
                         } else {
-                            self.write(st, b, sl, &here)?;
+                            self.write(st, &b, sl, &here)?;
                         }
                     }
                 }
                 Stmt::Map { dst, srcs, .. } => {
                     for t in srcs {
-                        if let Some(b) = smem_name(t) {
-                            let sl = self.slice(t, b);
-                            self.read(st, b, sl, &here)?;
+                        for (b, sl) in self.touched(t) {
+                            self.read(st, &b, sl, &here)?;
                         }
                     }
-                    if let Some(b) = smem_name(dst) {
-                        let sl = self.slice(dst, b);
-                        self.write(st, b, sl, &here)?;
+                    for (b, sl) in self.touched(dst) {
+                        self.write(st, &b, sl, &here)?;
                     }
                 }
                 Stmt::Barrier(b) => barrier(st, *b),
@@ -429,6 +425,37 @@ impl Walk<'_> {
             }
             SymExpr::Abs(_) | SymExpr::Signum(_) => None,
         }
+    }
+
+    /// The buffers an access to shared tensor `t` touches: its own at its slice and, for a
+    /// buffer over the memory of others (`SmemBuf::reuses`), each of those it overlaps, whole.
+    /// (An access to one of those is checked against the reusing buffer's through the entries
+    /// this leaves under their names.)
+    fn touched(&self, t: &Tensor) -> Vec<(String, Slice)> {
+        let Some(b) = smem_name(t) else {
+            return Vec::new();
+        };
+        let mut out = vec![(b.to_string(), self.slice(t, b))];
+        let (offs, _) = crate::cuda::smem_layout(self.k);
+        let span = |i: usize| {
+            let buf = &self.k.smem[i];
+            let bytes = buf.elements().unwrap_or(0) * i64::from(buf.elem.bits()) / 8;
+            (offs[i], offs[i] + bytes)
+        };
+        let Some(me) = self.k.smem.iter().position(|x| x.name == b) else {
+            return out;
+        };
+        if !self.k.smem[me].reuses {
+            return out;
+        }
+        let (lo, hi) = span(me);
+        for (i, other) in self.k.smem.iter().enumerate() {
+            let (olo, ohi) = span(i);
+            if i != me && olo < hi && lo < ohi {
+                out.push((other.name.clone(), Slice::Whole));
+            }
+        }
+        out
     }
 
     fn read(&self, st: &mut State, b: &str, sl: Slice, here: &str) -> Result<()> {

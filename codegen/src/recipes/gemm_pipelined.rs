@@ -203,9 +203,7 @@ pub fn pipelined(plan: &GemmPlan, p: &Pipelined) -> Result<Kernel> {
         })?;
         Ok(())
     })?;
-    epilogue(
-        &mut k,
-        &Epi {
+    let epi = Epi {
             plan,
             acc: &acc,
             t_cg_c: &t_cg_c,
@@ -214,9 +212,15 @@ pub fn pipelined(plan: &GemmPlan, p: &Pipelined) -> Result<Kernel> {
             m: &m,
             n: &n,
             tile: (bm, bn),
-        },
-        &e,
-    )?;
+            threads,
+    };
+    // the accumulators fit in the stages: staged through them, else straight from registers
+    let stages_bytes = (bm + bn) * bk * 4 * p.stages;
+    if bm * bn * 4 <= stages_bytes {
+        epilogue_staged(&mut k, &epi, &e)?;
+    } else {
+        epilogue(&mut k, &epi, &e)?;
+    }
     k.finish()
 }
 
@@ -467,84 +471,194 @@ struct Epi<'a> {
     m: &'a Int,
     n: &'a Int,
     tile: (i64, i64),
+    threads: i64,
 }
 
-/// The plan's epilogue (`alpha * acc + beta * C`, then its bias and ReLU): 128-bit vectors where
-/// the CTA's tile lies inside C, else element by element under the `(m < M, n < N)` predicate;
-/// C is read only when `beta != 0`.
-fn epilogue(k: &mut KernelBuilder, x: &Epi<'_>, e: &LayoutErr<'_>) -> Result<()> {
+impl Epi<'_> {
+    /// `(bx + 1) * BLK_M <= M && (by + 1) * BLK_N <= N`: the CTA's tile lies inside C.
+    fn inside(&self, e: &LayoutErr<'_>) -> Result<Cond> {
+        let (bx, by) = (KernelBuilder::block_idx(0), KernelBuilder::block_idx(1));
+        let end = |b: &Int, t: i64| b.mul(&s(t)).and_then(|v| v.add(&s(t))).map_err(e);
+        Ok(Cond::And(
+            Box::new(Cond::Le(end(&bx, self.tile.0)?, self.m.clone())),
+            Box::new(Cond::Le(end(&by, self.tile.1)?, self.n.clone())),
+        ))
+    }
+
+    /// The epilogue's statement `dst = value(sources)`: the accumulator, C when given, the bias.
+    fn map(
+        &self,
+        k: &mut KernelBuilder,
+        dst: &Tensor,
+        [acc, c, bias]: [Option<&Tensor>; 3],
+        pred: Option<Pred>,
+    ) {
+        let from: Vec<&Tensor> = [acc, c, bias].into_iter().flatten().collect();
+        k.map(dst, &from, value(&self.plan.epilogue, c.is_some()), pred);
+    }
+}
+
+/// The plan's epilogue through shared memory, as CuTe's tutorial kernels stage theirs: once
+/// every copy has landed and every thread is done reading the stages, the accumulators are
+/// stored over them (`sC`, `(THR,V,R)`, thread-contiguous so a warp's stores hit 32 banks),
+/// then read back one 128-bit vector of C at a time in a rolled loop: `alpha * acc + beta *
+/// C` (C read only when `beta != 0`), then the bias and ReLU; unpredicated where the CTA's
+/// tile lies inside C, else element by element under the `(m < M, n < N)` predicate. The
+/// rolled loops keep the epilogue short and its registers few.
+fn epilogue_staged(k: &mut KernelBuilder, x: &Epi<'_>, e: &LayoutErr<'_>) -> Result<()> {
     let regroup = |t: &Tensor| t.map_layout(vectors_of).map_err(e);
-    let (acc_v, gc_v) = (regroup(x.acc)?, regroup(x.t_cg_c)?); // (V,R)
+    let (acc_v, gc_v, cc_v) = (regroup(x.acc)?, regroup(x.t_cg_c)?, regroup(x.t_cc_c)?); // (V,R)
     let bias_v = x.bias.map(regroup).transpose()?; // (V,R)
-    let rc = k.regs(
-        "rC",
-        F32,
-        Layout::col_major(acc_v.layout().shape_layout().shape()).map_err(e)?,
-    )?;
+    let shape = acc_v.layout().shape_layout();
+    let size = |i: usize| shape.mode(i).and_then(|m| m.size()).map_err(e);
+    let (lanes, reps) = (size(0)?, size(1)?);
+    let lanes_n = lanes.as_static().unwrap_or(1);
+    k.comment("the epilogue: the accumulators staged over the idle stages, then C in rolled loops");
+    k.cp_async_wait(0);
+    k.sync();
+    let t = x.threads;
+    let staged = Layout::new(
+        tup![s(t), lanes.clone(), reps.clone()],
+        tup![s(1), s(t), s(t * lanes_n)],
+    )
+    .map_err(e)?;
+    let s_c = k.smem_reuse("sC", F32, staged); // (THR,V,R)
+    let at_tid = Coord::Tuple(vec![KernelBuilder::tid().into(), X, X]);
+    let t_cs_c = k.bind("tCsC", s_c.slice(&at_tid).map_err(e)?); // (V,R)
+    let one = CopyAtom::new(CopyOp::UniversalCopy { bits: 32 }, F32).map_err(e)?;
     let vec = CopyAtom::new(CopyOp::UniversalCopy { bits: 128 }, F32).map_err(e)?;
-    let (bx, by) = (KernelBuilder::block_idx(0), KernelBuilder::block_idx(1));
-    let end = |b: &Int, t: i64| b.mul(&s(t)).and_then(|v| v.add(&s(t))).map_err(e);
-    let inside = Cond::And(
-        Box::new(Cond::Le(end(&bx, x.tile.0)?, x.m.clone())),
-        Box::new(Cond::Le(end(&by, x.tile.1)?, x.n.clone())),
-    );
-    let epi = &x.plan.epilogue;
-    // the map's sources: the accumulator, C when beta != 0, the bias
-    let srcs = |acc: &Tensor, c: Option<&Tensor>, bias: Option<&Tensor>| -> Vec<Tensor> {
-        [Some(acc), c, bias]
-            .into_iter()
-            .flatten()
-            .cloned()
-            .collect()
-    };
-    let map = |k: &mut KernelBuilder, dst: &Tensor, from: Vec<Tensor>, pred: Option<Pred>| {
-        let refs: Vec<&Tensor> = from.iter().collect();
-        k.map(
-            dst,
-            &refs,
-            value(epi, from.len() > 1 + usize::from(epi.bias.is_some())),
-            pred,
-        );
-    };
-    let pred = Pred {
-        coord: x.t_cc_c.clone(),
-        bounds: vec![x.m.clone(), x.n.clone()],
-    };
+    k.copy(&one, &acc_v, &t_cs_c);
+    k.sync();
+    let rx = k.regs("rX", F32, Layout::col_major(&tup![lanes.clone()]).map_err(e)?)?; // (V)
+    let rc = k.regs("rC", F32, Layout::col_major(&tup![lanes.clone()]).map_err(e)?)?; // (V)
+    let col = |t: &Tensor, r: &Int| t.slice(&Coord::Tuple(vec![X, r.clone().into()])).map_err(e);
     let nonzero = || Cond::NonZero("beta".to_string());
-    k.comment("the epilogue: C = alpha * acc + beta * C (C read only when beta != 0)");
+    let (reps2, lanes2) = (reps.clone(), lanes.clone());
     k.if_(
-        inside,
+        x.inside(e)?,
         |k| {
             k.comment("the CTA's tile lies inside C: 128-bit vectors, no predicates");
-            k.if_(
-                nonzero(),
-                |k| {
-                    k.copy(&vec, &gc_v, &rc);
-                    map(k, &acc_v, srcs(&acc_v, Some(&rc), bias_v.as_ref()), None);
+            k.for_("r", reps, Unroll::None, |k, r| {
+                let (sc, g) = (col(&t_cs_c, &r)?, col(&gc_v, &r)?);
+                let b = bias_v.as_ref().map(|b| col(b, &r)).transpose()?;
+                k.copy(&one, &sc, &rx);
+                k.if_(
+                    nonzero(),
+                    |k| {
+                        k.copy(&vec, &g, &rc);
+                        x.map(k, &rx, [Some(&rx), Some(&rc), b.as_ref()], None);
+                        Ok(())
+                    },
+                    |k| {
+                        x.map(k, &rx, [Some(&rx), None, b.as_ref()], None);
+                        Ok(())
+                    },
+                )?;
+                k.copy(&vec, &rx, &g);
+                Ok(())
+            })?;
+            Ok(())
+        },
+        |k| {
+            k.comment("an edge tile: element by element, predicated, in rolled loops");
+            k.for_("r", reps2, Unroll::None, |k, r| {
+                k.for_("v", lanes2, Unroll::None, |k, v| {
+                    let el = |t: &Tensor| {
+                        t.slice(&Coord::Tuple(vec![v.clone().into(), r.clone().into()]))
+                            .map_err(e)
+                    };
+                    let (sc, g) = (el(&t_cs_c)?, el(&gc_v)?);
+                    let b = bias_v.as_ref().map(el).transpose()?;
+                    let pred = Pred {
+                        coord: el(&cc_v)?,
+                        bounds: vec![x.m.clone(), x.n.clone()],
+                    };
+                    k.if_(
+                        nonzero(),
+                        |k| {
+                            x.map(k, &g, [Some(&sc), Some(&g), b.as_ref()], Some(pred.clone()));
+                            Ok(())
+                        },
+                        |k| {
+                            x.map(k, &g, [Some(&sc), None, b.as_ref()], Some(pred.clone()));
+                            Ok(())
+                        },
+                    )?;
                     Ok(())
-                },
-                |k| {
-                    map(k, &acc_v, srcs(&acc_v, None, bias_v.as_ref()), None);
-                    Ok(())
-                },
-            )?;
-            k.copy(&vec, &acc_v, &gc_v);
+                })?;
+                Ok(())
+            })?;
+            Ok(())
+        },
+    )?;
+    Ok(())
+}
+
+/// The plan's epilogue straight from the registers, for a plan whose stages are too small to
+/// stage its accumulators: one 128-bit vector of the fragment at a time (unrolled, so one
+/// vector of C is live beside the accumulator), unpredicated where the CTA's tile lies inside
+/// C, else element by element under the `(m < M, n < N)` predicate; C is read only when `beta
+/// != 0`.
+fn epilogue(k: &mut KernelBuilder, x: &Epi<'_>, e: &LayoutErr<'_>) -> Result<()> {
+    let regroup = |t: &Tensor| t.map_layout(vectors_of).map_err(e);
+    let (acc_v, gc_v, cc_v) = (regroup(x.acc)?, regroup(x.t_cg_c)?, regroup(x.t_cc_c)?); // (V,R)
+    let bias_v = x.bias.map(regroup).transpose()?; // (V,R)
+    let shape = acc_v.layout().shape_layout();
+    let size = |i: usize| shape.mode(i).and_then(|m| m.size()).map_err(e);
+    let (lanes, reps) = (size(0)?, size(1)?);
+    let rc = k.regs("rC", F32, Layout::col_major(&tup![lanes]).map_err(e)?)?; // (V)
+    let vec = CopyAtom::new(CopyOp::UniversalCopy { bits: 128 }, F32).map_err(e)?;
+    // vector r of a (V,R) tensor: (V)
+    let col = |t: &Tensor, r: &Int| t.slice(&Coord::Tuple(vec![X, r.clone().into()])).map_err(e);
+    let nonzero = || Cond::NonZero("beta".to_string());
+    let reps2 = reps.clone();
+    k.comment("the epilogue: C = alpha * acc + beta * C (C read only when beta != 0)");
+    k.if_(
+        x.inside(e)?,
+        |k| {
+            k.comment("the CTA's tile lies inside C: 128-bit vectors, no predicates");
+            k.for_("r", reps, Unroll::Full, |k, r| {
+                let (a, g) = (col(&acc_v, &r)?, col(&gc_v, &r)?);
+                let b = bias_v.as_ref().map(|b| col(b, &r)).transpose()?;
+                k.if_(
+                    nonzero(),
+                    |k| {
+                        k.copy(&vec, &g, &rc);
+                        x.map(k, &a, [Some(&a), Some(&rc), b.as_ref()], None);
+                        Ok(())
+                    },
+                    |k| {
+                        x.map(k, &a, [Some(&a), None, b.as_ref()], None);
+                        Ok(())
+                    },
+                )?;
+                k.copy(&vec, &a, &g);
+                Ok(())
+            })?;
             Ok(())
         },
         |k| {
             k.comment("an edge tile: element by element, predicated");
-            k.if_(
-                nonzero(),
-                |k| {
-                    let from = srcs(x.acc, Some(x.t_cg_c), x.bias);
-                    map(k, x.t_cg_c, from, Some(pred.clone()));
-                    Ok(())
-                },
-                |k| {
-                    map(k, x.t_cg_c, srcs(x.acc, None, x.bias), Some(pred.clone()));
-                    Ok(())
-                },
-            )?;
+            k.for_("r", reps2, Unroll::Full, |k, r| {
+                let (a, g) = (col(&acc_v, &r)?, col(&gc_v, &r)?);
+                let b = bias_v.as_ref().map(|b| col(b, &r)).transpose()?;
+                let pred = Pred {
+                    coord: col(&cc_v, &r)?,
+                    bounds: vec![x.m.clone(), x.n.clone()],
+                };
+                k.if_(
+                    nonzero(),
+                    |k| {
+                        x.map(k, &g, [Some(&a), Some(&g), b.as_ref()], Some(pred.clone()));
+                        Ok(())
+                    },
+                    |k| {
+                        x.map(k, &g, [Some(&a), None, b.as_ref()], Some(pred.clone()));
+                        Ok(())
+                    },
+                )?;
+                Ok(())
+            })?;
             Ok(())
         },
     )?;
