@@ -471,6 +471,21 @@ impl Target {
         self.occupancy(threads, registers, smem_bytes).ctas()
     }
 
+    /// The header line of a kernel built for `ctas > 1` CTAs per SM of `threads` threads and
+    /// `smem_bytes` of shared memory: the registers a thread is left and the shared memory of
+    /// the SM those CTAs take (`None` for one CTA: the launch bounds claim nothing).
+    pub fn occupancy_note(&self, threads: i64, ctas: i64, smem_bytes: i64) -> Option<String> {
+        (ctas > 1).then(|| {
+            format!(
+                "occupancy: built for {ctas} CTAs per SM ({} registers per thread at most; {} bytes of shared memory per SM, within the {}'s {})",
+                self.registers_per_thread_at(threads, ctas),
+                smem_bytes * ctas,
+                self.devices,
+                self.smem_per_sm
+            )
+        })
+    }
+
     /// The most registers per thread at which `ctas` CTAs of `threads` threads fit on one SM by
     /// registers (what `__launch_bounds__(threads, ctas)` leaves the compiler), 0 if none does.
     ///

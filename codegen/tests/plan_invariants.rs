@@ -97,7 +97,11 @@ fn a_negative_swizzle_shift_moves_bits_up() {
     let mut plan = renamed(plan("sgemm-sm80", "NN"), "negshift");
     let sw = Swizzle::new(2, 2, -2).unwrap();
     pipelined(&mut plan).smem_b = compose_swizzle(sw, &lay3((128, 32, 3), (1, 128, 4096)));
-    let k = emit(&plan).unwrap();
+    // the IR's helper moves the bits up too (cute_swizzle, `<< -S` for S < 0)
+    let ir = emit(&plan).unwrap();
+    assert!(ir.source.contains("cute_swizzle<2,2,-2>"), "{}", ir.source);
+    assert!(ir.source.contains("(o & yyy) << -S"), "{}", ir.source);
+    let k = cute_codegen::gemm::emit_template(&plan).unwrap();
     assert!(
         k.source.contains("return o ^ ((o & 12) << 2);"),
         "{}",
@@ -262,6 +266,12 @@ fn shared_b_starts_128_byte_aligned() {
         4 * (12320 + 12288),
         "the IR's layout"
     );
+    // stage 1 of sA starts off 16-byte alignment: the fragments are read one float at a time
+    assert!(!ir.source.contains("cute_lds128"), "{}", ir.source);
+    let kernel = cute_codegen::recipes::gemm(&plan).unwrap();
+    let mut case = cute_codegen::recipes::gemm_case(&plan, (130, 67, 33), 0.5, 3).unwrap();
+    cute_codegen::interp::run(&kernel, &mut case.args).unwrap();
+    assert!(case.check(case.output()).ok());
     assert!(
         k.source.contains("float* sB = smem + 12320;"),
         "{}",

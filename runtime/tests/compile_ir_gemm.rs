@@ -70,6 +70,12 @@ fn every_named_gemm_compiles_with_64_bit_indices() {
         assert_eq!(k.launch.index, IndexWidth::I64);
         assert!(k.source.contains("typedef long long cute_idx;"), "{name}");
         assert!(k.source.contains("long long M"), "{name}");
-        nvrtc::compile(&k.name, &k.source, "sm_90a").unwrap_or_else(|e| panic!("{name}: {e}"));
+        let c =
+            nvrtc::compile(&k.name, &k.source, "sm_90a").unwrap_or_else(|e| panic!("{name}: {e}"));
+        println!(
+            "sm_90a {name} NN, 64-bit indices: registers={} spill_bytes={:?}",
+            c.registers.unwrap_or(0),
+            c.spill_bytes
+        );
     }
 }

@@ -152,6 +152,21 @@ fn header(k: &Kernel, width: IndexWidth, w: &mut Writer) {
         k.target.name(),
         width.ctype()
     ));
+    let smem = smem_bytes(k);
+    if smem > 0 {
+        let opt_in = if smem > 48 * 1024 {
+            " (above 48 KiB: the launch opts in)"
+        } else {
+            ""
+        };
+        w.comment(format!("shared memory: {smem} bytes{opt_in}"));
+    }
+    if let Some(note) = k
+        .target
+        .occupancy_note(k.threads(), k.min_blocks_per_sm, smem)
+    {
+        w.comment(note);
+    }
     w.line(format!("typedef {} cute_idx;", width.ctype()));
     w.line("");
 }

@@ -616,15 +616,8 @@ fn launch_bounds(
             t.registers_per_sm
         ));
     }
-    if want > 1 {
-        // the kernel's own shared memory; the check above added the reservation
-        notes.push(format!(
-            "occupancy: built for {want} CTAs per SM ({registers} registers per thread at most; {} bytes of shared memory per SM, within the {}'s {})",
-            smem_bytes * want,
-            t.devices,
-            t.smem_per_sm
-        ));
-    }
+    // the kernel's own shared memory; the check above added the reservation
+    notes.extend(t.occupancy_note(threads, want, smem_bytes));
     Ok(())
 }
 

@@ -149,7 +149,12 @@ impl KernelBuilder {
     /// accumulators in the mainloop's stages once every thread is done reading them. The
     /// kernel's shared memory is the larger of the two; the hazard check and the interpreter
     /// see its accesses and theirs as accesses to the same memory.
-    pub fn smem_reuse(&mut self, name: &str, elem: ElemType, layout: impl Into<AnyLayout>) -> Tensor {
+    pub fn smem_reuse(
+        &mut self,
+        name: &str,
+        elem: ElemType,
+        layout: impl Into<AnyLayout>,
+    ) -> Tensor {
         let t = self.smem(name, elem, layout);
         if let Some(b) = self.kernel.smem.last_mut() {
             b.reuses = true;

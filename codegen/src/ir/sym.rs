@@ -127,23 +127,49 @@ pub fn may_bits(i: &Int, threads: &dyn Fn(&str) -> Option<i64>) -> Option<u64> {
     }
 }
 
-/// The bits a sum of terms may have, from the bits each may have: terms whose bits overlap
-/// merge (their sum is at most the sum of the masks and a multiple of the lowest power of two
-/// both are multiples of) until the rest are disjoint, and disjoint terms add as an OR.
+/// The bits a sum of terms may have, from the bits each may have: each group of terms whose
+/// bits overlap (transitively) merges into one (their sum is at most the sum of their masks and
+/// a multiple of the lowest power of two they all are multiples of), until the groups are
+/// disjoint, and disjoint terms add as an OR.
 fn sum_bits(mut parts: Vec<u64>) -> Option<u64> {
     parts.retain(|&p| p != 0);
     loop {
-        let pair = (0..parts.len()).find_map(|i| {
-            (i + 1..parts.len())
-                .find(|&j| parts[i] & parts[j] != 0)
-                .map(|j| (i, j))
-        });
-        let Some((i, j)) = pair else {
+        // the groups of transitively overlapping terms
+        let mut group: Vec<usize> = (0..parts.len()).collect();
+        let mut merged = false;
+        for i in 0..parts.len() {
+            for j in i + 1..parts.len() {
+                if parts[i] & parts[j] != 0 && group[j] != group[i] {
+                    let (from, to) = (group[j], group[i]);
+                    group
+                        .iter_mut()
+                        .filter(|g| **g == from)
+                        .for_each(|g| *g = to);
+                    merged = true;
+                }
+            }
+        }
+        if !merged {
             return Some(parts.iter().fold(0, |a, b| a | b));
-        };
-        let (a, b) = (parts[i], parts.swap_remove(j));
-        let low = a.trailing_zeros().min(b.trailing_zeros());
-        parts[i] = ones(a.checked_add(b)?) & (u64::MAX << low);
+        }
+        let mut next = Vec::new();
+        for g in 0..parts.len() {
+            let members: Vec<u64> = (0..parts.len())
+                .filter(|&i| group[i] == g)
+                .map(|i| parts[i])
+                .collect();
+            if members.is_empty() {
+                continue;
+            }
+            let sum = members.iter().try_fold(0u64, |a, b| a.checked_add(*b))?;
+            let low = members
+                .iter()
+                .map(|m| m.trailing_zeros())
+                .min()
+                .unwrap_or(0);
+            next.push(ones(sum) & (u64::MAX << low));
+        }
+        parts = next;
     }
 }
 
@@ -247,5 +273,20 @@ mod tests {
         assert_eq!(may_bits(&o, &max), Some(0b11_0000_0011_1100));
         assert_eq!(may_bits(&kt, &max), None, "a loop index is unbounded");
         assert_eq!(may_bits(&tid.add(&s(3)).unwrap(), &max), Some(511));
+        // 4 * (tid % 16) + 1024 * kb0 + 1088 with kb0 <= 2: the constant's bit 6 overlaps
+        // nothing, its bit 10 merges with 1024 * kb0 into bits [10, 13)
+        let kb0 = Int::index("kb0");
+        let o = tid
+            .rem(&s(16))
+            .and_then(|x| x.mul(&s(4)))
+            .and_then(|x| x.add(&kb0.mul(&s(1024))?))
+            .and_then(|x| x.add(&s(1088)))
+            .unwrap();
+        let max2 = |n: &str| match n {
+            "tid" => Some(255),
+            "kb0" => Some(2),
+            _ => None,
+        };
+        assert_eq!(may_bits(&o, &max2), Some(0b1_1100_0111_1100));
     }
 }

@@ -93,8 +93,10 @@ fn tensor(
         need(base, "its offset")?;
         if let Some((sw, arg)) = swz {
             need(arg, "the swizzle's argument")?;
-            let (_, m, s) = sw.params();
-            let kept = i64::from(m) + i64::from(s.min(0));
+            // the lowest bit a swizzle touches is M, whichever way it shifts (CuTe: the YYY
+            // bits at M + max(0,S) move to M - min(0,S))
+            let (_, m, _) = sw.params();
+            let kept = i64::from(m);
             if (1i64 << kept.max(0)) < width {
                 return Err(fail(format!(
                     "{sw} moves bit {} of the offset: a {width}-element vector does not stay contiguous",

@@ -105,7 +105,7 @@ pub fn pipelined(plan: &GemmPlan, p: &Pipelined) -> Result<Kernel> {
     let acc = k.regs("acc", F32, acc_layout)?; // (MMA,MMA_M,MMA_N)
     let r_a = KBuffer::new(&mut k, "rA", &t_cs_a, &e)?;
     let r_b = KBuffer::new(&mut k, "rB", &t_cs_b, &e)?;
-    let s2r = CopyAtom::new(CopyOp::UniversalCopy { bits: 128 }, F32).map_err(&e)?;
+    let s2r = CopyAtom::new(CopyOp::UniversalCopy { bits: s2r_bits(p) }, F32).map_err(&e)?;
     let mma_atom = MmaAtom::new(p.mma.atom().op());
 
     k.comment("the accumulator starts at zero");
@@ -204,15 +204,15 @@ pub fn pipelined(plan: &GemmPlan, p: &Pipelined) -> Result<Kernel> {
         Ok(())
     })?;
     let epi = Epi {
-            plan,
-            acc: &acc,
-            t_cg_c: &t_cg_c,
-            t_cc_c: &t_cc_c,
-            bias: t_cg_bias.as_ref(),
-            m: &m,
-            n: &n,
-            tile: (bm, bn),
-            threads,
+        plan,
+        acc: &acc,
+        t_cg_c: &t_cg_c,
+        t_cc_c: &t_cc_c,
+        bias: t_cg_bias.as_ref(),
+        m: &m,
+        n: &n,
+        tile: (bm, bn),
+        threads,
     };
     // the accumulators fit in the stages: staged through them, else straight from registers
     let stages_bytes = (bm + bn) * bk * 4 * p.stages;
@@ -248,6 +248,30 @@ fn prologue(
     k.cp_async_wait(p.stages - 2);
     k.sync();
     Ok(())
+}
+
+/// The widest vector (128, 64 or 32 bits) the fragment reads of both shared tiles take: every
+/// stride of the stages' layouts other than the unit one a multiple of its elements (a stage
+/// stride of 4097 floats puts stage 1 off 16-byte alignment: scalar reads). The alignment pass
+/// still proves each read; this only picks the width it can prove.
+fn s2r_bits(p: &Pipelined) -> u32 {
+    let strides = |l: &cute_layout::AnyLayout| -> Vec<i64> {
+        l.shape_layout()
+            .stride()
+            .leaves()
+            .iter()
+            .map(|d| d.as_static().unwrap_or(1))
+            .filter(|&d| d != 1 && d != 0)
+            .collect()
+    };
+    let all: Vec<i64> = [&p.smem_a, &p.smem_b]
+        .into_iter()
+        .flat_map(strides)
+        .collect();
+    [4i64, 2]
+        .into_iter()
+        .find(|w| all.iter().all(|d| d % w == 0))
+        .map_or(32, |w| 32 * w as u32)
 }
 
 type LayoutErr<'a> = dyn Fn(cute_layout::Error) -> CodegenError + 'a;
@@ -529,8 +553,16 @@ fn epilogue_staged(k: &mut KernelBuilder, x: &Epi<'_>, e: &LayoutErr<'_>) -> Res
     let vec = CopyAtom::new(CopyOp::UniversalCopy { bits: 128 }, F32).map_err(e)?;
     k.copy(&one, &acc_v, &t_cs_c);
     k.sync();
-    let rx = k.regs("rX", F32, Layout::col_major(&tup![lanes.clone()]).map_err(e)?)?; // (V)
-    let rc = k.regs("rC", F32, Layout::col_major(&tup![lanes.clone()]).map_err(e)?)?; // (V)
+    let rx = k.regs(
+        "rX",
+        F32,
+        Layout::col_major(&tup![lanes.clone()]).map_err(e)?,
+    )?; // (V)
+    let rc = k.regs(
+        "rC",
+        F32,
+        Layout::col_major(&tup![lanes.clone()]).map_err(e)?,
+    )?; // (V)
     let col = |t: &Tensor, r: &Int| t.slice(&Coord::Tuple(vec![X, r.clone().into()])).map_err(e);
     let nonzero = || Cond::NonZero("beta".to_string());
     let (reps2, lanes2) = (reps.clone(), lanes.clone());
