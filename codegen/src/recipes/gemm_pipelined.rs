@@ -520,6 +520,67 @@ impl Epi<'_> {
         let from: Vec<&Tensor> = [acc, c, bias].into_iter().flatten().collect();
         k.map(dst, &from, value(&self.plan.epilogue, c.is_some()), pred);
     }
+
+    /// The accumulator, C, its coordinates and the bias regrouped as `(V,R)`: the 128-bit
+    /// vector and its repeats.
+    fn vectors(&self, e: &LayoutErr<'_>) -> Result<(Tensor, Tensor, Tensor, Option<Tensor>)> {
+        let regroup = |t: &Tensor| t.map_layout(vectors_of).map_err(e);
+        Ok((
+            regroup(self.acc)?,
+            regroup(self.t_cg_c)?,
+            regroup(self.t_cc_c)?,
+            self.bias.map(regroup).transpose()?,
+        ))
+    }
+
+    /// One 128-bit vector of C inside the tile: `dst = value(src, C, bias)` (C loaded into `rc`
+    /// only when `beta != 0`), then `dst` stored to `g`.
+    fn store_vector(
+        &self,
+        k: &mut KernelBuilder,
+        vec: &CopyAtom,
+        [dst, src, g, rc]: [&Tensor; 4],
+        bias: Option<&Tensor>,
+    ) -> Result<()> {
+        k.if_(
+            Cond::NonZero("beta".to_string()),
+            |k| {
+                k.copy(vec, g, rc);
+                self.map(k, dst, [Some(src), Some(rc), bias], None);
+                Ok(())
+            },
+            |k| {
+                self.map(k, dst, [Some(src), None, bias], None);
+                Ok(())
+            },
+        )?;
+        k.copy(vec, dst, g);
+        Ok(())
+    }
+
+    /// Elements of C at an edge, each under `pred`: `C = value(src, C, bias)`, C read only when
+    /// `beta != 0`.
+    fn store_elements(
+        &self,
+        k: &mut KernelBuilder,
+        g: &Tensor,
+        src: &Tensor,
+        bias: Option<&Tensor>,
+        pred: &Pred,
+    ) -> Result<()> {
+        k.if_(
+            Cond::NonZero("beta".to_string()),
+            |k| {
+                self.map(k, g, [Some(src), Some(g), bias], Some(pred.clone()));
+                Ok(())
+            },
+            |k| {
+                self.map(k, g, [Some(src), None, bias], Some(pred.clone()));
+                Ok(())
+            },
+        )?;
+        Ok(())
+    }
 }
 
 /// The plan's epilogue through shared memory, as CuTe's tutorial kernels stage theirs: once
@@ -530,9 +591,7 @@ impl Epi<'_> {
 /// tile lies inside C, else element by element under the `(m < M, n < N)` predicate. The
 /// rolled loops keep the epilogue short and its registers few.
 fn epilogue_staged(k: &mut KernelBuilder, x: &Epi<'_>, e: &LayoutErr<'_>) -> Result<()> {
-    let regroup = |t: &Tensor| t.map_layout(vectors_of).map_err(e);
-    let (acc_v, gc_v, cc_v) = (regroup(x.acc)?, regroup(x.t_cg_c)?, regroup(x.t_cc_c)?); // (V,R)
-    let bias_v = x.bias.map(regroup).transpose()?; // (V,R)
+    let (acc_v, gc_v, cc_v, bias_v) = x.vectors(e)?; // (V,R)
     let shape = acc_v.layout().shape_layout();
     let size = |i: usize| shape.mode(i).and_then(|m| m.size()).map_err(e);
     let (lanes, reps) = (size(0)?, size(1)?);
@@ -564,7 +623,6 @@ fn epilogue_staged(k: &mut KernelBuilder, x: &Epi<'_>, e: &LayoutErr<'_>) -> Res
         Layout::col_major(&tup![lanes.clone()]).map_err(e)?,
     )?; // (V)
     let col = |t: &Tensor, r: &Int| t.slice(&Coord::Tuple(vec![X, r.clone().into()])).map_err(e);
-    let nonzero = || Cond::NonZero("beta".to_string());
     let (reps2, lanes2) = (reps.clone(), lanes.clone());
     k.if_(
         x.inside(e)?,
@@ -574,20 +632,7 @@ fn epilogue_staged(k: &mut KernelBuilder, x: &Epi<'_>, e: &LayoutErr<'_>) -> Res
                 let (sc, g) = (col(&t_cs_c, &r)?, col(&gc_v, &r)?);
                 let b = bias_v.as_ref().map(|b| col(b, &r)).transpose()?;
                 k.copy(&one, &sc, &rx);
-                k.if_(
-                    nonzero(),
-                    |k| {
-                        k.copy(&vec, &g, &rc);
-                        x.map(k, &rx, [Some(&rx), Some(&rc), b.as_ref()], None);
-                        Ok(())
-                    },
-                    |k| {
-                        x.map(k, &rx, [Some(&rx), None, b.as_ref()], None);
-                        Ok(())
-                    },
-                )?;
-                k.copy(&vec, &rx, &g);
-                Ok(())
+                x.store_vector(k, &vec, [&rx, &rx, &g, &rc], b.as_ref())
             })?;
             Ok(())
         },
@@ -605,18 +650,7 @@ fn epilogue_staged(k: &mut KernelBuilder, x: &Epi<'_>, e: &LayoutErr<'_>) -> Res
                         coord: el(&cc_v)?,
                         bounds: vec![x.m.clone(), x.n.clone()],
                     };
-                    k.if_(
-                        nonzero(),
-                        |k| {
-                            x.map(k, &g, [Some(&sc), Some(&g), b.as_ref()], Some(pred.clone()));
-                            Ok(())
-                        },
-                        |k| {
-                            x.map(k, &g, [Some(&sc), None, b.as_ref()], Some(pred.clone()));
-                            Ok(())
-                        },
-                    )?;
-                    Ok(())
+                    x.store_elements(k, &g, &sc, b.as_ref(), &pred)
                 })?;
                 Ok(())
             })?;
@@ -632,9 +666,7 @@ fn epilogue_staged(k: &mut KernelBuilder, x: &Epi<'_>, e: &LayoutErr<'_>) -> Res
 /// C, else element by element under the `(m < M, n < N)` predicate; C is read only when `beta
 /// != 0`.
 fn epilogue(k: &mut KernelBuilder, x: &Epi<'_>, e: &LayoutErr<'_>) -> Result<()> {
-    let regroup = |t: &Tensor| t.map_layout(vectors_of).map_err(e);
-    let (acc_v, gc_v, cc_v) = (regroup(x.acc)?, regroup(x.t_cg_c)?, regroup(x.t_cc_c)?); // (V,R)
-    let bias_v = x.bias.map(regroup).transpose()?; // (V,R)
+    let (acc_v, gc_v, cc_v, bias_v) = x.vectors(e)?; // (V,R)
     let shape = acc_v.layout().shape_layout();
     let size = |i: usize| shape.mode(i).and_then(|m| m.size()).map_err(e);
     let (lanes, reps) = (size(0)?, size(1)?);
@@ -642,7 +674,6 @@ fn epilogue(k: &mut KernelBuilder, x: &Epi<'_>, e: &LayoutErr<'_>) -> Result<()>
     let vec = CopyAtom::new(CopyOp::UniversalCopy { bits: 128 }, F32).map_err(e)?;
     // vector r of a (V,R) tensor: (V)
     let col = |t: &Tensor, r: &Int| t.slice(&Coord::Tuple(vec![X, r.clone().into()])).map_err(e);
-    let nonzero = || Cond::NonZero("beta".to_string());
     let reps2 = reps.clone();
     k.comment("the epilogue: C = alpha * acc + beta * C (C read only when beta != 0)");
     k.if_(
@@ -652,20 +683,7 @@ fn epilogue(k: &mut KernelBuilder, x: &Epi<'_>, e: &LayoutErr<'_>) -> Result<()>
             k.for_("r", reps, Unroll::Full, |k, r| {
                 let (a, g) = (col(&acc_v, &r)?, col(&gc_v, &r)?);
                 let b = bias_v.as_ref().map(|b| col(b, &r)).transpose()?;
-                k.if_(
-                    nonzero(),
-                    |k| {
-                        k.copy(&vec, &g, &rc);
-                        x.map(k, &a, [Some(&a), Some(&rc), b.as_ref()], None);
-                        Ok(())
-                    },
-                    |k| {
-                        x.map(k, &a, [Some(&a), None, b.as_ref()], None);
-                        Ok(())
-                    },
-                )?;
-                k.copy(&vec, &a, &g);
-                Ok(())
+                x.store_vector(k, &vec, [&a, &a, &g, &rc], b.as_ref())
             })?;
             Ok(())
         },
@@ -678,18 +696,7 @@ fn epilogue(k: &mut KernelBuilder, x: &Epi<'_>, e: &LayoutErr<'_>) -> Result<()>
                     coord: col(&cc_v, &r)?,
                     bounds: vec![x.m.clone(), x.n.clone()],
                 };
-                k.if_(
-                    nonzero(),
-                    |k| {
-                        x.map(k, &g, [Some(&a), Some(&g), b.as_ref()], Some(pred.clone()));
-                        Ok(())
-                    },
-                    |k| {
-                        x.map(k, &g, [Some(&a), None, b.as_ref()], Some(pred.clone()));
-                        Ok(())
-                    },
-                )?;
-                Ok(())
+                x.store_elements(k, &g, &a, b.as_ref(), &pred)
             })?;
             Ok(())
         },
