@@ -62,6 +62,21 @@ fn every_kernel_at(size: (i64, i64, i64)) {
     );
 }
 
+/// The kernels written for 64-bit index arithmetic (the pipelined plans store C from registers
+/// there, `gemm_pipelined::pipelined`) agree with the reference too, in every layout.
+#[test]
+fn named_gemms_as_built_for_64_bit_indices() {
+    for name in ["sgemm-sm80", "sgemm-sm80-bias-relu"] {
+        for layout in GemmLayout::all() {
+            let p = plan(name, layout).unwrap();
+            let kernel =
+                cute_codegen::recipes::gemm_for(&p, cute_codegen::cuda::IndexWidth::I64).unwrap();
+            assert!(!kernel.smem.iter().any(|b| b.reuses), "{name} {layout}");
+            run_case(&kernel, gemm_case(&p, (130, 67, 33), -0.75, 11).unwrap());
+        }
+    }
+}
+
 #[test]
 fn named_gemms_at_1x1x1() {
     every_kernel_at((1, 1, 1));

@@ -69,7 +69,7 @@ pub fn emit_by(plan: &GemmPlan, emitter: Emitter, width: IndexWidth) -> Result<K
             if let Policy::Pipelined(p) = &plan.policy {
                 pipelined::check(plan, p)?;
             }
-            crate::cuda::emit_with(&crate::recipes::gemm(plan)?, width)
+            crate::cuda::emit_with(&crate::recipes::gemm_for(plan, width)?, width)
         }
     }
 }

@@ -14,13 +14,21 @@ use cute_layout::{s, tup, ElemType::F32, Int, Layout, Tensor};
 
 use super::layout_err;
 use super::{gemm_pipelined, gemm_simple};
+use crate::cuda::IndexWidth;
 use crate::error::Result;
 use crate::gemm::{Bias, Epilogue, GemmPlan, Policy};
 use crate::ir::{EExpr, Kernel, KernelBuilder, Pred};
 
 /// The IR kernel of a plan, named as the plan names it (`sgemm_sm80_NN`), for the plan's
-/// target. Epilogue functors (C++ text) have no IR form: an epilogue is an [`EExpr`].
+/// target, as it is written with 32-bit index arithmetic. Epilogue functors (C++ text) have no
+/// IR form: an epilogue is an [`EExpr`].
 pub fn gemm(plan: &GemmPlan) -> Result<Kernel> {
+    gemm_for(plan, IndexWidth::I32)
+}
+
+/// The IR kernel of a plan as it is written with index arithmetic `width` bits wide: the
+/// pipelined recipe picks its epilogue by it ([`gemm_pipelined::pipelined`]).
+pub fn gemm_for(plan: &GemmPlan, width: IndexWidth) -> Result<Kernel> {
     if !plan.epilogue.functors.is_empty() {
         return Err(plan.error(
             "epilogue",
@@ -30,7 +38,7 @@ pub fn gemm(plan: &GemmPlan) -> Result<Kernel> {
     match &plan.policy {
         Policy::Naive { tile, thr } => gemm_simple::naive(plan, *tile, thr),
         Policy::SmemTiled { tile } => gemm_simple::tiled(plan, *tile),
-        Policy::Pipelined(p) => gemm_pipelined::pipelined(plan, p),
+        Policy::Pipelined(p) => gemm_pipelined::pipelined(plan, p, width),
     }
 }
 

@@ -23,6 +23,7 @@ use cute_layout::{s, tup, Coord, ElemType::F32, Int, Layout, Tensor, Tiler, X};
 
 use super::gemm::{value, Problem};
 use super::layout_err;
+use crate::cuda::IndexWidth;
 use crate::error::{CodegenError, Result};
 use crate::gemm::{GemmPlan, Pipelined};
 use crate::ir::{Cond, Kernel, KernelBuilder, Pred, Unroll};
@@ -32,7 +33,14 @@ use crate::ir::{Cond, Kernel, KernelBuilder, Pred, Unroll};
 ///
 /// Parameters: `M, N, K, alpha, A, ldA, B, ldB, beta, C, ldC[, bias]`; grid `(ceil(M/BLK_M),
 /// ceil(N/BLK_N), 1)`, the TiledMMA's threads, the stages' dynamic shared memory.
-pub fn pipelined(plan: &GemmPlan, p: &Pipelined) -> Result<Kernel> {
+///
+/// The epilogue stages the accumulators over the stages where they fit and the kernel's indices
+/// are 32-bit ([`epilogue_staged`]), else stores them from registers ([`epilogue`]): on the H200
+/// the staged form makes the 32-bit mainloop's registers fall right (sgemm-sm80 at or above the
+/// template's speed in every layout at 4096³, where the unrolled register epilogue lost 6 to 24%),
+/// while the 64-bit build spills 132 bytes with it and ran 70000x70000x64 at 83% of cuBLAS,
+/// against 103% from registers (`docs/performance.md`).
+pub fn pipelined(plan: &GemmPlan, p: &Pipelined, width: IndexWidth) -> Result<Kernel> {
     let name = plan.kernel_name();
     let e = layout_err(&plan.name, "pipelined");
     let layout = plan.layout;
@@ -216,7 +224,7 @@ pub fn pipelined(plan: &GemmPlan, p: &Pipelined) -> Result<Kernel> {
     };
     // the accumulators fit in the stages: staged through them, else straight from registers
     let stages_bytes = (bm + bn) * bk * 4 * p.stages;
-    if bm * bn * 4 <= stages_bytes {
+    if bm * bn * 4 <= stages_bytes && width == IndexWidth::I32 {
         epilogue_staged(&mut k, &epi, &e)?;
     } else {
         epilogue(&mut k, &epi, &e)?;

@@ -15,7 +15,7 @@ pub mod problem;
 mod softmax;
 mod transpose;
 
-pub use gemm::gemm;
+pub use gemm::{gemm, gemm_for};
 pub use gemm_case::gemm_case;
 pub use problem::{case, Case, Verdict};
 pub use softmax::row_softmax;
