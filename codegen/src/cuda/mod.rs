@@ -73,6 +73,20 @@ pub fn emit_with(k: &Kernel, width: IndexWidth) -> Result<kernel::Kernel> {
             requirements.push(r);
         }
     }
+    write(k, width, requirements)
+}
+
+/// Lowers a kernel just checked by `KernelBuilder::finish` (its requirements already hold what
+/// the checks found), without checking it again: the recipes' path.
+pub(crate) fn emit_finished(k: &Kernel, width: IndexWidth) -> Result<kernel::Kernel> {
+    write(k, width, k.requirements.clone())
+}
+
+fn write(
+    k: &Kernel,
+    width: IndexWidth,
+    requirements: Vec<kernel::Requirement>,
+) -> Result<kernel::Kernel> {
     let mut needs = Needs::default();
     let mut body = Writer::new();
     body.indent_to(1);

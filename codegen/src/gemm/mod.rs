@@ -69,7 +69,8 @@ pub fn emit_by(plan: &GemmPlan, emitter: Emitter, width: IndexWidth) -> Result<K
             if let Policy::Pipelined(p) = &plan.policy {
                 pipelined::check(plan, p)?;
             }
-            crate::cuda::emit_with(&crate::recipes::gemm_for(plan, width)?, width)
+            // the recipe's kernel comes checked from `KernelBuilder::finish`
+            crate::cuda::emit_finished(&crate::recipes::gemm_for(plan, width)?, width)
         }
     }
 }

@@ -125,12 +125,27 @@ impl State {
 struct Walk<'a> {
     k: &'a Kernel,
     env: HashMap<String, i64>,
+    /// Each shared buffer's bytes `[start, end)` in the kernel's shared memory.
+    spans: Vec<(i64, i64)>,
 }
 
 pub fn shared_memory(k: &Kernel) -> Result<()> {
+    let (offs, _) = crate::cuda::smem_layout(k);
+    let spans = k
+        .smem
+        .iter()
+        .zip(offs)
+        .map(|(b, o)| {
+            (
+                o,
+                o + b.elements().unwrap_or(0) * i64::from(b.elem.bits()) / 8,
+            )
+        })
+        .collect();
     let mut w = Walk {
         k,
         env: HashMap::new(),
+        spans,
     };
     w.body(&k.body, "body", &mut State::default())
 }
@@ -436,21 +451,15 @@ impl Walk<'_> {
             return Vec::new();
         };
         let mut out = vec![(b.to_string(), self.slice(t, b))];
-        let (offs, _) = crate::cuda::smem_layout(self.k);
-        let span = |i: usize| {
-            let buf = &self.k.smem[i];
-            let bytes = buf.elements().unwrap_or(0) * i64::from(buf.elem.bits()) / 8;
-            (offs[i], offs[i] + bytes)
-        };
         let Some(me) = self.k.smem.iter().position(|x| x.name == b) else {
             return out;
         };
         if !self.k.smem[me].reuses {
             return out;
         }
-        let (lo, hi) = span(me);
+        let (lo, hi) = self.spans[me];
         for (i, other) in self.k.smem.iter().enumerate() {
-            let (olo, ohi) = span(i);
+            let (olo, ohi) = self.spans[i];
             if i != me && olo < hi && lo < ohi {
                 out.push((other.name.clone(), Slice::Whole));
             }
