@@ -1,4 +1,4 @@
-//! The one producer of CUDA text for IR kernels: a checked [`ir::Kernel`] becomes
+//! The one producer of CUDA text for IR kernels: a checked [`crate::ir::Kernel`] becomes
 //! self-contained CUDA C++ (no headers) and its launch. Integers print through [`CInt`] (always
 //! parenthesised, only operations CUDA has), elementwise expressions through [`CExpr`], copies
 //! and MMAs through the atoms' lowerings (`crate::lower`), shape comments from the tensors the

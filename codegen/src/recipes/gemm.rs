@@ -27,7 +27,7 @@ pub fn gemm(plan: &GemmPlan) -> Result<Kernel> {
 }
 
 /// The IR kernel of a plan as it is written with index arithmetic `width` bits wide: the
-/// pipelined recipe picks its epilogue by it ([`gemm_pipelined::pipelined`]).
+/// pipelined recipe picks its epilogue by it (`gemm_pipelined::pipelined`).
 pub fn gemm_for(plan: &GemmPlan, width: IndexWidth) -> Result<Kernel> {
     if !plan.epilogue.functors.is_empty() {
         return Err(plan.error(

@@ -8,15 +8,18 @@
 //! as 128-bit vectors).
 //!
 //! The mainloop is CuTe's: `PIPE-1` k-tiles in flight before it, then per k-tile its k blocks
-//! fully unrolled, each reading the next k block's fragments from shared memory into the other
-//! half of a two-deep register buffer while the FMAs run on this one; k block 0 issues the copy
-//! of k-tile `kt + PIPE - 1` into the stage read last in the previous k-tile, and k block
-//! `BLK_K-1` waits for the next stage (`cp.async.wait_group PIPE-2`, `__syncthreads`) before it
-//! reads it. Stages are indexed by the k-tile modulo `PIPE`. Copies of tiles inside the matrix
-//! are unpredicated; tiles on its edge are zero-filled by predicated `cp.async` (a partial
-//! vector copies its in-bounds prefix). The epilogue stores `alpha * acc + beta * C` in 128-bit
-//! vectors where the CTA's tile lies inside C and element by element, predicated, elsewhere; C
-//! is read only when `beta != 0`; the plan's bias and ReLU follow (`recipes::gemm`).
+//! (in trips of the plan's unrolled k blocks, a rolled loop over the trips), each reading the
+//! next k block's fragments from shared memory into the other half of a two-deep register
+//! buffer while the FMAs run on this one; k block 0 issues the copy of k-tile `kt + PIPE - 1`
+//! into the stage read last in the previous k-tile, and the last k block waits for the next
+//! stage (`cp.async.wait_group PIPE-2`, `__syncthreads`) before it reads it. Stages are indexed
+//! by the k-tile modulo `PIPE`. Copies of tiles inside the matrix are unpredicated; tiles on its
+//! edge are zero-filled by predicated `cp.async` (a partial vector copies its in-bounds prefix).
+//! The epilogue computes `alpha * acc + beta * C` (C read only when `beta != 0`), then the
+//! plan's bias and ReLU (`recipes::gemm`): staged through the idle stages and stored in rolled
+//! loops where the accumulators fit there and indices are 32-bit, else straight from the
+//! registers; 128-bit vectors where the CTA's tile lies inside C, element by element under the
+//! predicate elsewhere.
 
 use cute_layout::atom::{CopyAtom, CopyOp, MmaAtom, Operand, TiledCopy};
 use cute_layout::{s, tup, Coord, ElemType::F32, Int, Layout, Tensor, Tiler, X};
