@@ -172,6 +172,19 @@ fn elem_off(
     j: i64,
     needs: &mut Needs,
 ) -> Result<(String, String)> {
+    let (name, off, _) = elem_parts(k, here, t, j, needs)?;
+    Ok((name, off))
+}
+
+/// [`elem_off`], with the split swizzle of a swizzled offset whose base is 0 (what
+/// [`smem_window`] moves onto the address).
+fn elem_parts(
+    k: &Kernel,
+    here: &str,
+    t: &Tensor,
+    j: i64,
+    needs: &mut Needs,
+) -> Result<(String, String, Option<Swz>)> {
     let Engine::Ptr(p) = t.engine() else {
         return Err(error(
             k,
@@ -180,52 +193,45 @@ fn elem_off(
         ));
     };
     let a = addr(t, j).map_err(|e| error(k, here, format!("{t}, element {j}: {e}")))?;
-    let off = match &a {
+    Ok(match &a {
         Addr::Lin(o) => {
             needs.gcd |= super::needs_gcd(o);
-            CInt(o).to_string()
+            (p.name.clone(), CInt(o).to_string(), None)
         }
         Addr::Swz { base, sw, arg } => {
             needs.gcd |= super::needs_gcd(base) || super::needs_gcd(arg);
-            let swz = swizzled(k, *sw, arg, needs);
+            let parts = swizzle_parts(k, *sw, arg, needs);
+            let swz = parts.offset();
             if base.is_constant(0) {
-                swz
+                (p.name.clone(), swz, Some(parts))
             } else {
-                format!("{} + {swz}", CInt(base))
+                (p.name.clone(), format!("{} + {swz}", CInt(base)), None)
             }
         }
-    };
-    Ok((p.name.clone(), off))
+    })
 }
 
-/// The 32-bit shared-window byte address of element `j` of a shared tensor:
-/// `cute_smem_u32(sB) + bytes * offset`. For a swizzled offset split as `(d ^ x) + a`
-/// ([`swizzle_parts`]) over a buffer whose window address is aligned past every bit of
+/// The 32-bit shared-window byte address of an element of shared tensor `t` at offset `off`
+/// (from [`elem_parts`]): `cute_smem_u32(sB) + bytes * off`. For a swizzled offset split as
+/// `(d ^ x) + a` ([`swizzle_parts`]) over a buffer whose window address is aligned past every bit of
 /// `bytes * x`, the XOR moves onto the address, `((win + bytes * d) ^ bytes * x) + bytes * a`
 /// (equal: adding the aligned `win` carries into no bit the XOR touches), so the k-block reads
 /// of a fragment share one register and differ by a XOR with a constant and an immediate.
-fn smem_window(k: &Kernel, here: &str, t: &Tensor, j: i64, needs: &mut Needs) -> Result<String> {
-    let (name, off) = elem_off(k, here, t, j, needs)?;
+fn smem_window(k: &Kernel, t: &Tensor, name: &str, off: &str, parts: Option<&Swz>) -> String {
     let eb = storage_type(k, t).bits() / 8;
     let win = format!("cute_smem_u32({name})");
     let whole = format!("({win} + {eb}u * ({off}))");
-    let a = addr(t, j).map_err(|e| error(k, here, format!("{t}, element {j}: {e}")))?;
-    let Addr::Swz { base, sw, arg } = &a else {
-        return Ok(whole);
+    let Some((parts, x, mask)) = parts.and_then(|p| p.xor.as_ref().map(|(x, m)| (p, x, *m))) else {
+        return whole;
     };
-    let parts = swizzle_parts(k, *sw, arg, needs);
-    let Some((x, mask)) = &parts.xor else {
-        return Ok(whole);
-    };
-    let aligned = window_align(k, &name);
-    if !base.is_constant(0) || mask.saturating_mul(u64::from(eb)) >= aligned {
-        return Ok(whole);
+    if mask.saturating_mul(u64::from(eb)) >= window_align(k, name) {
+        return whole;
     }
     let at = format!("(({win} + {eb}u * ({})) ^ ({eb}u * {x}))", parts.d);
-    Ok(match &parts.add {
+    match &parts.add {
         Some(a) => format!("({at} + {eb}u * {a})"),
         None => at,
-    })
+    }
 }
 
 /// The alignment of a shared buffer's window address, in bytes: its offset in the kernel's
@@ -246,13 +252,13 @@ fn window_align(k: &Kernel, name: &str) -> u64 {
     }
 }
 
-/// `sw(arg)` as C. A swizzle is XOR-linear: when `arg = D + C` with `C` the terms that are
-/// constants once the enclosing loops are unrolled (literals, fully unrolled loop variables) and
-/// no bit set in any value of both (`ir::sym::may_bits`), `sw(arg) = sw(D) ^ sw(C)`, and `sw(D)`
-/// is `D` when `D` has no bit the swizzle reads. The bits of `sw(C)` that `sw(D)` may not have
-/// are then added, the others XORed: `(sw(D) ^ lo) + hi`, so the k-block reads of a fragment
-/// share `sw(D)` and differ by a XOR with a constant and an immediate offset (the template's
-/// form).
+/// `sw(arg)` as C, split (joined by [`Swz::offset`]). A swizzle is XOR-linear: when `arg = D + C`
+/// with `C` the terms that are constants once the enclosing loops are unrolled (literals, fully
+/// unrolled loop variables) and no bit set in any value of both (`ir::sym::may_bits`), `sw(arg) =
+/// sw(D) ^ sw(C)`, and `sw(D)` is `D` when `D` has no bit the swizzle reads. The bits of `sw(C)`
+/// that `sw(D)` may not have are then added, the others XORed: `(sw(D) ^ lo) + hi`, so the k-block
+/// reads of a fragment share `sw(D)` and differ by a XOR with a constant and an immediate offset
+/// (the template's form).
 fn swizzle_parts(
     k: &Kernel,
     sw: cute_layout::Swizzle,
@@ -352,16 +358,6 @@ impl Swz {
             None => x,
         }
     }
-}
-
-/// `sw(arg)` as C: [`swizzle_parts`] joined.
-fn swizzled(
-    k: &Kernel,
-    sw: cute_layout::Swizzle,
-    arg: &cute_layout::Int,
-    needs: &mut Needs,
-) -> String {
-    swizzle_parts(k, sw, arg, needs).offset()
 }
 
 /// Narrows the largest value of each loop index that `c` bounds by a literal (`kb1 < 7`).
@@ -613,8 +609,8 @@ fn copy(
                                     .collect::<Result<_>>()?,
                             ),
                             MemSpace::Smem => {
-                                let (name, off) = elem_off(k, here, t, v, needs)?;
-                                let addr = smem_window(k, here, t, v, needs)?;
+                                let (name, off, parts) = elem_parts(k, here, t, v, needs)?;
+                                let addr = smem_window(k, t, &name, &off, parts.as_ref());
                                 lower::universal::Side::Shared { name, off, addr }
                             }
                             MemSpace::Gmem => {

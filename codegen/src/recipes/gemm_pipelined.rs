@@ -226,8 +226,11 @@ pub fn pipelined(plan: &GemmPlan, p: &Pipelined, width: IndexWidth) -> Result<Ke
         threads,
     };
     // the accumulators fit in the stages: staged through them, else straight from registers
-    let stages_bytes = (bm + bn) * bk * 4 * p.stages;
-    if bm * bn * 4 <= stages_bytes && width == IndexWidth::I32 {
+    let stage_elems =
+        |l: &cute_layout::AnyLayout| l.shape_layout().cosize().ok().and_then(|c| c.as_static());
+    let stages = stage_elems(&p.smem_a).zip(stage_elems(&p.smem_b));
+    let fits = stages.is_some_and(|(a, b)| bm * bn <= a + b);
+    if fits && width == IndexWidth::I32 {
         epilogue_staged(&mut k, &epi, &e)?;
     } else {
         epilogue(&mut k, &epi, &e)?;
@@ -544,28 +547,29 @@ impl Epi<'_> {
         ))
     }
 
-    /// One 128-bit vector of C inside the tile: `dst = value(src, C, bias)` (C loaded into `rc`
-    /// only when `beta != 0`), then `dst` stored to `g`.
+    /// One 128-bit vector of C inside the tile: the accumulator's values `x` become
+    /// `value(x, C, bias)` in place (C loaded into `rc` only when `beta != 0`), then are stored
+    /// to `g`.
     fn store_vector(
         &self,
         k: &mut KernelBuilder,
         vec: &CopyAtom,
-        [dst, src, g, rc]: [&Tensor; 4],
+        [x, g, rc]: [&Tensor; 3],
         bias: Option<&Tensor>,
     ) -> Result<()> {
         k.if_(
             Cond::NonZero("beta".to_string()),
             |k| {
                 k.copy(vec, g, rc);
-                self.map(k, dst, [Some(src), Some(rc), bias], None);
+                self.map(k, x, [Some(x), Some(rc), bias], None);
                 Ok(())
             },
             |k| {
-                self.map(k, dst, [Some(src), None, bias], None);
+                self.map(k, x, [Some(x), None, bias], None);
                 Ok(())
             },
         )?;
-        k.copy(vec, dst, g);
+        k.copy(vec, x, g);
         Ok(())
     }
 
@@ -606,16 +610,11 @@ fn epilogue_staged(k: &mut KernelBuilder, x: &Epi<'_>, e: &LayoutErr<'_>) -> Res
     let shape = acc_v.layout().shape_layout();
     let size = |i: usize| shape.mode(i).and_then(|m| m.size()).map_err(e);
     let (lanes, reps) = (size(0)?, size(1)?);
-    let lanes_n = lanes.as_static().unwrap_or(1);
     k.comment("the epilogue: the accumulators staged over the idle stages, then C in rolled loops");
     k.cp_async_wait(0);
     k.sync();
     let t = x.threads;
-    let staged = Layout::new(
-        tup![s(t), lanes.clone(), reps.clone()],
-        tup![s(1), s(t), s(t * lanes_n)],
-    )
-    .map_err(e)?;
+    let staged = Layout::col_major(&tup![s(t), lanes.clone(), reps.clone()]).map_err(e)?;
     let s_c = k.smem_reuse("sC", F32, staged); // (THR,V,R)
     let at_tid = Coord::Tuple(vec![KernelBuilder::tid().into(), X, X]);
     let t_cs_c = k.bind("tCsC", s_c.slice(&at_tid).map_err(e)?); // (V,R)
@@ -643,7 +642,7 @@ fn epilogue_staged(k: &mut KernelBuilder, x: &Epi<'_>, e: &LayoutErr<'_>) -> Res
                 let (sc, g) = (col(&t_cs_c, &r)?, col(&gc_v, &r)?);
                 let b = bias_v.as_ref().map(|b| col(b, &r)).transpose()?;
                 k.copy(&one, &sc, &rx);
-                x.store_vector(k, &vec, [&rx, &rx, &g, &rc], b.as_ref())
+                x.store_vector(k, &vec, [&rx, &g, &rc], b.as_ref())
             })?;
             Ok(())
         },
@@ -694,7 +693,7 @@ fn epilogue(k: &mut KernelBuilder, x: &Epi<'_>, e: &LayoutErr<'_>) -> Result<()>
             k.for_("r", reps, Unroll::Full, |k, r| {
                 let (a, g) = (col(&acc_v, &r)?, col(&gc_v, &r)?);
                 let b = bias_v.as_ref().map(|b| col(b, &r)).transpose()?;
-                x.store_vector(k, &vec, [&a, &a, &g, &rc], b.as_ref())
+                x.store_vector(k, &vec, [&a, &g, &rc], b.as_ref())
             })?;
             Ok(())
         },
