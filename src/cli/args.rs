@@ -396,9 +396,9 @@ pub struct PlanOpts {
     /// The element type of A, B and C (the named kernels are FP32)
     #[arg(long, value_enum, value_name = "DTYPE", default_value_t = Dtype::F32)]
     pub dtype: Dtype,
-    /// Which emitter writes the GEMM's CUDA [default: the plan's: the IR, the template for the
-    /// pipelined plans until the IR's kernels match its speed; a problem beyond 32-bit offsets
-    /// always the IR, with 64-bit indices]
+    /// Which emitter writes the GEMM's CUDA [default: the IR (the template only for a plan with
+    /// C++ epilogue functors); a problem beyond 32-bit offsets always the IR, with 64-bit
+    /// indices]
     #[arg(long, value_enum, value_name = "EMITTER")]
     pub emitter: Option<Emitter>,
 }

@@ -9,6 +9,7 @@
 //! the 64-bit one otherwise.
 
 mod cexpr;
+mod elem_loop;
 mod stmt;
 
 pub(crate) use stmt::fma_order;

@@ -6,6 +6,7 @@ use cute_layout::atom::{CopyOp, MmaOp};
 use cute_layout::{ElemType, Engine, MemSpace, Tensor};
 
 use super::cexpr::{CExpr, CInt, Names};
+use super::elem_loop;
 use crate::error::Result;
 use crate::ir::index::{addr, coord, size, Addr};
 use crate::ir::{Barrier, Cond, EExpr, Kernel, Pred, Stmt, Unroll};
@@ -574,6 +575,15 @@ fn copy(
     if let Some(h) = &helper {
         needs.cp_async.insert(h.clone());
     }
+    if helper.is_none() && pred.is_none() && vals == 1 {
+        if let Some(st) = elem_loop::all_strided(&[dst, src], n) {
+            let i = elem_loop::open(w, n, &st, needs);
+            lower::universal::copy(w, op, elem.bits(), &st[1].at(i), &st[0].at(i))
+                .ok_or_else(|| error(k, here, format!("{op}: no lowering")))?;
+            w.close("");
+            return Ok(());
+        }
+    }
     for v in (0..n).step_by(vals.max(1) as usize) {
         let s = elem_ref(k, here, src, v, needs)?;
         let d = elem_ref(k, here, dst, v, needs)?;
@@ -676,6 +686,9 @@ fn gemm(
         return Err(error(k, here, format!("{op}: no lowering")));
     }
     let order = fma_order(a, b).ok_or_else(|| error(k, here, "fragment shapes"))?;
+    if elem_loop::gemm(a, b, c, w, needs) {
+        return Ok(());
+    }
     for (ia, ib, ic) in order {
         let (ea, eb, ec) = (
             elem_ref(k, here, a, ia, needs)?,
@@ -700,18 +713,32 @@ fn map(
 ) -> Result<()> {
     let n = size(dst).unwrap_or(0);
     let de = storage_type(k, dst);
-    for j in 0..n {
-        let args = srcs
+    let value = |refs: Vec<String>, needs: &mut Needs| -> String {
+        let args = refs
             .iter()
-            .map(|t| {
-                Ok(to_float(
-                    &elem_ref(k, here, t, j, needs)?,
-                    storage_type(k, t),
-                    needs,
-                ))
-            })
+            .zip(srcs)
+            .map(|(r, t)| to_float(r, storage_type(k, t), needs))
+            .collect();
+        from_float(&CExpr(f, &Args(args)).to_string(), de, needs)
+    };
+    let all: Vec<&Tensor> = std::iter::once(dst).chain(srcs).collect();
+    if let Some(st) = pred
+        .is_none()
+        .then(|| elem_loop::all_strided(&all, n))
+        .flatten()
+    {
+        let i = elem_loop::open(w, n, &st, needs);
+        let v = value(st[1..].iter().map(|t| t.at(i)).collect(), needs);
+        w.line(format!("{} = {v};", st[0].at(i)));
+        w.close("");
+        return Ok(());
+    }
+    for j in 0..n {
+        let refs = srcs
+            .iter()
+            .map(|t| elem_ref(k, here, t, j, needs))
             .collect::<Result<Vec<_>>>()?;
-        let value = from_float(&CExpr(f, &Args(args)).to_string(), de, needs);
+        let value = value(refs, needs);
         let d = elem_ref(k, here, dst, j, needs)?;
         match pred {
             Some(p) => {
