@@ -45,7 +45,7 @@ fn emit_writes_the_kernel() {
     let o = cute(&["emit", "sgemm-sm80", "--layout", "TN"]);
     assert_eq!(o.status.code(), Some(0));
     let src = String::from_utf8(o.stdout).unwrap();
-    assert!(src.contains("extern \"C\" __global__ void __launch_bounds__(256)"));
+    assert!(src.contains("extern \"C\" __global__ void __launch_bounds__(256, 2)"));
     assert!(src.contains("sgemm_sm80_TN("));
     assert!(!src.contains("#include"));
 }

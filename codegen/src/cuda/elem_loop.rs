@@ -95,40 +95,25 @@ pub(super) fn open(w: &mut Writer, n: i64, st: &[Strided], needs: &mut Needs) ->
     ELEM
 }
 
-/// UniversalFMA's `c += a * b` over strided fragments, as loops in the order of
-/// [`super::fma_order`]: k outer, then n in pairs, m forwards on the even n and backwards on the
-/// odd one (serpentine). `false` (nothing written) when a fragment is not strided or the MMA
-/// has fewer than [`LOOP_MIN`] FMAs.
+/// UniversalFMA's `c += a * b` over strided `(M,1)`, `(N,1)` and `(M,N)` fragments with N even,
+/// as loops in the order of [`super::fma_order`]: n in pairs, m forwards on the even n and
+/// backwards on the odd one (serpentine). `false` (nothing written) for any other MMA, which
+/// keeps one statement per FMA: a K mode, an odd N, fewer than [`LOOP_MIN`] FMAs, a fragment
+/// that is not strided.
 pub(super) fn gemm(a: &Tensor, b: &Tensor, c: &Tensor, w: &mut Writer, needs: &mut Needs) -> bool {
-    let (Some((m, kk)), Some((n, _))) = (fma_dims(a), fma_dims(b)) else {
+    let (Some((m, 1)), Some((n, 1))) = (fma_dims(a), fma_dims(b)) else {
         return false;
     };
-    if m * n * kk < LOOP_MIN {
+    if m * n < LOOP_MIN || n % 2 != 0 {
         return false;
     }
-    let (Some(sa), Some(sb), Some(sc)) = (
-        Strided::of(a, m * kk),
-        Strided::of(b, n * kk),
-        Strided::of(c, m * n),
-    ) else {
+    let (Some(sa), Some(sb), Some(sc)) =
+        (Strided::of(a, m), Strided::of(b, n), Strided::of(c, m * n))
+    else {
         return false;
     };
     needs.gcd |= sa.needs_gcd() || sb.needs_gcd() || sc.needs_gcd();
-    let k_loop = kk > 1;
-    if k_loop {
-        w.line("#pragma unroll");
-        w.open(format!(
-            "for (cute_idx cute_k = 0; cute_k < {kk}; ++cute_k)"
-        ));
-    }
-    // element (x, k) of an (X,K) fragment is x + X * k
-    let with_k = |x: &str, extent: i64| {
-        if k_loop {
-            format!("{x} + {extent} * cute_k")
-        } else {
-            x.to_string()
-        }
-    };
+    // column `nj` of C: c(m, nj) += a(m) * b(nj), m forwards or backwards
     let column = |w: &mut Writer, nj: &str, backwards: bool| {
         w.line("#pragma unroll");
         if backwards {
@@ -139,35 +124,17 @@ pub(super) fn gemm(a: &Tensor, b: &Tensor, c: &Tensor, w: &mut Writer, needs: &m
         } else {
             w.open(format!("for (cute_idx cute_m = 0; cute_m < {m}; ++cute_m)"));
         }
-        let ic = if nj == "0" {
-            "cute_m".to_string()
-        } else {
-            format!("cute_m + {m} * {}", paren(nj))
-        };
-        lower::universal::fma(
-            w,
-            &sa.at(&with_k("cute_m", m)),
-            &sb.at(&with_k(nj, n)),
-            &sc.at(&ic),
-        );
+        let ic = format!("cute_m + {m} * {}", paren(nj));
+        lower::universal::fma(w, &sa.at("cute_m"), &sb.at(nj), &sc.at(&ic));
         w.close("");
     };
-    if n >= 2 {
-        w.line("#pragma unroll");
-        w.open(format!(
-            "for (cute_idx cute_n = 0; cute_n < {}; cute_n += 2)",
-            n - n % 2
-        ));
-        column(w, "cute_n", false);
-        column(w, "cute_n + 1", true);
-        w.close("");
-    }
-    if n % 2 == 1 {
-        column(w, &(n - 1).to_string(), false);
-    }
-    if k_loop {
-        w.close("");
-    }
+    w.line("#pragma unroll");
+    w.open(format!(
+        "for (cute_idx cute_n = 0; cute_n < {n}; cute_n += 2)"
+    ));
+    column(w, "cute_n", false);
+    column(w, "cute_n + 1", true);
+    w.close("");
     true
 }
 
