@@ -316,3 +316,21 @@ fn tensor_core_dtypes_are_refused_with_the_reason() {
     let o = cute(&["emit", "sgemm-sm80", "--dtype", "f32"], "");
     assert_eq!(o.status.code(), Some(0));
 }
+
+/// `check --cpu` runs the interpreter at its own small sizes: a size meant for the GPU check is
+/// refused, not silently ignored (nor run in the interpreter at GPU scale).
+#[test]
+fn check_cpu_refuses_a_problem_size() {
+    for size in [&["--m", "17"][..], &["--n", "4096", "--k", "64"]] {
+        let mut args = vec!["check", "--cpu", "sgemm-sm80"];
+        args.extend(size);
+        let o = cute(&args, "");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(
+            err.contains("--cpu runs the interpreter at its own small sizes"),
+            "{err}"
+        );
+        assert!(err.contains("--m/--n/--k size the GPU check"), "{err}");
+    }
+}

@@ -243,7 +243,8 @@ pub struct CheckArgs {
     #[arg(value_name = "NAME", value_parser = kernel_name())]
     pub names: Vec<String>,
     /// Run the kernels' IR in the CPU interpreter (every thread of every block, barriers and
-    /// cp.async groups honoured, races and out-of-bounds accesses reported) instead of on the GPU
+    /// cp.async groups honoured, races and out-of-bounds accesses reported) instead of on the
+    /// GPU, at its own small sizes (a GEMM at 1, 17, 127 and 130x67x33; --m/--n/--k refused)
     #[arg(long)]
     pub cpu: bool,
     #[command(flatten)]

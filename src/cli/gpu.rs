@@ -296,6 +296,14 @@ pub fn check_all(a: &CheckArgs) -> ExitCode {
     if let Err(e) = a.plan.check("check") {
         return usage(e);
     }
+    if a.cpu && a.size.one(1).is_some() {
+        return usage(super::args::usage_error(
+            "check",
+            clap::error::ErrorKind::ArgumentConflict,
+            "--cpu runs the interpreter at its own small sizes (a GEMM at 1, 17, 127 and \
+             130x67x33); --m/--n/--k size the GPU check",
+        ));
+    }
     let report = match a.report.as_deref().map(Report::create).transpose() {
         Ok(r) => r,
         Err(e) => return fail(e),
