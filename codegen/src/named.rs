@@ -144,17 +144,18 @@ fn sgemm_sm80(name: &str, layout: GemmLayout, target: &Target) -> Result<Pipelin
         mma,
         stages: 3,
         predicated: true,
-        // 128 registers, two CTAs per SM in every layout: in trips of 8 k blocks each layout's
-        // kernel fits 128 registers without spilling (left unbounded, TN's took 150 and one CTA
-        // per SM: 74% of cuBLAS on the H200 instead of 85%). Two CTAs of 96 KiB fit the 228 KiB
-        // of an sm_90a SM, not the 164 KiB of an sm_80 one or the 100 KiB of sm_86/sm_89: there
-        // the recipe asks for what fits (below).
+        // set below, from the target
         min_blocks_per_sm: 1,
         // 8 of the 32 k blocks per trip of a rolled loop: NVRTC compiles it in 140 to 190 ms
         // instead of 350 to 430 with the whole k-tile unrolled (`--k-block-unroll 32`), which on
         // the H200 runs 3 points faster in NN and TT, the same in NT, 6 slower in TN (README)
         k_block_unroll: Some(8),
     };
+    // 128 registers, two CTAs per SM in every layout: in trips of 8 k blocks each layout's
+    // kernel fits 128 registers without spilling (left unbounded, TN's took 150 and one CTA per
+    // SM: 74% of cuBLAS on the H200 instead of 85%). Two CTAs of 96 KiB fit the 228 KiB of an
+    // sm_90a SM, not the 164 KiB of an sm_80 one or the 100 KiB of sm_86/sm_89: there the recipe
+    // asks for what fits.
     p.min_blocks_per_sm = ctas_that_fit(target, &p, 2, 128);
     Ok(p)
 }

@@ -15,7 +15,7 @@ use crate::lower::{self, Needs};
 use crate::writer::Writer;
 
 /// Statements over fewer elements stay one line per element (a 128-bit vector's four lanes).
-pub(super) const LOOP_MIN: i64 = 8;
+const LOOP_MIN: i64 = 8;
 
 /// A tensor whose element `j` is `name[base + stride * j]` for every `j < n`.
 #[derive(Debug, Clone)]
@@ -49,13 +49,12 @@ impl Strided {
     }
 
     /// The offset of element `index` (a C loop variable, or a sum of them).
-    pub(super) fn offset(&self, index: &str) -> String {
+    fn offset(&self, index: &str) -> String {
         let base = super::CInt(&self.base).to_string();
         let scaled = match self.stride {
             0 => return base,
             1 => index.to_string(),
-            d if index.contains(' ') => format!("{} * ({index})", super::CInt(&s(d))),
-            d => format!("{} * {index}", super::CInt(&s(d))),
+            d => format!("{} * {}", super::CInt(&s(d)), paren(index)),
         };
         if self.base.is_constant(0) {
             scaled

@@ -685,10 +685,10 @@ fn gemm(
     if !matches!(op, MmaOp::UniversalFma { .. }) {
         return Err(error(k, here, format!("{op}: no lowering")));
     }
-    let order = fma_order(a, b).ok_or_else(|| error(k, here, "fragment shapes"))?;
     if elem_loop::gemm(a, b, c, w, needs) {
         return Ok(());
     }
+    let order = fma_order(a, b).ok_or_else(|| error(k, here, "fragment shapes"))?;
     for (ia, ib, ic) in order {
         let (ea, eb, ec) = (
             elem_ref(k, here, a, ia, needs)?,
