@@ -27,6 +27,16 @@ fn named_gemms_ir_and_cuda() {
 }
 
 #[test]
+fn tensor_core_gemms_ir_and_cuda() {
+    for name in named::TENSOR_CORE_NAMES {
+        let plan = named::plan(name, GemmLayout::parse("TN").unwrap()).unwrap();
+        let k = gemm(&plan).unwrap();
+        insta::assert_snapshot!(format!("gemm_{name}_TN_ir"), k.to_string());
+        insta::assert_snapshot!(format!("gemm_{name}_TN_cuda"), emit(&k).unwrap().source);
+    }
+}
+
+#[test]
 fn the_64_bit_build_differs_only_in_the_index_type() {
     let k = &variants("transpose").unwrap()[0];
     let narrow = emit(k).unwrap().source;

@@ -11,6 +11,7 @@ pub mod gpu;
 pub mod launch;
 pub mod nvrtc;
 pub mod recipe;
+pub mod tensor_core;
 pub mod testing;
 
 pub use error::{Result, RuntimeError, NVRTC_INSTALL};

@@ -5,7 +5,7 @@
 //! (`CI` set), where they fail: see `cute_runtime::testing`.
 
 use cute_codegen::gemm::Policy;
-use cute_codegen::named::{plan, plan_for, NAMES};
+use cute_codegen::named::{plan, plan_for, NAMES, TENSOR_CORE_NAMES};
 use cute_codegen::{emit, GemmLayout, Target};
 use cute_runtime::nvrtc;
 
@@ -106,4 +106,24 @@ fn a_compile_error_carries_the_log_and_the_numbered_source() {
         "{msg}"
     );
     assert!(msg.contains("   1 | extern"), "{msg}");
+}
+
+/// The tensor-core GEMMs (TN) compile for sm_80 and sm_90a without spills, ldmatrix and
+/// mma.sync in their SASS-bound PTX.
+#[test]
+fn the_tensor_core_gemms_compile_for_sm80_and_sm90a() {
+    if !cute_runtime::nvrtc_or_skip!() {
+        return;
+    }
+    for target in [Target::sm90a(), Target::sm80()] {
+        for name in TENSOR_CORE_NAMES {
+            let plan = plan_for(name, GemmLayout::parse("TN").unwrap(), &target).unwrap();
+            let k = emit(&plan).unwrap();
+            assert!(k.source.contains("mma.sync.aligned.m16n8k16") && k.source.contains("ldmatrix.sync.aligned.x4"));
+            let arch = k.target.name();
+            let c = nvrtc::compile(&k.name, &k.source, arch).unwrap_or_else(|e| panic!("{e}"));
+            println!("{:<24} {arch:<7} registers={:?} spill_bytes={:?}", k.name, c.registers, c.spill_bytes);
+            assert_eq!(c.spill_bytes, Some(0), "{} spills on {arch}:\n{}", k.name, c.log);
+        }
+    }
 }

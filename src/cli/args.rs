@@ -9,7 +9,7 @@ use clap::error::ErrorKind;
 use clap::{value_parser, Args, Parser, Subcommand, ValueEnum};
 use cute::codegen::cuda::IndexWidth;
 use cute::codegen::gemm::{self, emit_by, emit_with};
-use cute::codegen::named::{plan_unrolled, NAMES};
+use cute::codegen::named::{plan_unrolled, NAMES, TENSOR_CORE_NAMES};
 use cute::codegen::recipes;
 use cute::codegen::{CodegenError, GemmLayout, GemmPlan, Kernel, Target};
 
@@ -206,7 +206,7 @@ pub struct ExprsArgs {
 
 /// A named kernel (`cute emit --list`).
 fn kernel_name() -> PossibleValuesParser {
-    PossibleValuesParser::new(NAMES.iter().chain(recipes::NAMES))
+    PossibleValuesParser::new(NAMES.iter().chain(TENSOR_CORE_NAMES).chain(recipes::NAMES))
 }
 
 #[derive(Args, Debug)]

@@ -19,7 +19,11 @@ pub fn emit_command(a: &EmitArgs) -> ExitCode {
         Err(e) => return usage(e),
     };
     let Some(name) = a.name.as_deref().filter(|_| !a.list) else {
-        for n in named::NAMES.iter().chain(recipes::NAMES) {
+        for n in named::NAMES
+            .iter()
+            .chain(named::TENSOR_CORE_NAMES)
+            .chain(recipes::NAMES)
+        {
             println!("{n}");
         }
         return ExitCode::SUCCESS;

@@ -320,6 +320,30 @@ pub fn check_all(a: &CheckArgs) -> ExitCode {
     }
 }
 
+/// `cute check hgemm-sm80 ...` on the GPU.
+fn check_tensor_core(a: &CheckArgs, names: &[String], said: &mut Said) -> ExitCode {
+    let gpu = match Gpu::open() {
+        Ok(g) => g,
+        Err(e) => {
+            said.say(format!("skipped: {}", lines(&e.to_string())));
+            return ExitCode::SUCCESS;
+        }
+    };
+    said.say(format!(
+        "# cute check on {} ({}), {}: kernel layout M N K beta result",
+        gpu.name,
+        gpu.arch,
+        a.plan.target()
+    ));
+    match super::tensor_core::check(&gpu, names, &a.plan, a.size.one(1), &mut |l| said.say(l)) {
+        Ok((passed, failed)) => {
+            said.say(format!("# {passed} passed, {failed} failed"));
+            super::algebra::status(failed == 0)
+        }
+        Err(e) => said.fail(e),
+    }
+}
+
 /// `cute check RECIPE...` on the GPU.
 fn check_recipes(a: &CheckArgs, names: &[String], said: &mut Said) -> ExitCode {
     let gpu = match Gpu::open() {
@@ -413,9 +437,17 @@ fn check_names(a: &CheckArgs) -> Vec<String> {
 }
 
 fn check_matrix(a: &CheckArgs, said: &mut Said) -> ExitCode {
-    let (recipes, gemms): (Vec<String>, Vec<String>) = check_names(a)
+    let (tc, rest): (Vec<String>, Vec<String>) = check_names(a)
         .into_iter()
-        .partition(|n| super::recipe::is_recipe(n));
+        .partition(|n| super::tensor_core::is_tensor_core(n));
+    if !tc.is_empty() {
+        let code = check_tensor_core(a, &tc, said);
+        if rest.is_empty() || code != ExitCode::SUCCESS {
+            return code;
+        }
+    }
+    let (recipes, gemms): (Vec<String>, Vec<String>) =
+        rest.into_iter().partition(|n| super::recipe::is_recipe(n));
     if !recipes.is_empty() {
         let code = check_recipes(a, &recipes, said);
         if gemms.is_empty() || code != ExitCode::SUCCESS {
@@ -504,6 +536,12 @@ fn check_one(
 pub fn bench_all(a: &BenchArgs) -> ExitCode {
     if let Err(e) = a.plan.check("bench") {
         return usage(e);
+    }
+    if a.names
+        .iter()
+        .any(|n| super::tensor_core::is_tensor_core(n))
+    {
+        return super::tensor_core::bench(a);
     }
     let layouts = a.plan.layouts(&GemmLayout::all()[..1]);
     let planned = match plan_all(

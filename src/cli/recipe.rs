@@ -67,7 +67,7 @@ pub fn emit_command(name: &str, target: Target) -> ExitCode {
     }
 }
 
-fn fresh_seed() -> u64 {
+pub(super) fn fresh_seed() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(1, |d| d.as_nanos() as u64)

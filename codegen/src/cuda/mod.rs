@@ -220,6 +220,14 @@ fn helpers(needs: &Needs, w: &mut Writer) {
         lower::cp_async::define(w, name, ptx);
         w.line("");
     }
+    if needs.pack16 {
+        w.block(lower::mma_sync::PACK16_FN);
+        w.line("");
+    }
+    for def in needs.fns.values() {
+        w.block(def.trim_end());
+        w.line("");
+    }
 }
 
 fn declarations(k: &Kernel, width: IndexWidth, w: &mut Writer) {

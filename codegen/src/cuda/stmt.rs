@@ -230,7 +230,7 @@ fn smem_window(k: &Kernel, t: &Tensor, name: &str, off: &str, parts: Option<&Swz
     }
     let at = format!("(({win} + {eb}u * ({})) ^ ({eb}u * {x}))", parts.d);
     match &parts.add {
-        Some(a) => format!("({at} + {eb}u * {a})"),
+        Some((a, _)) => format!("({at} + {eb}u * {a})"),
         None => at,
     }
 }
@@ -256,8 +256,9 @@ fn window_align(k: &Kernel, name: &str) -> u64 {
 /// `sw(arg)` as C, split (joined by [`Swz::offset`]). A swizzle is XOR-linear: when `arg = D + C`
 /// with `C` the terms that are constants once the enclosing loops are unrolled (literals, fully
 /// unrolled loop variables) and no bit set in any value of both (`ir::sym::may_bits`), `sw(arg) =
-/// sw(D) ^ sw(C)`, and `sw(D)` is `D` when `D` has no bit the swizzle reads. The bits of `sw(C)`
-/// that `sw(D)` may not have are then added, the others XORed: `(sw(D) ^ lo) + hi`, so the k-block
+/// sw(D) ^ sw(C)`, and `sw(D)` is `D` when `D` has no bit the swizzle reads; such a `D` may share
+/// bits with `C` above the swizzle's ([`carry_free`]). The bits of `sw(C)` below those that `sw(D)`
+/// may have are XORed, the others added: `(sw(D) ^ lo) + hi`, so the k-block
 /// reads of a fragment share `sw(D)` and differ by a XOR with a constant and an immediate offset
 /// (the template's form).
 fn swizzle_parts(
@@ -293,15 +294,21 @@ fn swizzle_parts(
     let (Some(md), Some(mc)) = (crate::ir::sym::may_bits(&d, &max), c_bits) else {
         return whole(needs);
     };
-    if md & mc != 0 {
-        return whole(needs);
-    }
     let moved = |x: u64| {
         if s >= 0 {
             (x & yyy) >> s
         } else {
             (x & yyy) << -s
         }
+    };
+    // a swizzled `D` splits only from a `C` with no bit of its own (XOR-linearity)
+    let touched = if md & yyy == 0 {
+        yyy | moved(yyy)
+    } else {
+        u64::MAX
+    };
+    let Some(low) = carry_free(md, mc, touched) else {
+        return whole(needs);
     };
     let (dtext, mdd) = if md & yyy == 0 {
         (CInt(&d).to_string(), md)
@@ -317,7 +324,13 @@ fn swizzle_parts(
         None if mc & yyy == 0 => (CInt(&c).to_string(), mc),
         None => (call(&CInt(&c).to_string(), needs), mc | moved(mc)),
     };
-    let (xor, add) = (mcc & mdd, mcc & !mdd);
+    // bits the swizzle can reach that `sw(D)` may have are XORed; the rest of `sw(C)` is added
+    let xor = mcc & mdd & low;
+    let add = mcc & !xor;
+    if md & mc != 0 && xor == 0 {
+        // a sum over a carry splits only to share `D` between XORs: without one, the whole
+        return whole(needs);
+    }
     let part = |mask: u64, all: u64| match c.as_static() {
         // a literal sw(C) splits at compile time
         Some(_) => mask.to_string(),
@@ -327,16 +340,30 @@ fn swizzle_parts(
     Swz {
         d: dtext,
         xor: (xor != 0).then(|| (part(xor, mcc), xor)),
-        add: (add != 0).then(|| part(add, mcc)),
+        add: (add != 0).then(|| (part(add, mcc), add)),
     }
 }
 
-/// `sw(arg)` split as `(d ^ xor) + add`: `xor` the text and the mask of the bits XORed into `d`,
-/// `add` the text of the bits added; `d` alone when the split does not apply.
+/// The bits below the swizzle's highest (`touched`: the bits it reads and writes), when `D + C`
+/// is `D | C` there: no bit of those set in a value of both, so the sum carries nothing into the
+/// swizzle's bits and the swizzle sees `D`'s and `C`'s bits side by side. Above them the two may
+/// overlap (`1024 * kb0 + 128 * (kb1 + 1)` at `kb1 = 7`): the carry moves only bits the swizzle
+/// leaves alone. `None` when they overlap below.
+fn carry_free(md: u64, mc: u64, touched: u64) -> Option<u64> {
+    let low = match 64 - touched.leading_zeros() {
+        64 => u64::MAX,
+        h => (1u64 << h) - 1,
+    };
+    (md & mc & low == 0).then_some(low)
+}
+
+/// `sw(arg)` split as `(d ^ xor) + add`: `xor` and `add` the text and the mask of the bits of
+/// `sw(C)` XORed into `d` and added; `d` alone when the split does not apply.
+#[derive(Debug)]
 struct Swz {
     d: String,
     xor: Option<(String, u64)>,
-    add: Option<String>,
+    add: Option<(String, u64)>,
 }
 
 impl Swz {
@@ -355,7 +382,7 @@ impl Swz {
             None => self.d.clone(),
         };
         match &self.add {
-            Some(a) => format!("({x} + {a})"),
+            Some((a, _)) => format!("({x} + {a})"),
             None => x,
         }
     }
@@ -568,6 +595,10 @@ fn copy(
     w: &mut Writer,
     needs: &mut Needs,
 ) -> Result<()> {
+    if let Some((name, def)) = lower::ldmatrix::helper(op) {
+        needs.fns.insert(name.clone(), def);
+        return ldmatrix(k, here, op, elem, &name, src, dst, w, needs);
+    }
     let vals = crate::passes::atom_values(op, elem)
         .ok_or_else(|| error(k, here, format!("{op}: no lowering")))?;
     let n = size(src).unwrap_or(0);
@@ -652,6 +683,35 @@ fn copy(
     Ok(())
 }
 
+/// `ldmatrix`: per atom, the shared-window address of the thread's 16-byte row (its first
+/// source value) and the destination values it receives.
+#[allow(clippy::too_many_arguments)]
+fn ldmatrix(
+    k: &Kernel,
+    here: &str,
+    op: CopyOp,
+    elem: ElemType,
+    name: &str,
+    src: &Tensor,
+    dst: &Tensor,
+    w: &mut Writer,
+    needs: &mut Needs,
+) -> Result<()> {
+    let (vs, vd) = crate::passes::ldsm_values(op, elem)
+        .ok_or_else(|| error(k, here, format!("{op} of {elem}: 16-bit values")))?;
+    let n = size(src).unwrap_or(0);
+    needs.lds = true; // cute_smem_u32
+    for j in 0..n / vs {
+        let (buf, off, parts) = elem_parts(k, here, src, j * vs, needs)?;
+        let addr = smem_window(k, src, &buf, &off, parts.as_ref());
+        let d = (0..vd)
+            .map(|v| elem_ref(k, here, dst, j * vd + v, needs))
+            .collect::<Result<Vec<_>>>()?;
+        lower::ldmatrix::call(w, name, &addr, &d);
+    }
+    Ok(())
+}
+
 /// The order UniversalFMA's `gemm` visits `(m, n, k)`, as CuTe's `gemm` over register
 /// fragments does: k outer, then n, then m serpentine (downwards on odd n), so consecutive FMAs
 /// share a value of B and each column starts on the value of A the last one ended on. With the
@@ -683,7 +743,7 @@ fn gemm(
     needs: &mut Needs,
 ) -> Result<()> {
     if !matches!(op, MmaOp::UniversalFma { .. }) {
-        return Err(error(k, here, format!("{op}: no lowering")));
+        return warp_gemm(k, here, op, a, b, c, w, needs);
     }
     if elem_loop::gemm(a, b, c, w, needs) {
         return Ok(());
@@ -696,6 +756,52 @@ fn gemm(
             elem_ref(k, here, c, ic, needs)?,
         );
         lower::universal::fma(w, &ea, &eb, &ec);
+    }
+    Ok(())
+}
+
+/// A warp MMA (`mma.sync`) over `(V,MMA_M,MMA_K)`, `(V,MMA_N,MMA_K)` and `(V,MMA_M,MMA_N)`
+/// fragments: one call of the atom's helper per `(k, m, n)`, in CuTe's order.
+#[allow(clippy::too_many_arguments)]
+fn warp_gemm(
+    k: &Kernel,
+    here: &str,
+    op: MmaOp,
+    a: &Tensor,
+    b: &Tensor,
+    c: &Tensor,
+    w: &mut Writer,
+    needs: &mut Needs,
+) -> Result<()> {
+    let (name, def) =
+        lower::mma_sync::helper(op).ok_or_else(|| error(k, here, format!("{op}: no lowering")))?;
+    needs.fns.insert(name.clone(), def);
+    let [_, ta, tb, tc] = op.types();
+    needs.pack16 |= ta.bits() == 16 || tc.bits() == 16;
+    let dims = |t: &Tensor| {
+        crate::ir::index::warp_dims(t)
+            .ok_or_else(|| error(k, here, format!("{t}: not a (V,X,Y) fragment")))
+    };
+    let ((va, mm, ka), (vb, nn, _), (vc, _, _)) = (dims(a)?, dims(b)?, dims(c)?);
+    let refs = |t: &Tensor, first: i64, n: i64, needs: &mut Needs| -> Result<Vec<String>> {
+        (first..first + n)
+            .map(|j| elem_ref(k, here, t, j, needs))
+            .collect()
+    };
+    let regs = |vals: &[String], t: ElemType| -> Result<Vec<String>> {
+        let n = lower::mma_sync::registers(vals.len() as i64, t).unwrap_or(0);
+        (0..n as usize)
+            .map(|r| {
+                lower::mma_sync::input_register(vals, r, t)
+                    .ok_or_else(|| error(k, here, format!("{op}: a {t} operand")))
+            })
+            .collect()
+    };
+    for (kk, m, n) in crate::ir::index::mma_order(mm, nn, ka) {
+        let ra = regs(&refs(a, va * (m + mm * kk), va, needs)?, ta)?;
+        let rb = regs(&refs(b, vb * (n + nn * kk), vb, needs)?, tb)?;
+        let rc = refs(c, vc * (m + mm * n), vc, needs)?;
+        lower::mma_sync::call(w, &name, &rc, tc, &ra, &rb);
     }
     Ok(())
 }
@@ -751,4 +857,115 @@ fn map(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::KernelBuilder;
+    use cute_layout::{s, Int, Swizzle};
+
+    fn loop_of(var: &str, max: i64, unrolled: bool) -> LoopBound {
+        LoopBound {
+            var: var.into(),
+            max,
+            unrolled,
+        }
+    }
+
+    fn split(sw: Swizzle, arg: &Int, loops: &[LoopBound]) -> Swz {
+        let mut b = KernelBuilder::new("t");
+        b.threads(256);
+        let k = b.finish().unwrap();
+        let mut needs = Needs {
+            loops: loops.to_vec(),
+            ..Needs::default()
+        };
+        swizzle_parts(&k, sw, arg, &mut needs)
+    }
+
+    /// Checks `sw(arg) == (D ^ (sw(C) & xor)) + (sw(C) & add)` at every value of the loop
+    /// variables, of `tid < 256` and of `kt < kt_end` (`D + C = arg` the split
+    /// [`swizzle_parts`] made).
+    fn split_holds(sw: Swizzle, arg: &Int, loops: &[LoopBound], kt_end: i64) -> Swz {
+        let parts = split(sw, arg, loops);
+        let (d, c) = split_unrolled(arg, loops).unwrap();
+        let mask = |m: &Option<(String, u64)>| m.as_ref().map_or(0, |x| x.1);
+        let (xor, add) = (mask(&parts.xor), mask(&parts.add));
+        let [l0, l1] = [&loops[0], &loops[1]];
+        for (tid, v0, v1, t) in values(l0.max, l1.max, kt_end) {
+            let env = |n: &str| match n {
+                "tid" => Some(tid),
+                "kt" => Some(t),
+                n if n == l0.var => Some(v0),
+                n if n == l1.var => Some(v1),
+                _ => None,
+            };
+            let (dv, cv) = (d.evaluate(&env).unwrap(), c.evaluate(&env).unwrap());
+            let swc = u64::try_from(sw.apply(cv).unwrap()).unwrap();
+            let split = (u64::try_from(dv).unwrap() ^ (swc & xor)) + (swc & add);
+            let whole = sw.apply(arg.evaluate(&env).unwrap()).unwrap();
+            assert_eq!(
+                split,
+                u64::try_from(whole).unwrap(),
+                "{env:?}",
+                env = (tid, v0, v1, t)
+            );
+        }
+        parts
+    }
+
+    fn values(m0: i64, m1: i64, kt_end: i64) -> Vec<(i64, i64, i64, i64)> {
+        let mut v = Vec::new();
+        for tid in 0..256 {
+            for a in 0..=m0 {
+                for b in 0..=m1 {
+                    for t in 0..kt_end {
+                        v.push((tid, a, b, t));
+                    }
+                }
+            }
+        }
+        v
+    }
+
+    /// sgemm-sm80 NN's B fragment read of k block `8 * kb0 + kb1 + 1` of stage `kt % 3`: at
+    /// `kb1 = 7` the constant part (`128 * kb1 + 128 = 1024`) shares bit 10 with `1024 * kb0`,
+    /// above the bits `Sw<3,2,5>` reads and writes, so the split still applies.
+    #[test]
+    fn a_swizzle_splits_over_a_carry_above_its_bits() {
+        let sw = Swizzle::new(3, 2, 5).unwrap();
+        let idx = Int::index;
+        let lane = idx("tid").div(&s(16)).unwrap().rem(&s(16)).unwrap();
+        let stage = idx("kt").rem(&s(3)).unwrap().mul(&s(4096)).unwrap();
+        let arg = [
+            lane.mul(&s(4)).unwrap(),
+            idx("kb0").mul(&s(1024)).unwrap(),
+            idx("kb1").mul(&s(128)).unwrap(),
+            stage,
+            s(192),
+        ]
+        .iter()
+        .try_fold(s(0), |a, t| a.add(t))
+        .unwrap();
+        let loops = [loop_of("kb0", 3, false), loop_of("kb1", 7, true)];
+        let parts = split_holds(sw, &arg, &loops, 3);
+        assert_eq!(parts.xor.map(|x| x.1), Some(28));
+        assert_eq!(parts.add.map(|x| x.1), Some(1984));
+    }
+
+    /// A constant part sharing a bit the swizzle reads with the rest is not split.
+    #[test]
+    fn a_swizzle_does_not_split_over_a_carry_into_its_bits() {
+        let sw = Swizzle::new(3, 2, 5).unwrap();
+        let arg = Int::index("kb0")
+            .mul(&s(128))
+            .unwrap()
+            .add(&Int::index("kb1").mul(&s(128)).unwrap())
+            .unwrap();
+        let loops = [loop_of("kb0", 3, false), loop_of("kb1", 3, true)];
+        let parts = split(sw, &arg, &loops);
+        assert!(parts.xor.is_none() && parts.add.is_none(), "{parts:?}");
+        assert!(parts.d.starts_with("cute_swizzle<3,2,5>"), "{}", parts.d);
+    }
 }

@@ -9,7 +9,7 @@ mod tiled;
 mod verify;
 
 pub(crate) use frag::{copy as frag_copy, mma as frag_mma, tensor as frag_tensor};
-pub use plan::{Bias, Epilogue, GemmLayout, GemmPlan, Major, Pipelined, Policy};
+pub use plan::{Bias, Epilogue, GemmLayout, GemmPlan, Major, Pipelined, Policy, TensorCore};
 pub(crate) use verify::{bank_ways, copy_bank_ways, smem_offsets};
 
 use crate::cuda::IndexWidth;
@@ -34,7 +34,10 @@ pub enum Emitter {
 pub fn default_emitter(plan: &GemmPlan) -> Emitter {
     match plan.policy {
         _ if !plan.epilogue.functors.is_empty() => Emitter::Template,
-        Policy::Naive { .. } | Policy::SmemTiled { .. } | Policy::Pipelined(_) => Emitter::Ir,
+        Policy::Naive { .. }
+        | Policy::SmemTiled { .. }
+        | Policy::Pipelined(_)
+        | Policy::TensorCore(_) => Emitter::Ir,
     }
 }
 
@@ -84,5 +87,9 @@ pub fn emit_template(plan: &GemmPlan) -> Result<Kernel> {
         Policy::Naive { .. } => naive::emit(plan),
         Policy::SmemTiled { .. } => tiled::emit(plan),
         Policy::Pipelined(_) => pipelined::emit(plan),
+        Policy::TensorCore(_) => Err(plan.error(
+            "emitter",
+            "the template emitter writes SIMT kernels only; tensor-core plans come from the IR",
+        )),
     }
 }

@@ -156,6 +156,32 @@ pub enum Policy {
     /// CACHEGLOBAL, 32 to 128 bits) over `stages` shared-memory buffers, smem -> registers
     /// double-buffered over K blocks, a UniversalFMA TiledMMA over FP32.
     Pipelined(Box<Pipelined>),
+    /// Tensor cores on the SM80 path: `cp.async` stages, `ldmatrix`, `mma.sync`.
+    TensorCore(Box<TensorCore>),
+}
+
+/// A tensor-core plan on the SM80 path (`hgemm-sm80`, `bgemm-sm80`): A and B of `elem` (16-bit)
+/// through `stages` shared stages filled by 128-bit `cp.async`, read into the MMA's fragments by
+/// `ldmatrix` TiledCopies built as CuTe's `make_tiled_copy_A/B(s2r, mma)` builds them, and a
+/// TiledMMA of `mma.sync` atoms accumulating in FP32; C is FP32.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TensorCore {
+    /// The type of A and B.
+    pub elem: cute_layout::ElemType,
+    /// (BLK_M, BLK_N, BLK_K).
+    pub cta: (i64, i64, i64),
+    /// `(BLK_M,BLK_K,PIPE)` and `(BLK_N,BLK_K,PIPE)`, swizzled.
+    pub smem_a: AnyLayout,
+    pub smem_b: AnyLayout,
+    /// gmem -> smem.
+    pub copy_a: cute_layout::atom::TiledCopy,
+    pub copy_b: cute_layout::atom::TiledCopy,
+    /// smem -> registers (`ldmatrix`).
+    pub s2r_a: cute_layout::atom::CopyAtom,
+    pub s2r_b: cute_layout::atom::CopyAtom,
+    pub mma: cute_layout::atom::TiledMma,
+    pub stages: i64,
+    pub min_blocks_per_sm: i64,
 }
 
 /// The pieces of a pipelined mainloop, all CuTe values.
@@ -242,6 +268,14 @@ impl GemmPlan {
                 "k-block unroll",
                 "only a pipelined plan (sgemm-sm80, sgemm-sm80-bias-relu, simt-hier) has a k-block loop",
             )),
+        }
+    }
+
+    /// The type of A and B: the tensor-core plan's 16-bit type, FP32 otherwise.
+    pub fn input_type(&self) -> cute_layout::ElemType {
+        match &self.policy {
+            Policy::TensorCore(p) => p.elem,
+            _ => cute_layout::ElemType::F32,
         }
     }
 

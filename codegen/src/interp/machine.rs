@@ -1,6 +1,8 @@
 //! The interpreter's machine: the launch's blocks one after another, each block's threads in
 //! lockstep, with shadow state for the checks the module documents.
 
+mod warp;
+
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -350,7 +352,20 @@ impl Machine<'_> {
                 src,
                 dst,
                 pred,
+            } if crate::lower::ldmatrix::matrices(atom.op()).is_some() => {
+                self.warp_copy(atom, src, dst, here)
+            }
+            Stmt::Copy {
+                atom,
+                src,
+                dst,
+                pred,
             } => self.copy(atom.op(), atom.val_type(), src, dst, pred.as_ref(), here),
+            Stmt::Gemm { atom, a, b, c }
+                if !matches!(atom.op(), cute_layout::atom::MmaOp::UniversalFma { .. }) =>
+            {
+                self.warp_gemm(atom.op(), a, b, c, here)
+            }
             Stmt::Gemm { a, b, c, .. } => self.gemm(a, b, c, here),
             Stmt::Map { dst, srcs, f, pred } => self.map(dst, srcs, f, pred.as_ref(), here),
             Stmt::Reduce { var, op, src } => {

@@ -90,6 +90,35 @@ pub(crate) fn fma_dims(t: &Tensor) -> Option<(i64, i64)> {
     }
 }
 
+/// A warp MMA's fragment `(V, X, Y)` (`(V,MMA_M,MMA_K)` of A, `(V,MMA_N,MMA_K)` of B,
+/// `(V,MMA_M,MMA_N)` of C): its three mode sizes, a missing last mode counting 1.
+pub(crate) fn warp_dims(t: &Tensor) -> Option<(i64, i64, i64)> {
+    let l = t.layout().shape_layout();
+    let size = |i: usize| -> Option<i64> {
+        if i >= l.rank() {
+            return Some(1);
+        }
+        l.mode(i).ok()?.size().ok()?.as_static()
+    };
+    (l.rank() <= 3).then_some(())?;
+    Some((size(0)?, size(1)?, size(2)?))
+}
+
+/// The `(k, m, n)` order CuTe's `gemm` calls a warp MMA over `(MMA_M, MMA_N, MMA_K)` atoms: k
+/// outer, then m, n serpentine (backwards on odd m) so consecutive MMAs share A's registers.
+pub(crate) fn mma_order(m: i64, n: i64, k: i64) -> Vec<(i64, i64, i64)> {
+    let mut out = Vec::new();
+    for kk in 0..k {
+        for mi in 0..m {
+            for n0 in 0..n {
+                let ni = if mi % 2 == 1 { n - 1 - n0 } else { n0 };
+                out.push((kk, mi, ni));
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

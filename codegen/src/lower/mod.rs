@@ -1,13 +1,15 @@
 //! Lowerings owned by the atoms: one module per atom family turns a `copy` or `gemm` of the IR
 //! into CUDA statements. The instruction text comes from the atom itself (`CopyOp::ptx`,
-//! `ptx_zfill`); these modules only bind its operands. Universal copies and FMA
-//! (`universal`), `cp.async` (`cp_async`) today; `ldmatrix`, `mma.sync`, `wgmma`, TMA and
-//! `stmatrix` join them as modules of their own.
+//! `ptx_zfill`, `MmaOp::ptx`); these modules only bind its operands. Universal copies and FMA
+//! (`universal`), `cp.async` (`cp_async`), `ldmatrix` (`ldmatrix`) and `mma.sync`
+//! (`mma_sync`); `wgmma`, TMA and `stmatrix` join them as modules of their own.
 
 pub mod cp_async;
+pub mod ldmatrix;
+pub mod mma_sync;
 pub mod universal;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Device functions a kernel's statements call, written once before the kernel.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -23,6 +25,10 @@ pub struct Needs {
     pub bfloat: bool,
     /// `cute_lds128` / `cute_lds64` (`universal::LDS_FNS`).
     pub lds: bool,
+    /// `cute_pack16` (`mma_sync::PACK16_FN`).
+    pub pack16: bool,
+    /// The warp-level instruction helpers (`ldmatrix`, `mma.sync`): name -> definition.
+    pub fns: BTreeMap<String, String>,
     /// The enclosing loops of static extent (the bounds the swizzle split's bit analysis reads),
     /// innermost last.
     pub loops: Vec<LoopBound>,

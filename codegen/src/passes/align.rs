@@ -24,6 +24,10 @@ pub fn vector_requirements(k: &Kernel) -> Result<Vec<Requirement>> {
         } = s
         {
             let elem = atom.val_type();
+            if let Some((row, _)) = super::checks::ldsm_values(atom.op(), elem) {
+                // each thread's 16-byte row: contiguous and aligned (the registers need nothing)
+                return tensor(k, src, row, elem, path, &mut out);
+            }
             let width = super::checks::atom_values(atom.op(), elem).unwrap_or(1);
             if width > 1 {
                 for t in [src, dst] {

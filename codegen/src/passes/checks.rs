@@ -207,6 +207,13 @@ fn statement(k: &Kernel, s: &Stmt, path: &str, vars: &mut HashSet<String>) -> Re
                 return Err(error(k, path, format!("{se} copied into {de}")));
             }
             let (n, m) = (size(k, src, path)?, size(k, dst, path)?);
+            if let Some(m8) = crate::lower::ldmatrix::matrices(atom.op()) {
+                if pred.is_some() {
+                    let msg = format!("{}: ldmatrix is warp-collective and cannot be predicated (zero-fill the shared tile instead)", atom.op());
+                    return Err(error(k, path, msg));
+                }
+                return ldmatrix(k, atom.op(), m8, (ss, se, n, src), (ds, m, dst), path);
+            }
             if n != m {
                 return Err(error(
                     k,
@@ -278,6 +285,9 @@ fn statement(k: &Kernel, s: &Stmt, path: &str, vars: &mut HashSet<String>) -> Re
                     b: eb,
                     c: ec,
                 } if [d, ea, eb, ec].iter().all(|t| *t == ElemType::F32) => {}
+                op if crate::lower::mma_sync::helper(op).is_some() => {
+                    return warp_mma(k, op, [a, b, c], path);
+                }
                 op => {
                     return Err(error(
                         k,
@@ -402,6 +412,98 @@ pub(crate) fn atom_values(op: CopyOp, elem: ElemType) -> Option<i64> {
     };
     let eb = elem.bits().max(1);
     (bits % eb == 0).then_some(i64::from(bits / eb))
+}
+
+/// An `ldmatrix` copy: shared memory of 16-bit values into registers, as many atoms on each
+/// side (`CPY_S` values of the source per atom, `CPY_D` of the destination), on a target that
+/// has it.
+fn ldmatrix(
+    k: &Kernel,
+    op: CopyOp,
+    matrices: u32,
+    (ss, se, n, src): (MemSpace, ElemType, i64, &cute_layout::Tensor),
+    (ds, m, dst): (MemSpace, i64, &cute_layout::Tensor),
+    path: &str,
+) -> Result<()> {
+    let fail = |msg: String| Err(error(k, path, format!("{op}: {msg}")));
+    if ss != MemSpace::Smem || ds != MemSpace::Rmem {
+        return fail("ldmatrix copies shared memory into registers".into());
+    }
+    let Some((vs, vd)) = ldsm_values(op, se) else {
+        return fail(format!("ldmatrix moves 16-bit values, not {se}"));
+    };
+    for (t, v) in [(src, vs), (dst, vd)] {
+        if vector(t).is_none_or(|x| x % v != 0) {
+            return fail(format!("mode 0 of {t} must hold a multiple of {v} values"));
+        }
+    }
+    if n / vs != m / vd {
+        return fail(format!(
+            "{n} source values ({vs} per atom) for {m} destination values ({vd} per atom, x{matrices})"
+        ));
+    }
+    if !k.target.has(crate::target::Feature::Ldmatrix) {
+        return fail(format!("{} has no ldmatrix", k.target));
+    }
+    Ok(())
+}
+
+/// A warp MMA over `(V,MMA_M,MMA_K)`, `(V,MMA_N,MMA_K)`, `(V,MMA_M,MMA_N)` register fragments
+/// of the atom's value counts and types, on a target with its tensor cores, for a kernel of
+/// whole warps.
+fn warp_mma(k: &Kernel, op: MmaOp, [a, b, c]: [&cute_layout::Tensor; 3], path: &str) -> Result<()> {
+    let fail = |msg: String| Err(error(k, path, format!("{op}: {msg}")));
+    if let Some(f) = crate::target::Feature::of_mma(&op) {
+        if !k.target.has(f) {
+            return fail(format!("{} has no {f:?}", k.target));
+        }
+    }
+    if k.threads() % 32 != 0 {
+        return fail(format!(
+            "{} threads: a warp MMA needs whole warps",
+            k.threads()
+        ));
+    }
+    let Some((va, vb, vc)) = crate::lower::mma_sync::values(op) else {
+        return fail("no value layouts".into());
+    };
+    let [_, ta, tb, tc] = op.types();
+    let dims = |t: &cute_layout::Tensor, v: i64, ty: ElemType, what: &str| -> Result<(i64, i64)> {
+        let (_, e, _) = storage_of(k, t, path)?;
+        if e.bits() != ty.bits() {
+            return Err(error(
+                k,
+                path,
+                format!("{op}: {what} {t} holds {e}, the atom takes {ty}"),
+            ));
+        }
+        match crate::ir::index::warp_dims(t) {
+            Some((x, y, z)) if x == v => Ok((y, z)),
+            _ => Err(error(
+                k,
+                path,
+                format!("{op}: {what} {t} is not ({v},{what}_X,{what}_Y), {v} the atom's values per thread"),
+            )),
+        }
+    };
+    let ((ma, ka), (nb, kb), (mc, nc)) = (
+        dims(a, va, ta, "A")?,
+        dims(b, vb, tb, "B")?,
+        dims(c, vc, tc, "C")?,
+    );
+    if ka != kb || ma != mc || nb != nc {
+        return fail(format!(
+            "A ({va},{ma},{ka}), B ({vb},{nb},{kb}) and C ({vc},{mc},{nc}) do not agree on MMA_M, MMA_N and MMA_K"
+        ));
+    }
+    Ok(())
+}
+
+/// The values an `ldmatrix` atom moves per thread, `(source, destination)`: the 16-byte row
+/// it points at, and two per register it receives (`None` unless the values are 16-bit).
+pub(crate) fn ldsm_values(op: CopyOp, elem: ElemType) -> Option<(i64, i64)> {
+    let m = crate::lower::ldmatrix::matrices(op)?;
+    (elem.bits() == 16).then_some((8, 2 * i64::from(m)))
 }
 
 /// `a: (M,K)`, `b: (N,K)`, `c: (M,N)` after dropping a leading mode of size 1 (CuTe's MMA value

@@ -10,10 +10,10 @@
 //! `x = max(x, 0)`. A per-row bias is the tensor `(M,N):(_1,_0)` over the bias pointer (a
 //! per-column one `(M,N):(_0,_1)`), tiled and partitioned as C is.
 
-use cute_layout::{s, tup, ElemType::F32, Int, Layout, Tensor};
+use cute_layout::{s, tup, Coord, ElemType, ElemType::F32, Int, Layout, Tensor, Tiler, X};
 
 use super::layout_err;
-use super::{gemm_pipelined, gemm_simple};
+use super::{gemm_pipelined, gemm_simple, gemm_tc};
 use crate::cuda::IndexWidth;
 use crate::error::Result;
 use crate::gemm::{Bias, Epilogue, GemmPlan, Policy};
@@ -39,6 +39,7 @@ pub fn gemm_for(plan: &GemmPlan, width: IndexWidth) -> Result<Kernel> {
         Policy::Naive { tile, thr } => gemm_simple::naive(plan, *tile, thr),
         Policy::SmemTiled { tile } => gemm_simple::tiled(plan, *tile),
         Policy::Pipelined(p) => gemm_pipelined::pipelined(plan, p, width),
+        Policy::TensorCore(p) => gemm_tc::tensor_core(plan, p, width),
     }
 }
 
@@ -65,12 +66,21 @@ impl Problem {
     /// Declares `M, N, K, alpha, A, ldA, B, ldB, beta, C, ldC` and, when the epilogue adds one,
     /// `bias`, in that order.
     pub fn declare(k: &mut KernelBuilder, plan: &GemmPlan) -> Result<Problem> {
+        Problem::declare_typed(k, plan, F32)
+    }
+
+    /// [`Problem::declare`] with A and B of type `elem` (C, the scalars and the bias FP32).
+    pub fn declare_typed(
+        k: &mut KernelBuilder,
+        plan: &GemmPlan,
+        elem: ElemType,
+    ) -> Result<Problem> {
         let layout = plan.layout;
         let (m, n, kk) = (k.param_int("M"), k.param_int("N"), k.param_int("K"));
         k.param_scalar("alpha", F32);
-        let a = k.gmem("A", F32, false, layout.a_layout());
+        let a = k.gmem("A", elem, false, layout.a_layout());
         k.param_int("ldA");
-        let b = k.gmem("B", F32, false, layout.b_layout());
+        let b = k.gmem("B", elem, false, layout.b_layout());
         k.param_int("ldB");
         k.param_scalar("beta", F32);
         let c = k.gmem("C", F32, true, layout.c_layout());
@@ -107,6 +117,40 @@ impl Problem {
         })
     }
 
+    /// The CTA `(bx, by)`'s tiles of A, B, C (and the bias) and their coordinates, for a
+    /// `(BLK_M, BLK_N, BLK_K)` tile, and the grid and thread count of the launch: CuTe's
+    /// `local_tile(mA, cta_tiler, cta_coord, Step<_1,X,_1>{})` and its siblings.
+    pub fn cta_tiles(
+        &self,
+        k: &mut KernelBuilder,
+        (bm, bn, bk): (i64, i64, i64),
+        threads: i64,
+        e: &dyn Fn(cute_layout::Error) -> crate::error::CodegenError,
+    ) -> Result<CtaTiles> {
+        k.threads(threads).grid([
+            self.m.ceil_div(&s(bm)).map_err(e)?,
+            self.n.ceil_div(&s(bn)).map_err(e)?,
+            s(1),
+        ]);
+        let (bx, by) = (KernelBuilder::block_idx(0), KernelBuilder::block_idx(1));
+        let tile = |r: i64, c: i64| Tiler::from_shape(&tup![s(r), s(c)]);
+        let at = |i: &Int| Coord::Tuple(vec![i.clone().into(), X]);
+        let mn = Coord::Tuple(vec![bx.clone().into(), by.clone().into()]);
+        let mk =
+            |t: &Tensor, i: &Int, rows: i64| t.local_tile(&tile(rows, bk), &at(i), None).map_err(e);
+        let c_tile = |t: &Tensor| t.local_tile(&tile(bm, bn), &mn, None).map_err(e);
+        Ok(CtaTiles {
+            g_a: mk(&self.a, &bx, bm)?,
+            g_b: mk(&self.b, &by, bn)?,
+            c_a: mk(&self.id_a, &bx, bm)?,
+            c_b: mk(&self.id_b, &by, bn)?,
+            g_c: c_tile(&self.c)?,
+            c_c: c_tile(&self.id_c)?,
+            g_bias: self.bias.as_ref().map(c_tile).transpose()?,
+            k_tiles: self.k.ceil_div(&s(bk)).map_err(e)?,
+        })
+    }
+
     /// In bounds of A: `m < M && k < K`.
     pub fn pred_a(&self, coord: Tensor) -> Pred {
         Pred {
@@ -130,6 +174,19 @@ impl Problem {
             bounds: vec![self.m.clone(), self.n.clone()],
         }
     }
+}
+
+/// One CTA's tiles: `(BLK_M,BLK_K,k)` of A and its coordinates, `(BLK_N,BLK_K,k)` of B,
+/// `(BLK_M,BLK_N)` of C (and the bias), and the number of k-tiles.
+pub(crate) struct CtaTiles {
+    pub g_a: Tensor,
+    pub g_b: Tensor,
+    pub c_a: Tensor,
+    pub c_b: Tensor,
+    pub g_c: Tensor,
+    pub c_c: Tensor,
+    pub g_bias: Option<Tensor>,
+    pub k_tiles: Int,
 }
 
 /// The epilogue's value of one element of C from the map's sources: the accumulator (source

@@ -7,7 +7,10 @@
 //! then `alpha * acc`, `fmaf(beta, c, .)` and the bias add; with `u = 2^-24` the error is at
 //! most `gamma(K + 3) * (|alpha| sum_k |a b| + |beta c| + |bias|)`, `gamma(n) = n u / (1 - n u)`
 //! (Higham, Theorem 3.4, any order of summation). Operands lie in [-1, 1), so the sum is at
-//! most K: the case allows `gamma(K + 3) * (|alpha| K + |beta| + 1)` absolutely.
+//! most K: the case allows `gamma(K + 3) * (|alpha| K + |beta| + 1)` absolutely. 16-bit
+//! operands are rounded to their type first and the reference takes the rounded values (their
+//! products are exact in FP32); the tensor cores' FP32 accumulation may truncate rather than
+//! round, so those cases take `u = 2^-23`.
 
 use cute_layout::ElemType::F32;
 
@@ -25,11 +28,22 @@ const ALPHA: f64 = 1.5;
 /// The case of GEMM `plan` at `(m, n, k)` with `beta`, data from `seed`. Leading dimensions
 /// are multiples of 4 (the 128-bit copies' requirement) padded past the minimum, so a kernel
 /// that uses the wrong one fails.
-pub fn gemm_case(
+pub fn gemm_case(plan: &GemmPlan, size: (i64, i64, i64), beta: f64, seed: u64) -> Result<Case> {
+    case_of(plan, size, beta, seed, true)
+}
+
+/// [`gemm_case`]'s arguments without the reference (every expected value NaN): the operands of a
+/// benchmark, whose O(MNK) host reference would take longer than the GPU run.
+pub fn gemm_inputs(plan: &GemmPlan, size: (i64, i64, i64), beta: f64, seed: u64) -> Result<Case> {
+    case_of(plan, size, beta, seed, false)
+}
+
+fn case_of(
     plan: &GemmPlan,
     (m, n, k): (i64, i64, i64),
     beta: f64,
     seed: u64,
+    reference: bool,
 ) -> Result<Case> {
     let bad = |msg: String| CodegenError::Plan {
         plan: plan.name.clone(),
@@ -39,7 +53,10 @@ pub fn gemm_case(
     if m < 1 || n < 1 || k < 1 {
         return Err(bad(format!("{m}x{n}x{k}: sizes must be positive")));
     }
-    let ld = |x: i64| x.saturating_add(3) / 4 * 4 + 4;
+    let elem = plan.input_type();
+    // 128-bit rows of A and B: 4 floats or 8 halves
+    let v = 128 / i64::from(elem.bits());
+    let ld = |x: i64| x.saturating_add(v - 1) / v * v + v;
     let size = |ld: i64, cols: i64| -> Result<usize> {
         buffer_len(ld, cols, MAX_ELEMENTS).ok_or_else(|| {
             bad(format!(
@@ -56,10 +73,10 @@ pub fn gemm_case(
         Major::MN => (ld(n), k),
         Major::K => (ld(k), n),
     };
-    let ldc = ld(m);
+    let ldc = m.saturating_add(3) / 4 * 4 + 4;
     let mut rng = Rng::new(seed);
-    let a = HostBuffer::from_values(F32, &rng.fill(size(lda, a_cols)?, 1.0));
-    let b = HostBuffer::from_values(F32, &rng.fill(size(ldb, b_cols)?, 1.0));
+    let a = HostBuffer::from_values(elem, &rng.fill(size(lda, a_cols)?, 1.0));
+    let b = HostBuffer::from_values(elem, &rng.fill(size(ldb, b_cols)?, 1.0));
     let bias_len = match plan.epilogue.bias {
         None => 0,
         Some(Bias::PerRow) => m,
@@ -86,7 +103,7 @@ pub fn gemm_case(
         Major::K => j * ldb + kk,
     };
     let mut expected = vec![f64::NAN; c_len];
-    for j in 0..n {
+    for j in (0..n).filter(|_| reference) {
         for i in 0..m {
             let dot: f64 = (0..k)
                 .map(|kk| a.data[at_a(i, kk) as usize] * b.data[at_b(j, kk) as usize])
@@ -107,7 +124,8 @@ pub fn gemm_case(
             expected[at] = x;
         }
     }
-    let u = f64::powi(2.0, -24);
+    // the tensor cores' FP32 accumulation may truncate: twice the unit roundoff
+    let u = f64::powi(2.0, if elem == F32 { -24 } else { -23 });
     let steps = (k + 3) as f64;
     let gamma = steps * u / (1.0 - steps * u);
     let mut args = vec![

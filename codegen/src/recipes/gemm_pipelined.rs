@@ -22,9 +22,9 @@
 //! predicate elsewhere.
 
 use cute_layout::atom::{CopyAtom, CopyOp, MmaAtom, Operand, TiledCopy};
-use cute_layout::{s, tup, Coord, ElemType::F32, Int, Layout, Tensor, Tiler, X};
+use cute_layout::{s, tup, Coord, ElemType::F32, Int, Layout, Tensor, X};
 
-use super::gemm::{value, Problem};
+use super::gemm::{value, CtaTiles, Problem};
 use super::layout_err;
 use crate::cuda::IndexWidth;
 use crate::error::{CodegenError, Result};
@@ -62,38 +62,18 @@ pub fn pipelined(plan: &GemmPlan, p: &Pipelined, width: IndexWidth) -> Result<Ke
     ));
     let pr = Problem::declare(&mut k, plan)?;
     let (m, n, kk) = (pr.m.clone(), pr.n.clone(), pr.k.clone());
-    k.threads(threads)
-        .min_blocks_per_sm(p.min_blocks_per_sm)
-        .grid([
-            m.ceil_div(&s(bm)).map_err(&e)?,
-            n.ceil_div(&s(bn)).map_err(&e)?,
-            s(1),
-        ]);
-    let (tid, bx, by) = (
-        KernelBuilder::tid(),
-        KernelBuilder::block_idx(0),
-        KernelBuilder::block_idx(1),
-    );
-    let k_tiles = kk.ceil_div(&s(bk)).map_err(&e)?;
-
-    // the CTA's tiles of A, B, C and their coordinates
-    let tile_mk = Tiler::from_shape(&tup![s(bm), s(bk)]);
-    let tile_nk = Tiler::from_shape(&tup![s(bn), s(bk)]);
-    let tile_mn = Tiler::from_shape(&tup![s(bm), s(bn)]);
-    let at = |i: &Int| Coord::Tuple(vec![i.clone().into(), X]);
-    let g_a = pr.a.local_tile(&tile_mk, &at(&bx), None).map_err(&e)?; // (BLK_M,BLK_K,k)
-    let g_b = pr.b.local_tile(&tile_nk, &at(&by), None).map_err(&e)?; // (BLK_N,BLK_K,k)
-    let c_a = pr.id_a.local_tile(&tile_mk, &at(&bx), None).map_err(&e)?; // (BLK_M,BLK_K,k)
-    let c_b = pr.id_b.local_tile(&tile_nk, &at(&by), None).map_err(&e)?; // (BLK_N,BLK_K,k)
-    let mn = Coord::Tuple(vec![bx.clone().into(), by.clone().into()]);
-    let g_c = pr.c.local_tile(&tile_mn, &mn, None).map_err(&e)?; // (BLK_M,BLK_N)
-    let c_c = pr.id_c.local_tile(&tile_mn, &mn, None).map_err(&e)?; // (BLK_M,BLK_N)
-    let g_bias = pr
-        .bias
-        .as_ref()
-        .map(|b| b.local_tile(&tile_mn, &mn, None))
-        .transpose()
-        .map_err(&e)?; // (BLK_M,BLK_N)
+    k.min_blocks_per_sm(p.min_blocks_per_sm);
+    let CtaTiles {
+        g_a, // (BLK_M,BLK_K,k)
+        g_b, // (BLK_N,BLK_K,k)
+        c_a,
+        c_b,
+        g_c, // (BLK_M,BLK_N)
+        c_c,
+        g_bias,
+        k_tiles,
+    } = pr.cta_tiles(&mut k, p.cta, threads, &e)?;
+    let tid = KernelBuilder::tid();
 
     let s_a = k.smem("sA", F32, p.smem_a.clone()); // (BLK_M,BLK_K,PIPE)
     let s_b = k.smem("sB", F32, p.smem_b.clone()); // (BLK_N,BLK_K,PIPE)
@@ -240,8 +220,7 @@ pub fn pipelined(plan: &GemmPlan, p: &Pipelined, width: IndexWidth) -> Result<Ke
     k.finish()
 }
 
-/// The first `PIPE-1` k-tiles in flight, by the predicated copies (a tile past K zero-fills
-/// nothing: it is skipped), one commit group each.
+/// The first `PIPE-1` k-tiles in flight ([`prologue_copies`]), then the first one waited for.
 fn prologue(
     k: &mut KernelBuilder,
     p: &Pipelined,
@@ -249,8 +228,23 @@ fn prologue(
     b: &Operand3,
     k_tiles: &Int,
 ) -> Result<()> {
+    prologue_copies(k, p.stages, a, b, k_tiles)?;
+    k.cp_async_wait(p.stages - 2);
+    k.sync();
+    Ok(())
+}
+
+/// The first `stages - 1` k-tiles in flight, by the predicated copies (a tile past K zero-fills
+/// nothing: it is skipped), one commit group each.
+pub(super) fn prologue_copies(
+    k: &mut KernelBuilder,
+    stages: i64,
+    a: &Operand3,
+    b: &Operand3,
+    k_tiles: &Int,
+) -> Result<()> {
     k.comment("prologue: the first PIPE-1 k-tiles in flight, k-tile k_pipe into stage k_pipe");
-    k.for_("k_pipe", s(p.stages - 1), Unroll::None, |k, t| {
+    k.for_("k_pipe", s(stages - 1), Unroll::None, |k, t| {
         k.if_(
             Cond::Lt(t.clone(), k_tiles.clone()),
             |k| {
@@ -262,8 +256,6 @@ fn prologue(
         k.cp_async_commit();
         Ok(())
     })?;
-    k.cp_async_wait(p.stages - 2);
-    k.sync();
     Ok(())
 }
 
@@ -291,11 +283,11 @@ fn s2r_bits(p: &Pipelined) -> u32 {
         .map_or(32, |w| 32 * w as u32)
 }
 
-type LayoutErr<'a> = dyn Fn(cute_layout::Error) -> CodegenError + 'a;
+pub(super) type LayoutErr<'a> = dyn Fn(cute_layout::Error) -> CodegenError + 'a;
 
 /// One operand's gmem -> smem copy: its partitions `(CPY,CPY_M,CPY_K,k)` of the global tile
 /// and its coordinates, and `(CPY,CPY_M,CPY_K,PIPE)` of the shared stages.
-struct Operand3 {
+pub(super) struct Operand3 {
     atom: CopyAtom,
     t_g: Tensor,
     t_c: Tensor,
@@ -310,7 +302,7 @@ struct Operand3 {
 
 impl Operand3 {
     #[allow(clippy::too_many_arguments)]
-    fn new(
+    pub(super) fn new(
         k: &mut KernelBuilder,
         which: &str,
         copy: &TiledCopy,
@@ -369,7 +361,7 @@ impl Operand3 {
     }
 
     /// The predicated (zero-filling) copy of k-tile `kt` into `stage`.
-    fn copy_edge(
+    pub(super) fn copy_edge(
         &self,
         k: &mut KernelBuilder,
         kt: &Int,
@@ -406,7 +398,13 @@ impl Operand3 {
     }
 
     /// The copy of k-tile `kt` into `stage`: unpredicated when the tile lies inside the matrix.
-    fn load(&self, k: &mut KernelBuilder, kt: &Int, stage: &Int, e: &LayoutErr<'_>) -> Result<()> {
+    pub(super) fn load(
+        &self,
+        k: &mut KernelBuilder,
+        kt: &Int,
+        stage: &Int,
+        e: &LayoutErr<'_>,
+    ) -> Result<()> {
         let (rows, bk) = self.tile;
         let row_end = self.block.mul(&s(rows)).and_then(|x| x.add(&s(rows)));
         let k_end = kt.mul(&s(bk)).and_then(|x| x.add(&s(bk)));
@@ -483,7 +481,7 @@ fn vectors(l: &Layout, e: &LayoutErr<'_>) -> Result<Layout> {
     vectors_of(&two).map_err(e)
 }
 
-fn vectors_of(l: &Layout) -> cute_layout::Result<Layout> {
+pub(super) fn vectors_of(l: &Layout) -> cute_layout::Result<Layout> {
     let f = l.flatten();
     let modes: Vec<Layout> = f
         .modes()
@@ -502,22 +500,22 @@ fn vectors_of(l: &Layout) -> cute_layout::Result<Layout> {
 }
 
 /// What the epilogue reads.
-struct Epi<'a> {
-    plan: &'a GemmPlan,
-    acc: &'a Tensor,
-    t_cg_c: &'a Tensor,
-    t_cc_c: &'a Tensor,
+pub(super) struct Epi<'a> {
+    pub plan: &'a GemmPlan,
+    pub acc: &'a Tensor,
+    pub t_cg_c: &'a Tensor,
+    pub t_cc_c: &'a Tensor,
     /// The bias, partitioned as C is.
-    bias: Option<&'a Tensor>,
-    m: &'a Int,
-    n: &'a Int,
-    tile: (i64, i64),
-    threads: i64,
+    pub bias: Option<&'a Tensor>,
+    pub m: &'a Int,
+    pub n: &'a Int,
+    pub tile: (i64, i64),
+    pub threads: i64,
 }
 
 impl Epi<'_> {
     /// `(bx + 1) * BLK_M <= M && (by + 1) * BLK_N <= N`: the CTA's tile lies inside C.
-    fn inside(&self, e: &LayoutErr<'_>) -> Result<Cond> {
+    pub(super) fn inside(&self, e: &LayoutErr<'_>) -> Result<Cond> {
         let (bx, by) = (KernelBuilder::block_idx(0), KernelBuilder::block_idx(1));
         let end = |b: &Int, t: i64| b.mul(&s(t)).and_then(|v| v.add(&s(t))).map_err(e);
         Ok(Cond::And(
@@ -553,7 +551,7 @@ impl Epi<'_> {
     /// One 128-bit vector of C inside the tile: the accumulator's values `x` become
     /// `value(x, C, bias)` in place (C loaded into `rc` only when `beta != 0`), then are stored
     /// to `g`.
-    fn store_vector(
+    pub(super) fn store_vector(
         &self,
         k: &mut KernelBuilder,
         vec: &CopyAtom,
@@ -578,7 +576,7 @@ impl Epi<'_> {
 
     /// Elements of C at an edge, each under `pred`: `C = value(src, C, bias)`, C read only when
     /// `beta != 0`.
-    fn store_elements(
+    pub(super) fn store_elements(
         &self,
         k: &mut KernelBuilder,
         g: &Tensor,
@@ -625,52 +623,77 @@ fn epilogue_staged(k: &mut KernelBuilder, x: &Epi<'_>, e: &LayoutErr<'_>) -> Res
     let vec = CopyAtom::new(CopyOp::UniversalCopy { bits: 128 }, F32).map_err(e)?;
     k.copy(&one, &acc_v, &t_cs_c);
     k.sync();
-    let rx = k.regs(
-        "rX",
-        F32,
-        Layout::col_major(&tup![lanes.clone()]).map_err(e)?,
-    )?; // (V)
-    let rc = k.regs(
-        "rC",
-        F32,
-        Layout::col_major(&tup![lanes.clone()]).map_err(e)?,
-    )?; // (V)
-    let col = |t: &Tensor, r: &Int| t.slice(&Coord::Tuple(vec![X, r.clone().into()])).map_err(e);
-    let (reps2, lanes2) = (reps.clone(), lanes.clone());
-    k.if_(
-        x.inside(e)?,
-        |k| {
-            k.comment("the CTA's tile lies inside C: 128-bit vectors, no predicates");
-            k.for_("r", reps, Unroll::None, |k, r| {
-                let (sc, g) = (col(&t_cs_c, &r)?, col(&gc_v, &r)?);
-                let b = bias_v.as_ref().map(|b| col(b, &r)).transpose()?;
-                k.copy(&one, &sc, &rx);
-                x.store_vector(k, &vec, [&rx, &g, &rc], b.as_ref())
-            })?;
-            Ok(())
-        },
-        |k| {
-            k.comment("an edge tile: element by element, predicated, in rolled loops");
-            k.for_("r", reps2, Unroll::None, |k, r| {
-                k.for_("v", lanes2, Unroll::None, |k, v| {
-                    let el = |t: &Tensor| {
-                        t.slice(&Coord::Tuple(vec![v.clone().into(), r.clone().into()]))
-                            .map_err(e)
-                    };
-                    let (sc, g) = (el(&t_cs_c)?, el(&gc_v)?);
-                    let b = bias_v.as_ref().map(el).transpose()?;
-                    let pred = Pred {
-                        coord: el(&cc_v)?,
-                        bounds: vec![x.m.clone(), x.n.clone()],
-                    };
-                    x.store_elements(k, &g, &sc, b.as_ref(), &pred)
+    let staged = Staged {
+        s: &t_cs_c,
+        g: &gc_v,
+        c: &cc_v,
+        bias: bias_v.as_ref(),
+        read: &one,
+    };
+    x.store_staged(k, &staged, (lanes, reps), &vec, e)
+}
+
+/// A staged accumulator read back as `(V,R)` vectors of C: the shared tile, C, its coordinates
+/// and the bias, each `(V,R)`, and the copy that reads one vector of the tile into registers.
+pub(super) struct Staged<'a> {
+    pub s: &'a Tensor,
+    pub g: &'a Tensor,
+    pub c: &'a Tensor,
+    pub bias: Option<&'a Tensor>,
+    pub read: &'a CopyAtom,
+}
+
+impl Epi<'_> {
+    /// C from a staged tile, in rolled loops over its `reps` vectors of `lanes`: unpredicated
+    /// 128-bit vectors (`vec`) where the CTA's tile lies inside C, element by element under the
+    /// `(m < M, n < N)` predicate elsewhere; `value(x, C, bias)` with C read when `beta != 0`.
+    pub(super) fn store_staged(
+        &self,
+        k: &mut KernelBuilder,
+        st: &Staged<'_>,
+        (lanes, reps): (Int, Int),
+        vec: &CopyAtom,
+        e: &LayoutErr<'_>,
+    ) -> Result<()> {
+        let v_layout = Layout::col_major(&tup![lanes.clone()]).map_err(e)?;
+        let rx = k.regs("rX", F32, v_layout.clone())?; // (V)
+        let rc = k.regs("rC", F32, v_layout)?; // (V)
+        let col =
+            |t: &Tensor, r: &Int| t.slice(&Coord::Tuple(vec![X, r.clone().into()])).map_err(e);
+        let reps2 = reps.clone();
+        k.if_(
+            self.inside(e)?,
+            |k| {
+                k.comment("the CTA's tile lies inside C: 128-bit vectors, no predicates");
+                k.for_("r", reps, Unroll::None, |k, r| {
+                    let b = st.bias.map(|b| col(b, &r)).transpose()?;
+                    k.copy(st.read, &col(st.s, &r)?, &rx);
+                    self.store_vector(k, vec, [&rx, &col(st.g, &r)?, &rc], b.as_ref())
                 })?;
                 Ok(())
-            })?;
-            Ok(())
-        },
-    )?;
-    Ok(())
+            },
+            |k| {
+                k.comment("an edge tile: element by element, predicated, in rolled loops");
+                k.for_("r", reps2, Unroll::None, |k, r| {
+                    k.for_("v", lanes, Unroll::None, |k, v| {
+                        let el = |t: &Tensor| {
+                            t.slice(&Coord::Tuple(vec![v.clone().into(), r.clone().into()]))
+                                .map_err(e)
+                        };
+                        let b = st.bias.map(el).transpose()?;
+                        let pred = Pred {
+                            coord: el(st.c)?,
+                            bounds: vec![self.m.clone(), self.n.clone()],
+                        };
+                        self.store_elements(k, &el(st.g)?, &el(st.s)?, b.as_ref(), &pred)
+                    })?;
+                    Ok(())
+                })?;
+                Ok(())
+            },
+        )?;
+        Ok(())
+    }
 }
 
 /// The plan's epilogue straight from the registers, for a plan whose stages are too small to

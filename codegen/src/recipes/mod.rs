@@ -11,12 +11,13 @@ mod gemm;
 mod gemm_case;
 mod gemm_pipelined;
 pub mod gemm_simple;
+mod gemm_tc;
 pub mod problem;
 mod softmax;
 mod transpose;
 
 pub use gemm::{gemm, gemm_for};
-pub use gemm_case::gemm_case;
+pub use gemm_case::{gemm_case, gemm_inputs};
 pub use problem::{case, Case, Verdict};
 pub use softmax::row_softmax;
 pub use transpose::transpose;

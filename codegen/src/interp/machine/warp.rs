@@ -1,0 +1,166 @@
+//! The warp-collective atoms, as the hardware runs them: each statement sees all 32 lanes of a
+//! warp at once (the interpreter runs a block's threads in lockstep), so an `ldmatrix` or an
+//! `mma.sync` gathers its operands from every lane by the atom's thread-value layouts and
+//! scatters its result the same way. Every lane of the warp must take part (`.sync.aligned`).
+
+use cute_layout::atom::{CopyAtom, MmaOp};
+use cute_layout::{ElemType, Layout, Tensor};
+
+use super::Machine;
+use crate::error::Result;
+use crate::ir::index::{mma_order, size, warp_dims};
+
+/// The element of the atom's tile that `(thread, value)` holds: `tv(lane + 32 * value)`.
+fn at(tv: &Layout, lane: usize, v: i64) -> Option<i64> {
+    tv.eval(lane as i64 + 32 * v).ok()
+}
+
+impl Machine<'_> {
+    /// The warps of the block, each with all its lanes active (or an error naming the first
+    /// that is not).
+    fn whole_warps(&self, what: &str, here: &str) -> Result<usize> {
+        if !self.threads.is_multiple_of(32) {
+            return Err(self.err(
+                here,
+                None,
+                format!("{what} needs whole warps ({} threads)", self.threads),
+            ));
+        }
+        if let Some(t) = (0..self.threads).find(|&t| !self.active[t]) {
+            let msg = format!(
+                "{what} is warp-collective: lane {} of warp {} does not take part",
+                t % 32,
+                t / 32
+            );
+            return Err(self.err(here, Some(t), msg));
+        }
+        Ok(self.threads / 32)
+    }
+
+    /// `copy(atom, src, dst)` of a warp-collective atom (`ldmatrix`): per atom, the tile
+    /// element each lane's source value `v` is (`ValLayoutSrc`) gathered from all lanes, then
+    /// each lane's destination value `v` read back at `ValLayoutDst`'s element.
+    pub(super) fn warp_copy(
+        &mut self,
+        atom: &CopyAtom,
+        src: &Tensor,
+        dst: &Tensor,
+        here: &str,
+    ) -> Result<()> {
+        let op = atom.op();
+        let (vs, vd) = crate::passes::ldsm_values(op, atom.val_type())
+            .ok_or_else(|| self.err(here, None, format!("{op}: 16-bit values")))?;
+        let layout = |l: cute_layout::Result<Layout>| {
+            l.map_err(|e| self.err(here, None, format!("{op}: {e}")))
+        };
+        let (stv, dtv) = (
+            layout(atom.val_layout_src())?,
+            layout(atom.val_layout_dst())?,
+        );
+        let warps = self.whole_warps(&op.to_string(), here)?;
+        let atoms = size(src).unwrap_or(0) / vs;
+        for w in 0..warps {
+            for j in 0..atoms {
+                let mut tile = std::collections::HashMap::new();
+                for lane in 0..32 {
+                    for v in 0..vs {
+                        let x = at(&stv, lane, v)
+                            .ok_or_else(|| self.err(here, None, "source layout"))?;
+                        let value = self.read(src, j * vs + v, 32 * w + lane, here)?;
+                        tile.insert(x, value);
+                    }
+                }
+                for lane in 0..32 {
+                    for v in 0..vd {
+                        let x = at(&dtv, lane, v)
+                            .ok_or_else(|| self.err(here, None, "destination layout"))?;
+                        let value = *tile.get(&x).ok_or_else(|| {
+                            self.err(
+                                here,
+                                Some(32 * w + lane),
+                                format!("{op}: no lane supplies element {x} of the tile"),
+                            )
+                        })?;
+                        self.write(dst, j * vd + v, 32 * w + lane, value, here)?;
+                    }
+                }
+            }
+        }
+        self.tick((atoms * (vs + vd)) as u64 * self.threads as u64, here)
+    }
+
+    /// `gemm(mma, a, b, c)` of a warp MMA: per `(k, m, n)` of the fragments, the atom's
+    /// `M x K`, `N x K` and `M x N` tiles gathered from the warp's lanes by `ALayout`, `BLayout`
+    /// and `CLayout`, `D = A * B + C` (products summed in f64, TF32 operands rounded to TF32
+    /// first), and `D` written back by `CLayout` (rounded to the accumulator's type).
+    pub(super) fn warp_gemm(
+        &mut self,
+        op: MmaOp,
+        a: &Tensor,
+        b: &Tensor,
+        c: &Tensor,
+        here: &str,
+    ) -> Result<()> {
+        let warps = self.whole_warps(&op.to_string(), here)?;
+        let dims = |t: &Tensor| {
+            warp_dims(t).ok_or_else(|| self.err(here, None, format!("{t}: not a (V,X,Y) fragment")))
+        };
+        let ((va, mm, ka), (vb, nn, _), (vc, _, _)) = (dims(a)?, dims(b)?, dims(c)?);
+        let shape = op.shape_mnk();
+        let dim = |i: usize| {
+            shape
+                .leaves()
+                .get(i)
+                .and_then(|x| x.as_static())
+                .unwrap_or(1)
+        };
+        let (am, an, ak) = (dim(0), dim(1), dim(2));
+        let (al, bl, cl) = (op.a_layout(), op.b_layout(), op.c_layout());
+        let [_, ta, tb, _] = op.types();
+        let input = |t: ElemType, x: f64| {
+            if t == ElemType::Tf32 {
+                crate::interp::round(t, x)
+            } else {
+                x
+            }
+        };
+        let order = mma_order(mm, nn, ka);
+        for w in 0..warps {
+            for &(kk, m, n) in &order {
+                let mut ta_ = vec![0.0; (am * ak) as usize];
+                let mut tb_ = vec![0.0; (an * ak) as usize];
+                let mut tc_ = vec![0.0; (am * an) as usize];
+                for lane in 0..32 {
+                    let t = 32 * w + lane;
+                    for v in 0..va {
+                        let x = at(&al, lane, v).unwrap_or(-1) as usize;
+                        ta_[x] = input(ta, self.read(a, v + va * (m + mm * kk), t, here)?);
+                    }
+                    for v in 0..vb {
+                        let x = at(&bl, lane, v).unwrap_or(-1) as usize;
+                        tb_[x] = input(tb, self.read(b, v + vb * (n + nn * kk), t, here)?);
+                    }
+                    for v in 0..vc {
+                        let x = at(&cl, lane, v).unwrap_or(-1) as usize;
+                        tc_[x] = self.read(c, v + vc * (m + mm * n), t, here)?;
+                    }
+                }
+                for lane in 0..32 {
+                    let t = 32 * w + lane;
+                    for v in 0..vc {
+                        let x = at(&cl, lane, v).unwrap_or(-1);
+                        let (mi, ni) = (x % am, x / am);
+                        let dot: f64 = (0..ak)
+                            .map(|q| ta_[(mi + am * q) as usize] * tb_[(ni + an * q) as usize])
+                            .sum();
+                        self.write(c, v + vc * (m + mm * n), t, tc_[x as usize] + dot, here)?;
+                    }
+                }
+            }
+        }
+        self.tick(
+            (order.len() as i64 * am * an * ak) as u64 * warps as u64,
+            here,
+        )
+    }
+}

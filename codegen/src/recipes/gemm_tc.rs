@@ -1,0 +1,248 @@
+//! The tensor-core GEMMs of the SM80 path (`hgemm-sm80`, `bgemm-sm80`) as IR kernels, written
+//! as CuTe's `sgemm_sm80` tutorial writes its half-precision kernel: 16-bit A and B through
+//! `PIPE` swizzled shared stages filled by 128-bit `cp.async` (zero-filled at the matrix's
+//! edges), each k block's fragments read by `ldmatrix` TiledCopies made with
+//! `make_tiled_copy_A/B(s2r_atom, mma)` (the shared tile partitioned by `partition_S`, the
+//! register fragment retiled by `retile_D`), and a TiledMMA of `mma.sync` atoms accumulating
+//! in FP32.
+//!
+//! The mainloop keeps `PIPE-1` k-tiles in flight: each k-tile waits for its own copies
+//! (`cp.async.wait_group PIPE-2`) and for every thread to be done with the stage read last
+//! (`__syncthreads`), issues the copy of k-tile `kt + PIPE - 1` into that stage, then runs its k
+//! blocks (ldmatrix, then the MMAs). The epilogue stages the accumulators through shared memory
+//! and stores C in 128-bit vectors ([`epilogue`]).
+
+use cute_layout::atom::{
+    make_tiled_copy, make_tiled_copy_A, make_tiled_copy_B, CopyAtom, CopyOp, MmaAtom, Operand,
+};
+use cute_layout::{s, tup, Coord, ElemType::F32, Int, Layout, Tensor, X};
+
+use super::gemm::{CtaTiles, Problem};
+use super::gemm_pipelined::{prologue_copies, vectors_of, Epi, LayoutErr, Operand3, Staged};
+use super::layout_err;
+use crate::cuda::IndexWidth;
+use crate::error::Result;
+use crate::gemm::{GemmPlan, TensorCore};
+use crate::ir::{Cond, Kernel, KernelBuilder, Unroll};
+
+/// The IR kernel of a tensor-core plan, named as the plan names it (`hgemm_sm80_TN`).
+///
+/// Parameters: `M, N, K, alpha, A, ldA, B, ldB, beta, C, ldC[, bias]` (A and B of the plan's
+/// 16-bit type, the rest FP32); grid `(ceil(M/BLK_M), ceil(N/BLK_N), 1)`, the TiledMMA's
+/// threads, the stages' dynamic shared memory.
+pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Result<Kernel> {
+    let name = plan.kernel_name();
+    let e = layout_err(&plan.name, "tensor core");
+    let (bm, bn, bk) = p.cta;
+    let threads = p
+        .mma
+        .num_threads()
+        .map_err(&e)?
+        .as_static()
+        .ok_or_else(|| plan.error("mma", "a static thread count"))?;
+    let mut k = KernelBuilder::new(&name);
+    k.target(plan.target).doc(&format!(
+        "C = alpha * A * B + beta * C, {} layout, {} in, FP32 accumulate and out, {bm}x{bn}x{bk} CTA tile, {} stages, {threads} threads, {}",
+        plan.layout,
+        p.elem,
+        p.stages,
+        p.mma.atom().op()
+    ));
+    let pr = Problem::declare_typed(&mut k, plan, p.elem)?;
+    let (m, n, kk) = (pr.m.clone(), pr.n.clone(), pr.k.clone());
+    k.min_blocks_per_sm(p.min_blocks_per_sm);
+    let CtaTiles {
+        g_a, // (BLK_M,BLK_K,k)
+        g_b, // (BLK_N,BLK_K,k)
+        c_a,
+        c_b,
+        g_c, // (BLK_M,BLK_N)
+        c_c,
+        g_bias,
+        k_tiles,
+    } = pr.cta_tiles(&mut k, p.cta, threads, &e)?;
+    let tid = KernelBuilder::tid();
+
+    let s_a = k.smem("sA", p.elem, p.smem_a.clone()); // (BLK_M,BLK_K,PIPE)
+    let s_b = k.smem("sB", p.elem, p.smem_b.clone()); // (BLK_N,BLK_K,PIPE)
+    let copy_a = Operand3::new(&mut k, "A", &p.copy_a, &g_a, &c_a, &s_a, [&m, &kk], &e)?;
+    let copy_b = Operand3::new(&mut k, "B", &p.copy_b, &g_b, &c_b, &s_b, [&n, &kk], &e)?;
+
+    // the MMA's fragments (MMA,MMA_M,MMA_K), (MMA,MMA_N,MMA_K) of one stage, the accumulator
+    let thr_mma = p.mma.get_slice(&tid).map_err(&e)?;
+    let stage0 = Coord::Tuple(vec![X, X, s(0).into()]);
+    let frag = |k: &mut KernelBuilder, name: &str, which: Operand, t: &Tensor, elem| {
+        let part = thr_mma.partition(which, t).map_err(&e)?;
+        k.regs(
+            name,
+            elem,
+            Layout::col_major(part.layout().shape_layout().shape()).map_err(&e)?,
+        )
+    };
+    let r_a = frag(
+        &mut k,
+        "rA",
+        Operand::A,
+        &s_a.slice(&stage0).map_err(&e)?,
+        p.elem,
+    )?;
+    let r_b = frag(
+        &mut k,
+        "rB",
+        Operand::B,
+        &s_b.slice(&stage0).map_err(&e)?,
+        p.elem,
+    )?;
+    let acc = frag(&mut k, "acc", Operand::C, &g_c, F32)?; // (MMA,MMA_M,MMA_N)
+
+    // smem -> registers: ldmatrix, partitioned and retiled as CuTe does
+    let s2r = |atom,
+               which: Operand,
+               smem: &Tensor,
+               regs: &Tensor,
+               name: &str,
+               k: &mut KernelBuilder|
+     -> Result<(Tensor, Tensor)> {
+        let tiled = match which {
+            Operand::A => make_tiled_copy_A(atom, &p.mma),
+            _ => make_tiled_copy_B(atom, &p.mma),
+        }
+        .map_err(&e)?;
+        let thr = tiled.get_slice(&tid).map_err(&e)?;
+        let src = k.bind(&format!("tXs{name}"), thr.partition_s(smem).map_err(&e)?); // (CPY,CPY_M,CPY_K,PIPE)
+        let dst = k.bind(&format!("tXr{name}"), thr.retile(regs).map_err(&e)?); // (CPY,CPY_M,CPY_K)
+        Ok((src, dst))
+    };
+    let (t_xs_a, t_xr_a) = s2r(&p.s2r_a, Operand::A, &s_a, &r_a, "A", &mut k)?;
+    let (t_xs_b, t_xr_b) = s2r(&p.s2r_b, Operand::B, &s_b, &r_b, "B", &mut k)?;
+    let k_blocks = r_a
+        .layout()
+        .shape_layout()
+        .mode(2)
+        .and_then(|m| m.size())
+        .map_err(&e)?;
+
+    k.comment("the accumulator starts at zero");
+    k.fill(&acc, 0.0);
+    prologue_copies(&mut k, p.stages, &copy_a, &copy_b, &k_tiles)?;
+    let pipe = s(p.stages);
+    let mma_atom = MmaAtom::new(p.mma.atom().op());
+    k.comment("the mainloop: one k-tile per trip");
+    k.for_("kt", k_tiles.clone(), Unroll::None, |k, kt| {
+        k.comment("k-tile kt has landed and every thread is done with the stage read last");
+        k.cp_async_wait(p.stages - 2);
+        k.sync();
+        let ahead = kt.add(&s(p.stages - 1)).map_err(&e)?;
+        let into = ahead.rem(&pipe).map_err(&e)?;
+        k.if_(
+            Cond::Lt(ahead.clone(), k_tiles.clone()),
+            |k| {
+                k.comment("k-tile kt + PIPE-1 into the stage read in the previous k-tile");
+                copy_a.load(k, &ahead, &into, &e)?;
+                copy_b.load(k, &ahead, &into, &e)
+            },
+            |_| Ok(()),
+        )?;
+        k.cp_async_commit();
+        let stage = kt.rem(&pipe).map_err(&e)?;
+        k.for_("kb", k_blocks.clone(), Unroll::Full, |k, kb| {
+            let blk = |t: &Tensor, with_stage: bool| {
+                let mut c = vec![X, X, kb.clone().into()];
+                if with_stage {
+                    c.push(stage.clone().into());
+                }
+                t.slice(&Coord::Tuple(c)).map_err(&e)
+            };
+            k.copy(&p.s2r_a, &blk(&t_xs_a, true)?, &blk(&t_xr_a, false)?);
+            k.copy(&p.s2r_b, &blk(&t_xs_b, true)?, &blk(&t_xr_b, false)?);
+            k.gemm(&mma_atom, &blk(&r_a, false)?, &blk(&r_b, false)?, &acc);
+            Ok(())
+        })?;
+        Ok(())
+    })?;
+    epilogue(
+        &mut k,
+        plan,
+        p,
+        &thr_mma,
+        &acc,
+        [&g_c, &c_c],
+        g_bias.as_ref(),
+        (&m, &n),
+        threads,
+        &e,
+    )?;
+    k.finish()
+}
+
+/// The accumulators staged through shared memory for 128-bit stores: once every copy has landed
+/// and every thread is done with the stages, each thread writes its fragment into `sC`, the
+/// CTA's `(BLK_M,BLK_N)` tile over the stages (columns padded by 4 floats, so a warp's
+/// fragment, 8 rows by 4 column pairs, hits 32 banks), then reads it back as 128-bit vectors
+/// along M, 32 threads down a column, in a rolled loop: `alpha * acc + beta * C` (C read only
+/// when `beta != 0`), then the bias and ReLU; unpredicated where the CTA's tile lies inside C,
+/// element by element under `(m < M, n < N)` elsewhere.
+#[allow(clippy::too_many_arguments)]
+fn epilogue(
+    k: &mut KernelBuilder,
+    plan: &GemmPlan,
+    p: &TensorCore,
+    thr_mma: &cute_layout::atom::ThrMma,
+    acc: &Tensor,
+    [g_c, c_c]: [&Tensor; 2],
+    g_bias: Option<&Tensor>,
+    (m, n): (&Int, &Int),
+    threads: i64,
+    e: &LayoutErr<'_>,
+) -> Result<()> {
+    let (bm, bn, _) = p.cta;
+    k.comment(
+        "the epilogue: the accumulators staged through shared memory, then C in 128-bit vectors",
+    );
+    k.cp_async_wait(0);
+    k.sync();
+    let pad = Layout::new(tup![s(bm), s(bn)], tup![s(1), s(bm + 4)]).map_err(e)?;
+    let s_c = k.smem_reuse("sC", F32, pad); // (BLK_M,BLK_N)
+    let t_cs_c = k.bind("tCsC", thr_mma.partition(Operand::C, &s_c).map_err(e)?); // (MMA,MMA_M,MMA_N)
+    let one = CopyAtom::new(CopyOp::UniversalCopy { bits: 32 }, F32).map_err(e)?;
+    k.copy(&one, acc, &t_cs_c);
+    k.sync();
+    // sC -> C: 4 floats along M per thread, BLK_M / 4 threads down each column
+    let vec = CopyAtom::new(CopyOp::UniversalCopy { bits: 128 }, F32).map_err(e)?;
+    let tm = bm / 4;
+    let r2g = make_tiled_copy(
+        &vec,
+        &Layout::col_major(&tup![s(tm), s(threads / tm)]).map_err(e)?,
+        &Layout::col_major(&tup![s(4), s(1)]).map_err(e)?,
+    )
+    .map_err(e)?;
+    let thr = r2g.get_slice(&KernelBuilder::tid()).map_err(e)?;
+    let regroup = |t: Tensor| t.map_layout(vectors_of).map_err(e); // (V,R)
+    let t_sc = regroup(thr.partition_s(&s_c).map_err(e)?)?;
+    let t_gc = k.bind("tDgC", regroup(thr.partition_d(g_c).map_err(e)?)?);
+    let t_cc = regroup(thr.partition_d(c_c).map_err(e)?)?;
+    let t_bias = g_bias
+        .map(|b| thr.partition_d(b).map_err(e).and_then(regroup))
+        .transpose()?;
+    let epi = Epi {
+        plan,
+        acc,
+        t_cg_c: &t_gc,
+        t_cc_c: &t_cc,
+        bias: t_bias.as_ref(),
+        m,
+        n,
+        tile: (bm, bn),
+        threads,
+    };
+    let shape = t_sc.layout().shape_layout();
+    let size = |i: usize| shape.mode(i).and_then(|x| x.size()).map_err(e);
+    let staged = Staged {
+        s: &t_sc,
+        g: &t_gc,
+        c: &t_cc,
+        bias: t_bias.as_ref(),
+        read: &vec,
+    };
+    epi.store_staged(k, &staged, (size(0)?, size(1)?), &vec, e)
+}

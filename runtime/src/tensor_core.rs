@@ -1,0 +1,148 @@
+//! The tensor-core GEMMs (`hgemm-sm80`, `bgemm-sm80`) on the GPU: checked on the problems of
+//! `recipes::gemm_case` (16-bit A and B rounded on the host, the float64 reference of the
+//! rounded values, C poisoned with NaN where `beta == 0`) through the one launch path, and timed
+//! beside cuBLAS of the same types (`cublasGemmEx`, A and B 16-bit, C FP32, FP32 compute) on the
+//! same buffers in the same process.
+
+use cudarc::cublas::sys::{cublasComputeType_t, cublasGemmAlgo_t, cublasOperation_t, cudaDataType};
+use cudarc::cublas::CudaBlas;
+use cudarc::driver::{DevicePtr, DevicePtrMut};
+use cute_codegen::gemm::{GemmPlan, Major};
+use cute_codegen::recipes::{gemm, gemm_case, gemm_inputs, Case, Verdict};
+use cute_layout::ElemType;
+
+use crate::bench::time;
+use crate::error::{Result, RuntimeError};
+use crate::gpu::Gpu;
+use crate::launch::launch;
+use crate::recipe::{args, check, prepare, upload, DeviceArg, Prepared};
+
+/// The plan's kernel, lowered for the case's index width, compiled and loaded.
+pub fn load(gpu: &Gpu, plan: &GemmPlan, case: &Case) -> Result<Prepared> {
+    prepare(gpu, &[gemm(plan)?], case)
+}
+
+/// One check of the plan at `(m, n, k)` with `beta`, on fresh random operands (`seed`).
+pub fn check_at(
+    gpu: &Gpu,
+    plan: &GemmPlan,
+    size: (i64, i64, i64),
+    beta: f64,
+    seed: u64,
+) -> Result<Verdict> {
+    let case = gemm_case(plan, size, beta, seed)?;
+    let p = load(gpu, plan, &case)?;
+    check(gpu, &p, &case)
+}
+
+/// Medians in milliseconds of the kernel and of `cublasGemmEx` on the same problem.
+pub struct ExTiming {
+    pub kernel_ms: f64,
+    pub cublas_ms: f64,
+    pub flops: f64,
+}
+
+impl ExTiming {
+    /// TFLOP/s of the kernel and of cuBLAS.
+    pub fn tflops(&self) -> (f64, f64) {
+        (
+            self.flops / self.kernel_ms / 1e9,
+            self.flops / self.cublas_ms / 1e9,
+        )
+    }
+}
+
+fn data_type(e: ElemType) -> Result<cudaDataType> {
+    Ok(match e {
+        ElemType::F16 => cudaDataType::CUDA_R_16F,
+        ElemType::Bf16 => cudaDataType::CUDA_R_16BF,
+        ElemType::F32 => cudaDataType::CUDA_R_32F,
+        e => {
+            return Err(RuntimeError::Problem(format!(
+                "cublasGemmEx of {e} is not wired"
+            )))
+        }
+    })
+}
+
+/// Times the plan's kernel and `cublasGemmEx` (FP32 compute) at `(m, n, k)`, `beta = 0`, on the
+/// same device buffers: warm-up, CUDA events, the median of `reps`.
+pub fn bench(
+    gpu: &Gpu,
+    blas: &CudaBlas,
+    plan: &GemmPlan,
+    size: (i64, i64, i64),
+    reps: usize,
+) -> Result<ExTiming> {
+    let case = gemm_inputs(plan, size, 0.0, size.0 as u64 ^ 0x5eed)?;
+    let p = load(gpu, plan, &case)?;
+    let mut dev = upload(gpu, &case.args)?;
+    let a = args(&dev);
+    let kernel_ms = time(gpu, 3, reps, || launch(gpu, &p.loaded, &a))?;
+    drop(a);
+    let int = |i: usize| match case.args[i] {
+        cute_codegen::interp::Arg::Int(v) => i32::try_from(v)
+            .map_err(|_| RuntimeError::Problem(format!("argument {i}: {v} is above cuBLAS's int"))),
+        _ => Err(RuntimeError::Problem(format!(
+            "argument {i} is not an integer"
+        ))),
+    };
+    let (m, n, k, lda, ldb, ldc) = (int(0)?, int(1)?, int(2)?, int(5)?, int(7)?, int(10)?);
+    let elem = data_type(plan.input_type())?;
+    let (alpha, beta) = (1.5f32, 0.0f32);
+    let op = |t: bool| {
+        if t {
+            cublasOperation_t::CUBLAS_OP_T
+        } else {
+            cublasOperation_t::CUBLAS_OP_N
+        }
+    };
+    let (ta, tb) = (plan.layout.a == Major::K, plan.layout.b == Major::MN);
+    let (left, right) = dev.split_at_mut(9);
+    let (DeviceArg::Bits16(da, _), DeviceArg::Bits16(db, _), DeviceArg::F32(dc)) =
+        (&left[4], &left[6], &mut right[0])
+    else {
+        return Err(RuntimeError::Problem(
+            "a tensor-core GEMM takes 16-bit A and B and an FP32 C".into(),
+        ));
+    };
+    let stream = gpu.stream.clone();
+    let mut call = || -> Result<()> {
+        let (pa, _ga) = da.device_ptr(&stream);
+        let (pb, _gb) = db.device_ptr(&stream);
+        let (pc, _gc) = dc.device_ptr_mut(&stream);
+        // SAFETY: the buffers hold the case's lda x cols, ldb x cols and ldc x n elements,
+        // which `gemm_case` sized for (m, n, k) and these leading dimensions.
+        unsafe {
+            cudarc::cublas::sys::cublasGemmEx(
+                *blas.handle(),
+                op(ta),
+                op(tb),
+                m,
+                n,
+                k,
+                (&alpha as *const f32).cast(),
+                pa as *const _,
+                elem,
+                lda,
+                pb as *const _,
+                elem,
+                ldb,
+                (&beta as *const f32).cast(),
+                pc as *mut _,
+                cudaDataType::CUDA_R_32F,
+                ldc,
+                cublasComputeType_t::CUBLAS_COMPUTE_32F,
+                cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
+            )
+        }
+        .result()
+        .map_err(RuntimeError::cublas("GemmEx"))
+    };
+    let cublas_ms = time(gpu, 3, reps, &mut call)?;
+    Ok(ExTiming {
+        kernel_ms,
+        cublas_ms,
+        flops: 2.0 * (size.0 * size.1 * size.2) as f64,
+    })
+}

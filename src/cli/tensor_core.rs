@@ -1,0 +1,130 @@
+//! `cute check` and `cute bench` of the tensor-core GEMMs (`hgemm-sm80`, `bgemm-sm80`): their
+//! problems are `recipes::gemm_case`'s (16-bit operands rounded on the host, a float64 reference
+//! of the rounded values), run through the one launch path; `bench` times them beside
+//! `cublasGemmEx` of the same types in the same process.
+
+use std::process::ExitCode;
+
+use cute::codegen::gemm::GemmPlan;
+use cute::codegen::named::TENSOR_CORE_NAMES;
+use cute::codegen::GemmLayout;
+use cute::runtime::gpu::Gpu;
+use cute::runtime::tensor_core;
+use cute::runtime::RuntimeError;
+
+use super::args::{BenchArgs, PlanOpts};
+
+/// Whether `name` is a tensor-core GEMM.
+pub fn is_tensor_core(name: &str) -> bool {
+    TENSOR_CORE_NAMES.contains(&name)
+}
+
+/// The layouts asked for, TN when none (the one lowered so far).
+fn layouts(p: &PlanOpts) -> Vec<GemmLayout> {
+    p.layouts(&[GemmLayout::parse("TN").unwrap_or(GemmLayout::all()[2])])
+}
+
+/// The sizes of a GPU check: the GEMMs' own but 4096 (its O(MNK) host reference takes a minute).
+const SIZES: &[(i64, i64, i64)] = &[
+    (1, 1, 1),
+    (17, 17, 17),
+    (127, 127, 127),
+    (1000, 1000, 1000),
+    (1024, 1024, 1024),
+    (300, 17, 1000),
+    (64, 1000, 127),
+];
+
+/// Checks each name in each layout at the sizes (or `one`), beta 0 and 0.5: (passed, failed).
+pub fn check(
+    gpu: &Gpu,
+    names: &[String],
+    p: &PlanOpts,
+    one: Option<(i64, i64, i64)>,
+    say: &mut dyn FnMut(String),
+) -> Result<(usize, usize), RuntimeError> {
+    let sizes = one.as_ref().map_or(SIZES, std::slice::from_ref);
+    let (mut passed, mut failed) = (0, 0);
+    for name in names {
+        for layout in layouts(p) {
+            let plan = p.plan(name, layout)?;
+            for (i, &size) in sizes.iter().enumerate() {
+                for beta in [0.0, 0.5] {
+                    let seed = super::recipe::fresh_seed() ^ i as u64;
+                    let v = tensor_core::check_at(gpu, &plan, size, beta, seed)?;
+                    let (m, n, k) = size;
+                    let verdict = if v.ok() { "pass" } else { "FAIL" };
+                    say(format!(
+                        "{name} {layout} {m} {n} {k} {beta} {verdict} max_err={:.3e} ({} elements)",
+                        v.max_err, v.checked
+                    ));
+                    if v.ok() {
+                        passed += 1;
+                    } else {
+                        failed += 1;
+                    }
+                }
+            }
+        }
+    }
+    Ok((passed, failed))
+}
+
+fn plans(a: &BenchArgs) -> Result<Vec<GemmPlan>, RuntimeError> {
+    let mut out = Vec::new();
+    for name in &a.names {
+        for layout in layouts(&a.plan) {
+            out.push(a.plan.plan(name, layout)?);
+        }
+    }
+    Ok(out)
+}
+
+/// `cute bench` of tensor-core GEMMs beside `cublasGemmEx` (A and B of the plan's type, C FP32,
+/// FP32 compute).
+pub fn bench(a: &BenchArgs) -> ExitCode {
+    let fail = |e: RuntimeError| {
+        eprintln!("error: {e}");
+        ExitCode::FAILURE
+    };
+    let plans = match plans(a) {
+        Ok(p) => p,
+        Err(e) => return fail(e),
+    };
+    let gpu = match Gpu::open() {
+        Ok(g) => g,
+        Err(e) => {
+            println!("skipped: {}", super::text::lines(&e.to_string()));
+            return ExitCode::SUCCESS;
+        }
+    };
+    // cuBLAS's default math mode: its tensor-core kernels (pedantic math would refuse them)
+    let blas = match cute::runtime::CudaBlas::new(gpu.stream.clone()) {
+        Ok(b) => b,
+        Err(e) => return fail(RuntimeError::cublas("creating a cuBLAS handle")(e)),
+    };
+    println!("# {} ({}); cublasGemmEx (A, B 16-bit, C FP32, CUBLAS_COMPUTE_32F); CUDA events, 3 warm-ups, median of 20", gpu.name, gpu.arch);
+    println!("| kernel | layout | M x N x K | ms | TFLOP/s | cuBLAS TFLOP/s | % of cuBLAS |");
+    println!("|---|---|---|---:|---:|---:|---:|");
+    let default = [(4096, 4096, 4096), (8192, 8192, 8192)];
+    let one = a.size.one(1);
+    let sizes = one.as_ref().map_or(&default[..], std::slice::from_ref);
+    for plan in &plans {
+        for &(m, n, k) in sizes {
+            match tensor_core::bench(&gpu, &blas, plan, (m, n, k), 20) {
+                Ok(t) => {
+                    let (ours, theirs) = t.tflops();
+                    println!(
+                        "| {} | {} | {m} x {n} x {k} | {:.3} | {ours:.1} | {theirs:.1} | {:.1}% |",
+                        plan.name,
+                        plan.layout,
+                        t.kernel_ms,
+                        100.0 * ours / theirs
+                    );
+                }
+                Err(e) => return fail(e),
+            }
+        }
+    }
+    ExitCode::SUCCESS
+}
