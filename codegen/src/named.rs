@@ -333,10 +333,14 @@ fn best_swizzle(
     Ok(best.1)
 }
 
-/// The SM80 tensor-core GEMM of 16-bit `elem` (FP32 accumulate): a 128x128x32 CTA tile of 4
-/// warps (2x2, the TiledMMA tile 32x32x16 as CuTe's tutorial permutes it), 4 stages of
-/// K-major shared tiles swizzled for `ldmatrix`, 128-bit `cp.async.cg` along K, `ldmatrix.x4`
-/// for A and B. TN (both operands K-major) only so far.
+/// The SM80 tensor-core GEMM of 16-bit `elem` (FP32 accumulate): a 128x256x64 CTA tile of 8
+/// warps (2x4, each 64x64 of C; the TiledMMA tile 32x64x16, N permuted as CuTe's tutorial
+/// does so a warp's B fragment loads with one `ldmatrix.x4` per 16 columns), 3 stages of K-major
+/// shared tiles swizzled for `ldmatrix` (`Sw<3,3,3>`), 128-bit `cp.async.cg` along K; on
+/// targets of 100 KiB per block (sm_86, sm_89) a 128x128x64 tile of 4 warps. On the H200 at
+/// 4096^3 (TN) the tiles measured 422-425 TFLOP/s for 128x256x64 (3 or 4 stages), 420 for
+/// 128x128x64, 424 for 256x128x64, 386 for 128x256x32 with 6 stages
+/// (`reports/2026-12-02-h200-issue15-tc-sweep.txt`). TN (both operands K-major) only so far.
 fn tensor_core_sm80(
     name: &str,
     layout: GemmLayout,
@@ -356,13 +360,25 @@ fn tensor_core_sm80(
         _ => "SM80_16x8x16_F32BF16BF16F32_TN",
     };
     let op = MmaOp::from_name(op).ok_or_else(|| CodegenError::Unknown(op.to_string()))?;
+    // the H200's and the A100's SMs hold three stages of a 128x256x64 tile (144 KiB, and its
+    // staged 128x256 accumulator); sm_86/sm_89's 100 KiB hold a 128x128x64 one
+    let big = target.smem_per_block >= 148 * 1024;
+    let (bm, bn, bk, stages, wm, wn) = if big {
+        (128, 256, 64, 3, 2, 4)
+    } else {
+        (128, 128, 64, 3, 2, 2)
+    };
+    let threads = 32 * wm * wn;
     let mma = make_tiled_mma(
         MmaAtom::new(op),
-        &Layout::col_major(&tup![s(2), s(2), s(1)]).map_err(&e)?,
-        &[Tiler::Int(s(32)), Tiler::Int(s(32)), Tiler::Int(s(16))],
+        &Layout::col_major(&tup![s(wm), s(wn), s(1)]).map_err(&e)?,
+        &[
+            Tiler::Int(s(16 * wm)),
+            Tiler::Int(s(16 * wn)),
+            Tiler::Int(s(16)),
+        ],
     )
     .map_err(&e)?;
-    let (bm, bn, bk, stages, threads) = (128, 128, 32, 4, 128);
     let operand = |rows: i64| -> Result<(cute_layout::atom::TiledCopy, AnyLayout)> {
         let atom = CopyAtom::new(CopyOp::CpAsyncCacheGlobal { bits: 128 }, elem).map_err(&e)?;
         let v = 128 / i64::from(elem.bits());

@@ -1,7 +1,8 @@
 //! The SM80 tensor-core GEMMs (`named::TENSOR_CORE_NAMES`) as IR kernels, run by the CPU
 //! interpreter (every `ldmatrix` and `mma.sync` executed per warp by the atoms' thread-value
-//! layouts) at sizes that do and do not divide the 128x128x32 tile, with `beta = 0` over a NaN
-//! C and with `beta != 0`, against the float64 product of the rounded 16-bit operands.
+//! layouts) at sizes that do and do not divide the CTA tile and over more k-tiles than stages,
+//! with `beta = 0` over a NaN C and with `beta != 0`, against the float64 product of the
+//! rounded 16-bit operands.
 
 use cute_codegen::interp::run;
 use cute_codegen::named::{plan, TENSOR_CORE_NAMES};
@@ -21,7 +22,8 @@ fn check(name: &str, size: (i64, i64, i64), beta: f64) {
 #[test]
 fn the_tensor_core_gemms_agree_with_float64_on_the_cpu() {
     for name in TENSOR_CORE_NAMES {
-        for size in [(1, 1, 1), (17, 17, 17), (130, 67, 33)] {
+        // 300: five k-tiles of 64 over three stages, each stage refilled
+        for size in [(1, 1, 1), (17, 17, 17), (130, 67, 33), (33, 40, 300)] {
             for beta in [0.0, 0.5] {
                 check(name, size, beta);
             }

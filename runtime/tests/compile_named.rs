@@ -119,11 +119,23 @@ fn the_tensor_core_gemms_compile_for_sm80_and_sm90a() {
         for name in TENSOR_CORE_NAMES {
             let plan = plan_for(name, GemmLayout::parse("TN").unwrap(), &target).unwrap();
             let k = emit(&plan).unwrap();
-            assert!(k.source.contains("mma.sync.aligned.m16n8k16") && k.source.contains("ldmatrix.sync.aligned.x4"));
+            assert!(
+                k.source.contains("mma.sync.aligned.m16n8k16")
+                    && k.source.contains("ldmatrix.sync.aligned.x4")
+            );
             let arch = k.target.name();
             let c = nvrtc::compile(&k.name, &k.source, arch).unwrap_or_else(|e| panic!("{e}"));
-            println!("{:<24} {arch:<7} registers={:?} spill_bytes={:?}", k.name, c.registers, c.spill_bytes);
-            assert_eq!(c.spill_bytes, Some(0), "{} spills on {arch}:\n{}", k.name, c.log);
+            println!(
+                "{:<24} {arch:<7} registers={:?} spill_bytes={:?}",
+                k.name, c.registers, c.spill_bytes
+            );
+            assert_eq!(
+                c.spill_bytes,
+                Some(0),
+                "{} spills on {arch}:\n{}",
+                k.name,
+                c.log
+            );
         }
     }
 }

@@ -399,13 +399,15 @@ fn check_cpu(a: &CheckArgs, said: &mut Said) -> ExitCode {
         let result = if super::recipe::is_recipe(name) {
             super::recipe::check_cpu(name, a.plan.target(), &mut |l| said.say(l))
         } else {
-            a.plan
-                .layouts(&GemmLayout::all())
-                .into_iter()
-                .try_fold(true, |ok, layout| {
-                    let plan = a.plan.plan(name, layout)?;
-                    Ok(super::recipe::check_cpu_gemm(&plan, &mut |l| said.say(l))? && ok)
-                })
+            let layouts = if super::tensor_core::is_tensor_core(name) {
+                super::tensor_core::layouts(&a.plan)
+            } else {
+                a.plan.layouts(&GemmLayout::all())
+            };
+            layouts.into_iter().try_fold(true, |ok, layout| {
+                let plan = a.plan.plan(name, layout)?;
+                Ok(super::recipe::check_cpu_gemm(&plan, &mut |l| said.say(l))? && ok)
+            })
         };
         match result {
             Ok(ok) => all &= ok,

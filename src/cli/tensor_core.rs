@@ -20,7 +20,7 @@ pub fn is_tensor_core(name: &str) -> bool {
 }
 
 /// The layouts asked for, TN when none (the one lowered so far).
-fn layouts(p: &PlanOpts) -> Vec<GemmLayout> {
+pub fn layouts(p: &PlanOpts) -> Vec<GemmLayout> {
     p.layouts(&[GemmLayout::parse("TN").unwrap_or(GemmLayout::all()[2])])
 }
 

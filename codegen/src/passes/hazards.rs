@@ -515,7 +515,8 @@ fn stage_mode(k: &Kernel, buf: &str) -> Option<(i64, i64)> {
     if l.rank() < 2 {
         return None;
     }
-    let last = l.mode(l.rank() - 1).ok()?;
+    // coalesced: `tile_to_shape` writes the stage mode as `(_1,_4):(_0,_4096)`
+    let last = cute_layout::coalesce(&l.mode(l.rank() - 1).ok()?).ok()?;
     let (p, stride) = (
         last.size().ok()?.as_static()?,
         last.stride().as_int()?.as_static()?,

@@ -32,8 +32,9 @@ pub fn gemm_case(plan: &GemmPlan, size: (i64, i64, i64), beta: f64, seed: u64) -
     case_of(plan, size, beta, seed, true)
 }
 
-/// [`gemm_case`]'s arguments without the reference (every expected value NaN): the operands of a
-/// benchmark, whose O(MNK) host reference would take longer than the GPU run.
+/// [`gemm_case`]'s arguments without the reference (every expected value NaN) and with unpadded
+/// leading dimensions: the operands of a benchmark, whose O(MNK) host reference would take
+/// longer than the GPU run.
 pub fn gemm_inputs(plan: &GemmPlan, size: (i64, i64, i64), beta: f64, seed: u64) -> Result<Case> {
     case_of(plan, size, beta, seed, false)
 }
@@ -56,7 +57,10 @@ fn case_of(
     let elem = plan.input_type();
     // 128-bit rows of A and B: 4 floats or 8 halves
     let v = 128 / i64::from(elem.bits());
-    let ld = |x: i64| x.saturating_add(v - 1) / v * v + v;
+    // a check pads every leading dimension (a kernel that uses the wrong one fails); a
+    // benchmark's are the natural ones, rows 16-byte aligned
+    let pad = if reference { v } else { 0 };
+    let ld = |x: i64| x.saturating_add(v - 1) / v * v + pad;
     let size = |ld: i64, cols: i64| -> Result<usize> {
         buffer_len(ld, cols, MAX_ELEMENTS).ok_or_else(|| {
             bad(format!(
@@ -73,7 +77,7 @@ fn case_of(
         Major::MN => (ld(n), k),
         Major::K => (ld(k), n),
     };
-    let ldc = m.saturating_add(3) / 4 * 4 + 4;
+    let ldc = m.saturating_add(3) / 4 * 4 + if reference { 4 } else { 0 };
     let mut rng = Rng::new(seed);
     let a = HostBuffer::from_values(elem, &rng.fill(size(lda, a_cols)?, 1.0));
     let b = HostBuffer::from_values(elem, &rng.fill(size(ldb, b_cols)?, 1.0));

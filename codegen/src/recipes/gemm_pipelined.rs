@@ -171,21 +171,7 @@ pub fn pipelined(plan: &GemmPlan, p: &Pipelined, width: IndexWidth) -> Result<Ke
                 );
                 k.if_(
                     first,
-                    |k| {
-                        let ahead = kt.add(&s(p.stages - 1)).map_err(&e)?;
-                        let into = ahead.rem(&pipe).map_err(&e)?;
-                        k.if_(
-                            Cond::Lt(ahead.clone(), k_tiles.clone()),
-                            |k| {
-                                k.comment("k-tile kt + PIPE-1 into the stage read in the previous k-tile");
-                                copy_a.load(k, &ahead, &into, &e)?;
-                                copy_b.load(k, &ahead, &into, &e)
-                            },
-                            |_| Ok(()),
-                        )?;
-                        k.cp_async_commit();
-                        Ok(())
-                    },
+                    |k| issue_ahead(k, p.stages, &kt, &k_tiles, [&copy_a, &copy_b], &e),
                     |_| Ok(()),
                 )?;
                 let cur = kb1.rem(&s(2)).map_err(&e)?;
@@ -256,6 +242,31 @@ pub(super) fn prologue_copies(
         k.cp_async_commit();
         Ok(())
     })?;
+    Ok(())
+}
+
+/// The copy of k-tile `kt + PIPE - 1` into the stage read in the previous k-tile (none past the
+/// last k-tile), then its commit group (always: `cp.async.wait_group` counts groups).
+pub(super) fn issue_ahead(
+    k: &mut KernelBuilder,
+    stages: i64,
+    kt: &Int,
+    k_tiles: &Int,
+    [a, b]: [&Operand3; 2],
+    e: &LayoutErr<'_>,
+) -> Result<()> {
+    let ahead = kt.add(&s(stages - 1)).map_err(e)?;
+    let into = ahead.rem(&s(stages)).map_err(e)?;
+    k.if_(
+        Cond::Lt(ahead.clone(), k_tiles.clone()),
+        |k| {
+            k.comment("k-tile kt + PIPE-1 into the stage read in the previous k-tile");
+            a.load(k, &ahead, &into, e)?;
+            b.load(k, &ahead, &into, e)
+        },
+        |_| Ok(()),
+    )?;
+    k.cp_async_commit();
     Ok(())
 }
 

@@ -6,10 +6,11 @@
 //! register fragment retiled by `retile_D`), and a TiledMMA of `mma.sync` atoms accumulating
 //! in FP32.
 //!
-//! The mainloop keeps `PIPE-1` k-tiles in flight: each k-tile waits for its own copies
-//! (`cp.async.wait_group PIPE-2`) and for every thread to be done with the stage read last
-//! (`__syncthreads`), issues the copy of k-tile `kt + PIPE - 1` into that stage, then runs its k
-//! blocks (ldmatrix, then the MMAs). The epilogue stages the accumulators through shared memory
+//! The mainloop is the SIMT pipeline's (`gemm_pipelined`): `PIPE-1` k-tiles in flight, each k
+//! block reading the next one's fragments by ldmatrix before its MMAs run (the fragment holds
+//! every k block of a k-tile, so the next block has registers of its own); k block 0 issues the
+//! copy of k-tile `kt + PIPE - 1` into the stage read last, and the last k block waits for the
+//! next stage (`cp.async.wait_group PIPE-2`, `__syncthreads`) and reads its first block. The epilogue stages the accumulators through shared memory
 //! and stores C in 128-bit vectors ([`epilogue`]).
 
 use cute_layout::atom::{
@@ -18,7 +19,9 @@ use cute_layout::atom::{
 use cute_layout::{s, tup, Coord, ElemType::F32, Int, Layout, Tensor, X};
 
 use super::gemm::{CtaTiles, Problem};
-use super::gemm_pipelined::{prologue_copies, vectors_of, Epi, LayoutErr, Operand3, Staged};
+use super::gemm_pipelined::{
+    issue_ahead, prologue_copies, vectors_of, Epi, LayoutErr, Operand3, Staged,
+};
 use super::layout_err;
 use crate::cuda::IndexWidth;
 use crate::error::Result;
@@ -71,6 +74,30 @@ pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Resul
     // the MMA's fragments (MMA,MMA_M,MMA_K), (MMA,MMA_N,MMA_K) of one stage, the accumulator
     let thr_mma = p.mma.get_slice(&tid).map_err(&e)?;
     let stage0 = Coord::Tuple(vec![X, X, s(0).into()]);
+    let part = |which: Operand, t: &Tensor| -> Result<Layout> {
+        let stage = t.slice(&stage0).map_err(&e)?;
+        let l = thr_mma.partition(which, &stage).map_err(&e)?;
+        Ok(l.layout().shape_layout().clone())
+    };
+    let (part_a, part_b) = (part(Operand::A, &s_a)?, part(Operand::B, &s_b)?); // (MMA,MMA_M|N,MMA_K)
+    let k_blocks = part_a.mode(2).and_then(|m| m.size()).map_err(&e)?;
+    let kb_n = k_blocks.as_static().filter(|n| n % 2 == 0).ok_or_else(|| {
+        plan.error(
+            "mma",
+            "an even number of k blocks per k-tile (BLK_K a multiple of 32)",
+        )
+    })?;
+    // two k blocks of fragments: the one the MMAs read and the next one ldmatrix fills
+    let two = |name: &str, l: &Layout, k: &mut KernelBuilder| -> Result<Tensor> {
+        let shape = tup![
+            l.mode(0).map_err(&e)?.shape().clone(),
+            l.mode(1).map_err(&e)?.shape().clone(),
+            s(2)
+        ];
+        k.regs(name, p.elem, Layout::col_major(&shape).map_err(&e)?)
+    };
+    let r_a = two("rA", &part_a, &mut k)?; // (MMA,MMA_M,2)
+    let r_b = two("rB", &part_b, &mut k)?; // (MMA,MMA_N,2)
     let frag = |k: &mut KernelBuilder, name: &str, which: Operand, t: &Tensor, elem| {
         let part = thr_mma.partition(which, t).map_err(&e)?;
         k.regs(
@@ -79,20 +106,6 @@ pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Resul
             Layout::col_major(part.layout().shape_layout().shape()).map_err(&e)?,
         )
     };
-    let r_a = frag(
-        &mut k,
-        "rA",
-        Operand::A,
-        &s_a.slice(&stage0).map_err(&e)?,
-        p.elem,
-    )?;
-    let r_b = frag(
-        &mut k,
-        "rB",
-        Operand::B,
-        &s_b.slice(&stage0).map_err(&e)?,
-        p.elem,
-    )?;
     let acc = frag(&mut k, "acc", Operand::C, &g_c, F32)?; // (MMA,MMA_M,MMA_N)
 
     // smem -> registers: ldmatrix, partitioned and retiled as CuTe does
@@ -115,47 +128,54 @@ pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Resul
     };
     let (t_xs_a, t_xr_a) = s2r(&p.s2r_a, Operand::A, &s_a, &r_a, "A", &mut k)?;
     let (t_xs_b, t_xr_b) = s2r(&p.s2r_b, Operand::B, &s_b, &r_b, "B", &mut k)?;
-    let k_blocks = r_a
-        .layout()
-        .shape_layout()
-        .mode(2)
-        .and_then(|m| m.size())
-        .map_err(&e)?;
-
     k.comment("the accumulator starts at zero");
     k.fill(&acc, 0.0);
     prologue_copies(&mut k, p.stages, &copy_a, &copy_b, &k_tiles)?;
     let pipe = s(p.stages);
     let mma_atom = MmaAtom::new(p.mma.atom().op());
-    k.comment("the mainloop: one k-tile per trip");
+    // k block `kb` of stage `stage` into its registers: (CPY,CPY_M) of A and B by ldmatrix
+    let read = |k: &mut KernelBuilder, kb: &Int, stage: &Int| -> Result<()> {
+        let slot = kb.rem(&s(2)).map_err(&e)?;
+        let src = |t: &Tensor| {
+            let c = vec![X, X, kb.clone().into(), stage.clone().into()];
+            t.slice(&Coord::Tuple(c)).map_err(&e)
+        };
+        let dst = |t: &Tensor| {
+            t.slice(&Coord::Tuple(vec![X, X, slot.clone().into()]))
+                .map_err(&e)
+        };
+        k.copy(&p.s2r_a, &src(&t_xs_a)?, &dst(&t_xr_a)?);
+        k.copy(&p.s2r_b, &src(&t_xs_b)?, &dst(&t_xr_b)?);
+        Ok(())
+    };
+    k.cp_async_wait(p.stages - 2);
+    k.sync();
+    k.comment("the first k block of stage 0");
+    read(&mut k, &s(0), &s(0))?;
+    k.comment(
+        "the mainloop: one k-tile per trip, each k block's MMAs behind the next one's ldmatrix",
+    );
     k.for_("kt", k_tiles.clone(), Unroll::None, |k, kt| {
-        k.comment("k-tile kt has landed and every thread is done with the stage read last");
-        k.cp_async_wait(p.stages - 2);
-        k.sync();
-        let ahead = kt.add(&s(p.stages - 1)).map_err(&e)?;
-        let into = ahead.rem(&pipe).map_err(&e)?;
-        k.if_(
-            Cond::Lt(ahead.clone(), k_tiles.clone()),
-            |k| {
-                k.comment("k-tile kt + PIPE-1 into the stage read in the previous k-tile");
-                copy_a.load(k, &ahead, &into, &e)?;
-                copy_b.load(k, &ahead, &into, &e)
-            },
-            |_| Ok(()),
-        )?;
-        k.cp_async_commit();
         let stage = kt.rem(&pipe).map_err(&e)?;
         k.for_("kb", k_blocks.clone(), Unroll::Full, |k, kb| {
-            let blk = |t: &Tensor, with_stage: bool| {
-                let mut c = vec![X, X, kb.clone().into()];
-                if with_stage {
-                    c.push(stage.clone().into());
-                }
-                t.slice(&Coord::Tuple(c)).map_err(&e)
-            };
-            k.copy(&p.s2r_a, &blk(&t_xs_a, true)?, &blk(&t_xr_a, false)?);
-            k.copy(&p.s2r_b, &blk(&t_xs_b, true)?, &blk(&t_xr_b, false)?);
-            k.gemm(&mma_atom, &blk(&r_a, false)?, &blk(&r_b, false)?, &acc);
+            k.if_(
+                Cond::Lt(kb.clone(), s(kb_n - 1)),
+                |k| read(k, &kb.add(&s(1)).map_err(&e)?, &stage),
+                |k| {
+                    k.comment("the next stage: wait for its copies and for every thread to be done with this one");
+                    k.cp_async_wait(p.stages - 2);
+                    k.sync();
+                    read(k, &s(0), &kt.add(&s(1)).and_then(|x| x.rem(&pipe)).map_err(&e)?)
+                },
+            )?;
+            k.if_(
+                Cond::Le(kb.clone(), s(0)),
+                |k| issue_ahead(k, p.stages, &kt, &k_tiles, [&copy_a, &copy_b], &e),
+                |_| Ok(()),
+            )?;
+            let slot = kb.rem(&s(2)).map_err(&e)?;
+            let frag = |t: &Tensor| t.slice(&Coord::Tuple(vec![X, X, slot.clone().into()])).map_err(&e);
+            k.gemm(&mma_atom, &frag(&r_a)?, &frag(&r_b)?, &acc);
             Ok(())
         })?;
         Ok(())
