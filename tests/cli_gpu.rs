@@ -51,6 +51,36 @@ fn emit_writes_the_kernel() {
     assert!(!src.contains("#include"));
 }
 
+/// The tensor-core GEMMs emit TN by default (the layout lowered so far), refuse the others with
+/// a plan error naming ldmatrix.trans, and `cute run` says what it skipped without a GPU.
+#[test]
+fn the_tensor_core_gemms_emit_and_run_without_a_gpu() {
+    let o = cute(&["emit", "hgemm-sm80"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let src = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        src.contains("hgemm_sm80_TN(")
+            && src.contains("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32")
+    );
+    let o = cute(&["emit", "bgemm-sm80", "--layout", "NN"]);
+    assert_ne!(o.status.code(), Some(0));
+    assert!(text(&o).contains("ldmatrix.trans"), "{}", text(&o));
+    if !has_gpu() {
+        let o = cute(&[
+            "run",
+            "hgemm-sm80",
+            "--m",
+            "256",
+            "--n",
+            "256",
+            "--k",
+            "256",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+        assert!(text(&o).contains("skipped"), "{}", text(&o));
+    }
+}
+
 /// `--arch` is the target the kernel is written for: two CTAs per SM of sgemm-sm80 fit an
 /// sm_90a SM (the default), one an sm_80 SM (164 KiB for 96 KiB per CTA).
 #[test]

@@ -40,3 +40,54 @@ fn the_other_layouts_are_refused_for_now() {
         assert!(err.contains("only TN"), "{err}");
     }
 }
+
+/// 16-bit operands move in 128-bit vectors: the kernel requires leading dimensions that are
+/// multiples of 8 and says which copy needs it; a problem with an odd one is refused before it
+/// runs (the interpreter, like the runtime, checks the requirements first).
+#[test]
+fn an_odd_leading_dimension_is_refused_before_the_launch() {
+    use cute_codegen::interp::Arg;
+    let p = plan("hgemm-sm80", GemmLayout::parse("TN").unwrap()).unwrap();
+    let k = gemm(&p).unwrap();
+    let conditions: Vec<String> = k.requirements.iter().map(|r| r.to_string()).collect();
+    for ld in ["ldA % 8 == 0", "ldB % 8 == 0"] {
+        assert!(
+            conditions
+                .iter()
+                .any(|c| c.contains(ld) && c.contains("copy(SM80_CP_ASYNC")),
+            "{ld} in {conditions:?}"
+        );
+    }
+    let mut c = gemm_case(&p, (16, 16, 16), 0.0, 1).unwrap();
+    c.args[5] = Arg::Int(17); // ldA
+    let err = k.admits(&|n| c.int(&k, n)).unwrap_err();
+    assert!(err.contains("ldA % 8 == 0") && err.contains("17"), "{err}");
+    let err = run(&k, &mut c.args).unwrap_err().to_string();
+    assert!(err.contains("ldA"), "{err}");
+}
+
+/// A TiledMMA whose tile does not divide the CTA tile is a plan error naming it; so is a
+/// tensor-core atom on a target without its feature.
+#[test]
+fn a_tiled_mma_that_does_not_divide_the_tile_is_a_plan_error() {
+    use cute_codegen::gemm::Policy;
+    use cute_layout::atom::{make_tiled_mma, MmaAtom, MmaOp};
+    use cute_layout::{s, tup, Layout, Tiler};
+    let mut p = plan("hgemm-sm80", GemmLayout::parse("TN").unwrap()).unwrap();
+    let Policy::TensorCore(tc) = &mut p.policy else {
+        panic!("a tensor-core plan")
+    };
+    // 3 warps along M: a 48-row MMA tile, which 128 rows do not divide
+    let op = MmaOp::from_name("SM80_16x8x16_F32F16F16F32_TN").unwrap();
+    tc.mma = make_tiled_mma(
+        MmaAtom::new(op),
+        &Layout::col_major(&tup![s(3), s(2), s(1)]).unwrap(),
+        &[Tiler::Int(s(48)), Tiler::Int(s(32)), Tiler::Int(s(16))],
+    )
+    .unwrap();
+    let err = gemm(&p).map(|_| ()).unwrap_err().to_string();
+    assert!(
+        err.contains("48x32x16 tile does not divide the 128x256x64 CTA tile"),
+        "{err}"
+    );
+}

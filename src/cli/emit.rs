@@ -14,7 +14,13 @@ pub fn emit_command(a: &EmitArgs) -> ExitCode {
     if let Err(e) = a.plan.check("emit") {
         return usage(e);
     }
+    let tensor_core = a
+        .name
+        .as_deref()
+        .is_some_and(super::tensor_core::is_tensor_core);
     let layout = match a.plan.one_layout("emit") {
+        // the tensor-core GEMMs are TN so far
+        Ok(_) if tensor_core && a.plan.layout.is_empty() => super::tensor_core::layouts(&a.plan)[0],
         Ok(l) => l,
         Err(e) => return usage(e),
     };

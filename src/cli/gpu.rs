@@ -119,6 +119,9 @@ pub fn run(a: &RunArgs) -> ExitCode {
         let (m, n) = (a.size.m.unwrap_or(8192), a.size.n.unwrap_or(8192));
         return super::recipe::run(&a.name, m, n, a.plan.target());
     }
+    if super::tensor_core::is_tensor_core(&a.name) {
+        return super::tensor_core::run(a);
+    }
     let layout = match a.plan.one_layout("run") {
         Ok(l) => l,
         Err(e) => return usage(e),

@@ -12,7 +12,7 @@ use cute::runtime::gpu::Gpu;
 use cute::runtime::tensor_core;
 use cute::runtime::RuntimeError;
 
-use super::args::{BenchArgs, PlanOpts};
+use super::args::{BenchArgs, PlanOpts, RunArgs};
 
 /// Whether `name` is a tensor-core GEMM.
 pub fn is_tensor_core(name: &str) -> bool {
@@ -127,4 +127,70 @@ pub fn bench(a: &BenchArgs) -> ExitCode {
         }
     }
     ExitCode::SUCCESS
+}
+
+/// `cute run hgemm-sm80`: plan, emit and compile (for --arch, TN unless --layout says), then on a
+/// GPU a check at the size (at most 1024 a side: the reference is computed on the host) and the
+/// timing beside `cublasGemmEx`; without one, what it skipped.
+pub fn run(a: &RunArgs) -> ExitCode {
+    let fail = |e: &dyn std::fmt::Display| {
+        eprintln!("error: {}", super::text::lines(&e.to_string()));
+        ExitCode::FAILURE
+    };
+    let layout = match layouts(&a.plan).as_slice() {
+        [one] => *one,
+        _ => return fail(&"cute run takes one --layout"),
+    };
+    let size = a.size.one(4096).unwrap_or((4096, 4096, 4096));
+    let (m, n, k) = size;
+    println!("{} {layout} M={m} N={n} K={k}", a.name);
+    let t = std::time::Instant::now();
+    let kernel = match a.plan.plan(&a.name, layout).and_then(|p| {
+        Ok((
+            p.clone(),
+            a.plan.emit(&p, cute::codegen::cuda::IndexWidth::I32)?,
+        ))
+    }) {
+        Ok(pk) => pk,
+        Err(e) => return fail(&e),
+    };
+    println!(
+        "  plan + emit:   {:.2} ms, {} lines of CUDA",
+        t.elapsed().as_secs_f64() * 1e3,
+        kernel.1.source.lines().count()
+    );
+    if let Err(e) = super::gpu::compile_step(&kernel.1, kernel.1.target.name()) {
+        return fail(&e);
+    }
+    let gpu = match Gpu::open() {
+        Ok(g) => g,
+        Err(e) => {
+            println!(
+                "  skipped launch, verification and timing: {}",
+                super::text::lines(&e.to_string())
+            );
+            return ExitCode::SUCCESS;
+        }
+    };
+    let small = (m.min(1024), n.min(1024), k.min(1024));
+    match tensor_core::check_at(&gpu, &kernel.0, small, 0.5, super::recipe::fresh_seed()) {
+        Ok(v) if v.ok() => println!(
+            "  verification:  pass at {}x{}x{} (max |err| {:.3e})",
+            small.0, small.1, small.2, v.max_err
+        ),
+        Ok(v) => return fail(&format!("verification FAILED at {small:?}: {v:?}")),
+        Err(e) => return fail(&e),
+    }
+    let blas = match cute::runtime::CudaBlas::new(gpu.stream.clone()) {
+        Ok(b) => b,
+        Err(e) => return fail(&RuntimeError::cublas("creating a cuBLAS handle")(e)),
+    };
+    match tensor_core::bench(&gpu, &blas, &kernel.0, size, 20) {
+        Ok(t) => {
+            let (ours, theirs) = t.tflops();
+            println!("  time:          {:.3} ms = {ours:.1} TFLOP/s; cublasGemmEx {:.3} ms = {theirs:.1} TFLOP/s; {:.1}% of cuBLAS", t.kernel_ms, t.cublas_ms, 100.0 * ours / theirs);
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(&e),
+    }
 }

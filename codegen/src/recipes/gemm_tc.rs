@@ -34,6 +34,7 @@ use crate::ir::{Cond, Kernel, KernelBuilder, Unroll};
 /// 16-bit type, the rest FP32); grid `(ceil(M/BLK_M), ceil(N/BLK_N), 1)`, the TiledMMA's
 /// threads, the stages' dynamic shared memory.
 pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Result<Kernel> {
+    check(plan, p)?;
     let name = plan.kernel_name();
     let e = layout_err(&plan.name, "tensor core");
     let (bm, bn, bk) = p.cta;
@@ -193,6 +194,67 @@ pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Resul
         &e,
     )?;
     k.finish()
+}
+
+/// The plan's parts agree: the TiledMMA's tile divides the CTA tile (and 16 divides BLK_K), the
+/// copies run on the TiledMMA's threads and each covers its operand's `(rows, BLK_K)` tile, the
+/// stages are `(rows, BLK_K, PIPE)`, and there are at least two of them.
+fn check(plan: &GemmPlan, p: &TensorCore) -> Result<()> {
+    let e = layout_err(&plan.name, "tensor core");
+    let (bm, bn, bk) = p.cta;
+    let stat = |i: cute_layout::Int| i.as_static().unwrap_or(0);
+    let threads = stat(p.mma.num_threads().map_err(&e)?);
+    let tile = |i: usize| -> Result<i64> { Ok(stat(p.mma.tile_size(i).map_err(&e)?)) };
+    let (tm, tn, tk) = (tile(0)?, tile(1)?, tile(2)?);
+    if tm == 0 || tn == 0 || tk == 0 || bm % tm != 0 || bn % tn != 0 || bk % tk != 0 {
+        return Err(plan.error(
+            "mma",
+            format!(
+                "the TiledMMA's {tm}x{tn}x{tk} tile does not divide the {bm}x{bn}x{bk} CTA tile"
+            ),
+        ));
+    }
+    for (which, copy, rows, smem) in [
+        ("A", &p.copy_a, bm, &p.smem_a),
+        ("B", &p.copy_b, bn, &p.smem_b),
+    ] {
+        let t = stat(copy.num_threads().map_err(&e)?);
+        if t != threads {
+            return Err(plan.error(
+                "copy",
+                format!("the {which} copy runs on {t} threads, the TiledMMA on {threads}"),
+            ));
+        }
+        let covered: Vec<i64> = copy
+            .tiler()
+            .leaves()
+            .iter()
+            .map(|x| x.as_static().unwrap_or(0))
+            .collect();
+        if covered.len() < 2
+            || covered[0] == 0
+            || covered[1] == 0
+            || rows % covered[0] != 0
+            || bk % covered[1] != 0
+        {
+            return Err(plan.error(
+                "copy",
+                format!(
+                    "the {which} copy's tile {:?} does not divide its {rows}x{bk} tile",
+                    covered
+                ),
+            ));
+        }
+        let shape = smem.shape_layout().shape().product_each().map_err(&e)?;
+        let want = tup![s(rows), s(bk), s(p.stages)];
+        if shape != want || p.stages < 2 {
+            return Err(plan.error(
+                "shared memory",
+                format!("the {which} stages are {shape}, not ({rows},{bk},PIPE) with PIPE >= 2"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The accumulators staged through shared memory for 128-bit stores: once every copy has landed
