@@ -1,4 +1,4 @@
-//! Plan + emit time of every named kernel (the layout algebra computing every index, the bank
+//! Plan + emit time of every named kernel, the tensor-core ones in TN (the layout algebra computing every index, the bank
 //! analysis choosing swizzles, the verification and the writer): 2 warm-ups, median of 15.
 //! NVRTC's compile time is reported by `cute run` (it needs the NVRTC library).
 //! Run with `cargo bench -p cute-codegen --bench emit`.
@@ -15,8 +15,13 @@ fn median(mut v: Vec<Duration>) -> Duration {
 fn main() {
     println!("| kernel | layout | plan + emit (median of 15) | lines of CUDA |");
     println!("|---|---|---:|---:|");
-    for name in named::NAMES {
-        for layout in GemmLayout::all() {
+    let (all, tn) = (GemmLayout::all().to_vec(), vec![GemmLayout::all()[2]]);
+    let kernels = named::NAMES
+        .iter()
+        .map(|n| (n, &all))
+        .chain(named::TENSOR_CORE_NAMES.iter().map(|n| (n, &tn)));
+    for (name, layouts) in kernels {
+        for &layout in layouts {
             let once = || {
                 let start = Instant::now();
                 let plan = named::plan(name, layout).expect("named plan");
