@@ -340,7 +340,11 @@ fn best_swizzle(
 /// targets of 100 KiB per block (sm_86, sm_89) a 128x128x64 tile of 4 warps. On the H200 at
 /// 4096^3 (TN) the tiles measured 422-425 TFLOP/s for 128x256x64 (3 or 4 stages), 420 for
 /// 128x128x64, 424 for 256x128x64, 386 for 128x256x32 with 6 stages
-/// (`reports/2026-12-02-h200-issue15-tc-sweep.txt`). TN (both operands K-major) only so far.
+/// (`reports/2026-12-02-h200-issue15-tc-sweep.txt`). A K-major operand is read by `ldmatrix`
+/// from 8-row atoms of BLK_K values; an M- or N-major one by `ldmatrix.trans` from 64 x 8 atoms
+/// (64 contiguous rows-values by 8 of K), copied by threads along M or N (CuTe's MN-major SM80
+/// layouts). TN is the layout measured on the GPU; NN, NT and TT are checked by the CPU
+/// interpreter and compile without spills, not yet run on a GPU.
 fn tensor_core_sm80(
     name: &str,
     layout: GemmLayout,
@@ -348,13 +352,6 @@ fn tensor_core_sm80(
     elem: ElemType,
 ) -> Result<TensorCore> {
     let e = lerr(name, "plan");
-    if layout.a != Major::K || layout.b != Major::K {
-        return Err(CodegenError::Plan {
-            plan: name.to_string(),
-            part: "layout",
-            msg: format!("{layout}: only TN (K-major A and B, read by ldmatrix) is lowered so far; M- and N-major operands need ldmatrix.trans"),
-        });
-    }
     let op = match elem {
         ElemType::F16 => "SM80_16x8x16_F32F16F16F32_TN",
         _ => "SM80_16x8x16_F32BF16BF16F32_TN",
@@ -379,29 +376,50 @@ fn tensor_core_sm80(
         ],
     )
     .map_err(&e)?;
-    let operand = |rows: i64| -> Result<(cute_layout::atom::TiledCopy, AnyLayout)> {
-        let atom = CopyAtom::new(CopyOp::CpAsyncCacheGlobal { bits: 128 }, elem).map_err(&e)?;
-        let v = 128 / i64::from(elem.bits());
-        let tk = bk / v; // threads along K, one 16-byte vector each
-        let thr = Layout::new(tup![s(threads / tk), s(tk)], tup![s(tk), s(1)]).map_err(&e)?;
-        let val = Layout::new(tup![s(1), s(v)], tup![s(0), s(1)]).map_err(&e)?;
-        let copy = make_tiled_copy(&atom, &thr, &val).map_err(&e)?;
-        // 8 K-major rows of BLK_K 16-bit values; the swizzle XORs the row into the 16-byte
-        // chunk index, so ldmatrix's 8 rows and cp.async's vectors hit distinct banks
-        let chunks = (bk * i64::from(elem.bits()) / 128).trailing_zeros() as i64;
-        let sw = Swizzle::new(chunks.min(3), 3, 3).map_err(&e)?;
-        let block = Layout::new(tup![s(8), s(bk)], tup![s(bk), s(1)]).map_err(&e)?;
-        let smem = tile_to_shape(
-            &block,
-            &tup![s(rows), s(bk), s(stages)],
-            &ModeOrder::Major(cute_layout::Major::Left),
-        )
-        .map_err(&e)?;
-        Ok((copy, compose_swizzle(sw, &smem)))
-    };
-    let (copy_a, smem_a) = operand(bm)?;
-    let (copy_b, smem_b) = operand(bn)?;
-    let ldsm = CopyAtom::new(CopyOp::LdsmN { matrices: 4 }, elem).map_err(&e)?;
+    let v = 128 / i64::from(elem.bits()); // values per 16-byte vector
+    let atom = CopyAtom::new(CopyOp::CpAsyncCacheGlobal { bits: 128 }, elem).map_err(&e)?;
+    // the swizzle XORs the 8-row index into the 16-byte chunk index of a 128-byte row, so
+    // ldmatrix's 8 rows and a warp's cp.async vectors hit distinct banks
+    let chunks = (bk * i64::from(elem.bits()) / 128).trailing_zeros() as i64;
+    let operand =
+        |rows: i64, major: Major| -> Result<(cute_layout::atom::TiledCopy, AnyLayout, CopyOp)> {
+            let (thr, val, block, sw, s2r) = match major {
+                Major::K => {
+                    // 8 K-major rows of BLK_K values; threads along K, one vector each
+                    let tk = bk / v;
+                    (
+                        Layout::new(tup![s(threads / tk), s(tk)], tup![s(tk), s(1)]),
+                        Layout::new(tup![s(1), s(v)], tup![s(0), s(1)]),
+                        Layout::new(tup![s(8), s(bk)], tup![s(bk), s(1)]),
+                        Swizzle::new(chunks.min(3), 3, 3),
+                        CopyOp::LdsmN { matrices: 4 },
+                    )
+                }
+                Major::MN => {
+                    // 64 M- (or N-) contiguous values by 8 of K; threads along M/N, one vector each;
+                    // ldmatrix.trans reads each thread's 8 contiguous rows-values as a column
+                    let tm = (rows / v).min(threads);
+                    (
+                        Layout::new(tup![s(tm), s(threads / tm)], tup![s(1), s(tm)]),
+                        Layout::new(tup![s(v), s(1)], tup![s(1), s(0)]),
+                        Layout::new(tup![s(64), s(8)], tup![s(1), s(64)]),
+                        Swizzle::new(3, 3, 3),
+                        CopyOp::LdsmT { matrices: 4 },
+                    )
+                }
+            };
+            let copy = make_tiled_copy(&atom, &thr.map_err(&e)?, &val.map_err(&e)?).map_err(&e)?;
+            let smem = tile_to_shape(
+                &block.map_err(&e)?,
+                &tup![s(rows), s(bk), s(stages)],
+                &ModeOrder::Major(cute_layout::Major::Left),
+            )
+            .map_err(&e)?;
+            Ok((copy, compose_swizzle(sw.map_err(&e)?, &smem), s2r))
+        };
+    let (copy_a, smem_a, s2r_a) = operand(bm, layout.a)?;
+    let (copy_b, smem_b, s2r_b) = operand(bn, layout.b)?;
+    let ldsm = |op| CopyAtom::new(op, elem).map_err(&e);
     let _ = target;
     Ok(TensorCore {
         elem,
@@ -410,8 +428,8 @@ fn tensor_core_sm80(
         smem_b,
         copy_a,
         copy_b,
-        s2r_a: ldsm.clone(),
-        s2r_b: ldsm,
+        s2r_a: ldsm(s2r_a)?,
+        s2r_b: ldsm(s2r_b)?,
         mma,
         stages,
         min_blocks_per_sm: 1,

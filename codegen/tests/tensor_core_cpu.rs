@@ -9,35 +9,60 @@ use cute_codegen::named::{plan, TENSOR_CORE_NAMES};
 use cute_codegen::recipes::{gemm, gemm_case};
 use cute_codegen::GemmLayout;
 
-fn check(name: &str, size: (i64, i64, i64), beta: f64) {
-    let tn = GemmLayout::parse("TN").unwrap();
-    let p = plan(name, tn).unwrap();
+fn check(name: &str, layout: GemmLayout, size: (i64, i64, i64), beta: f64) {
+    let p = plan(name, layout).unwrap();
     let k = gemm(&p).unwrap();
     let mut c = gemm_case(&p, size, beta, (size.0 * 31 + size.1 * 7 + size.2) as u64).unwrap();
-    run(&k, &mut c.args).unwrap_or_else(|e| panic!("{name} {size:?}: {e}"));
+    run(&k, &mut c.args).unwrap_or_else(|e| panic!("{name} {layout} {size:?}: {e}"));
     let v = c.check(c.output());
-    assert!(v.ok(), "{name} {size:?} beta {beta}: {v:?}");
+    assert!(v.ok(), "{name} {layout} {size:?} beta {beta}: {v:?}");
 }
 
-#[test]
-fn the_tensor_core_gemms_agree_with_float64_on_the_cpu() {
-    for name in TENSOR_CORE_NAMES {
-        // 300: five k-tiles of 64 over three stages, each stage refilled
+/// Every layout of `name` at sizes 1, 17 and 130x67x33 (ragged tiles) and 33x40x300 (five
+/// k-tiles of 64 over three stages, each stage refilled), beta 0 and 0.5.
+fn every_layout(name: &str) {
+    for layout in GemmLayout::all() {
         for size in [(1, 1, 1), (17, 17, 17), (130, 67, 33), (33, 40, 300)] {
             for beta in [0.0, 0.5] {
-                check(name, size, beta);
+                check(name, layout, size, beta);
             }
         }
     }
 }
 
 #[test]
-fn the_other_layouts_are_refused_for_now() {
-    for l in ["NN", "NT", "TT"] {
-        let err = plan("hgemm-sm80", GemmLayout::parse(l).unwrap())
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("only TN"), "{err}");
+fn hgemm_agrees_with_float64_on_the_cpu() {
+    assert!(TENSOR_CORE_NAMES.contains(&"hgemm-sm80"));
+    every_layout("hgemm-sm80");
+}
+
+#[test]
+fn bgemm_agrees_with_float64_on_the_cpu() {
+    assert!(TENSOR_CORE_NAMES.contains(&"bgemm-sm80"));
+    every_layout("bgemm-sm80");
+}
+
+/// M- and N-major operands are read by ldmatrix.trans, K-major ones by ldmatrix.
+#[test]
+fn each_operand_is_read_by_the_ldmatrix_its_major_needs() {
+    for (l, trans_a, trans_b) in [
+        ("NN", true, false),
+        ("NT", true, true),
+        ("TN", false, false),
+        ("TT", false, true),
+    ] {
+        let p = plan("hgemm-sm80", GemmLayout::parse(l).unwrap()).unwrap();
+        let cuda = cute_codegen::emit(&p).unwrap().source;
+        assert_eq!(
+            cuda.contains("ldmatrix.sync.aligned.x4.trans"),
+            trans_a || trans_b,
+            "{l}"
+        );
+        assert_eq!(
+            cuda.contains("ldmatrix.sync.aligned.x4.m8n8"),
+            !(trans_a && trans_b),
+            "{l}"
+        );
     }
 }
 

@@ -108,16 +108,19 @@ fn a_compile_error_carries_the_log_and_the_numbered_source() {
     assert!(msg.contains("   1 | extern"), "{msg}");
 }
 
-/// The tensor-core GEMMs (TN) compile for sm_80 and sm_90a without spills, ldmatrix and
-/// mma.sync in their SASS-bound PTX.
+/// The tensor-core GEMMs compile for sm_80 and sm_90a in every layout without spills, ldmatrix
+/// and mma.sync in their source.
 #[test]
 fn the_tensor_core_gemms_compile_for_sm80_and_sm90a() {
     if !cute_runtime::nvrtc_or_skip!() {
         return;
     }
     for target in [Target::sm90a(), Target::sm80()] {
-        for name in TENSOR_CORE_NAMES {
-            let plan = plan_for(name, GemmLayout::parse("TN").unwrap(), &target).unwrap();
+        for (name, layout) in TENSOR_CORE_NAMES
+            .iter()
+            .flat_map(|n| GemmLayout::all().map(|l| (n, l)))
+        {
+            let plan = plan_for(name, layout, &target).unwrap();
             let k = emit(&plan).unwrap();
             assert!(
                 k.source.contains("mma.sync.aligned.m16n8k16")

@@ -19,9 +19,9 @@ pub fn is_tensor_core(name: &str) -> bool {
     TENSOR_CORE_NAMES.contains(&name)
 }
 
-/// The layouts asked for, TN when none (the one lowered so far).
+/// The layouts asked for, TN when none (the layout measured on the GPU).
 pub fn layouts(p: &PlanOpts) -> Vec<GemmLayout> {
-    p.layouts(&[GemmLayout::parse("TN").unwrap_or(GemmLayout::all()[2])])
+    p.layouts(&[GemmLayout::all()[2]])
 }
 
 /// The sizes of a GPU check: the GEMMs' own but 4096 (its O(MNK) host reference takes a minute).

@@ -8,8 +8,8 @@
 #   racecheck.txt  compute-sanitizer racecheck of every kernel and layout at 127x129x65
 #   each file then the recipes (transpose, transpose-f16, row-softmax): check at 8 sizes from 1x1
 #   to 4096x4096 against their float64 references, memcheck and racecheck at 130x67; then the
-#   tensor-core GEMMs (hgemm-sm80, bgemm-sm80, TN): check at 1, 17, 127, 1000, 1024, 300x17x1000,
-#   64x1000x127, beta 0 and 0.5 (28 checks), memcheck at 300x17x1000, racecheck at 127x129x65
+#   tensor-core GEMMs (hgemm-sm80, bgemm-sm80, all four layouts): check at 1, 17, 127, 1000, 1024, 300x17x1000,
+#   64x1000x127, beta 0 and 0.5 (112 checks), memcheck at 300x17x1000, racecheck at 127x129x65
 # Usage (from the repository root, after `cargo build --release` on the build machine):
 #   tools/gpu/verify.sh [path/to/cute]
 set -uo pipefail
@@ -26,14 +26,15 @@ RECIPES="transpose transpose-f16 row-softmax"
 "$CUTE" check $RECIPES >> "$OUT/check.txt" 2>&1 || status=1
 tail -1 "$OUT/check.txt"
 TC="hgemm-sm80 bgemm-sm80"
-"$CUTE" check $TC --layout TN >> "$OUT/check.txt" 2>&1 || status=1
+TCL="--layout NN --layout NT --layout TN --layout TT"
+"$CUTE" check $TC $TCL >> "$OUT/check.txt" 2>&1 || status=1
 tail -1 "$OUT/check.txt"
 if [ -x "$SAN" ]; then
   "$SAN" --tool memcheck --error-exitcode 3 "$CUTE" check --m 300 --n 17 --k 1000 \
     > "$OUT/memcheck.txt" 2>&1 || status=1
   "$SAN" --tool memcheck --error-exitcode 3 "$CUTE" check $RECIPES --m 130 --n 67 \
     >> "$OUT/memcheck.txt" 2>&1 || status=1
-  "$SAN" --tool memcheck --error-exitcode 3 "$CUTE" check $TC --layout TN --m 300 --n 17 --k 1000 \
+  "$SAN" --tool memcheck --error-exitcode 3 "$CUTE" check $TC $TCL --m 300 --n 17 --k 1000 \
     >> "$OUT/memcheck.txt" 2>&1 || status=1
   echo "memcheck: $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.txt" | tr '\n' ' ')"
   "$SAN" --tool racecheck --racecheck-report hazard --error-exitcode 3 "$CUTE" check \
@@ -41,7 +42,7 @@ if [ -x "$SAN" ]; then
   "$SAN" --tool racecheck --racecheck-report hazard --error-exitcode 3 "$CUTE" check $RECIPES \
     --m 130 --n 67 >> "$OUT/racecheck.txt" 2>&1 || status=1
   "$SAN" --tool racecheck --racecheck-report hazard --error-exitcode 3 "$CUTE" check $TC \
-    --layout TN --m 127 --n 129 --k 65 >> "$OUT/racecheck.txt" 2>&1 || status=1
+    $TCL --m 127 --n 129 --k 65 >> "$OUT/racecheck.txt" 2>&1 || status=1
   echo "racecheck: $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/racecheck.txt" | tr '\n' ' ')"
 else
   echo "compute-sanitizer not found: memcheck and racecheck skipped"
