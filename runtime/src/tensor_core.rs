@@ -80,14 +80,21 @@ pub fn bench(
     let a = args(&dev);
     let kernel_ms = time(gpu, 3, reps, || launch(gpu, &p.loaded, &a))?;
     drop(a);
-    let int = |i: usize| match case.args[i] {
-        cute_codegen::interp::Arg::Int(v) => i32::try_from(v)
-            .map_err(|_| RuntimeError::Problem(format!("argument {i}: {v} is above cuBLAS's int"))),
-        _ => Err(RuntimeError::Problem(format!(
-            "argument {i} is not an integer"
-        ))),
+    // the kernel's parameters by name: cuBLAS gets the same problem and buffers
+    let at = |name: &str| {
+        p.ir.params
+            .iter()
+            .position(|q| q.name() == name)
+            .ok_or_else(|| RuntimeError::Problem(format!("{}: no parameter {name}", p.ir.name)))
     };
-    let (m, n, k, lda, ldb, ldc) = (int(0)?, int(1)?, int(2)?, int(5)?, int(7)?, int(10)?);
+    let int = |name: &str| match case.args[at(name)?] {
+        cute_codegen::interp::Arg::Int(v) => i32::try_from(v)
+            .map_err(|_| RuntimeError::Problem(format!("{name} = {v} is above cuBLAS's int"))),
+        _ => Err(RuntimeError::Problem(format!("{name} is not an integer"))),
+    };
+    let (m, n, k) = (int("M")?, int("N")?, int("K")?);
+    let (lda, ldb, ldc) = (int("ldA")?, int("ldB")?, int("ldC")?);
+    let (ia, ib, ic) = (at("A")?, at("B")?, at("C")?);
     let elem = data_type(plan.input_type())?;
     let (alpha, beta) = (1.5f32, 0.0f32);
     let op = |t: bool| {
@@ -98,9 +105,15 @@ pub fn bench(
         }
     };
     let (ta, tb) = (plan.layout.a == Major::K, plan.layout.b == Major::MN);
-    let (left, right) = dev.split_at_mut(9);
+    if !(ia < ic && ib < ic) {
+        return Err(RuntimeError::Problem(format!(
+            "{}: C comes after A and B",
+            p.ir.name
+        )));
+    }
+    let (left, right) = dev.split_at_mut(ic);
     let (DeviceArg::Bits16(da, _), DeviceArg::Bits16(db, _), DeviceArg::F32(dc)) =
-        (&left[4], &left[6], &mut right[0])
+        (&left[ia], &left[ib], &mut right[0])
     else {
         return Err(RuntimeError::Problem(
             "a tensor-core GEMM takes 16-bit A and B and an FP32 C".into(),
