@@ -291,30 +291,41 @@ fn malformed_flags_are_usage_errors() {
     }
 }
 
-/// f16, bf16 and tf32 are names the option knows, refused until something lowers them.
+/// --dtype names the operands' type: a kernel of another type is refused naming the ones of that
+/// type, tf32 is refused until something lowers it, f16 and bf16 pick the tensor-core GEMMs.
 #[test]
-fn tensor_core_dtypes_are_refused_with_the_reason() {
+fn dtypes_pick_their_gemms_and_refuse_the_others() {
     for cmd in [
         &["emit", "sgemm-sm80"][..],
         &["run", "sgemm-sm80"],
-        &["check"],
         &["bench", "sgemm-sm80"],
+        &["check", "sgemm-sm80"],
     ] {
-        for dtype in ["f16", "bf16", "tf32"] {
+        for (dtype, names) in [("f16", "hgemm-sm80"), ("bf16", "bgemm-sm80")] {
             let mut args = cmd.to_vec();
             args.extend(["--dtype", dtype]);
             let o = cute(&args, "");
             let err = String::from_utf8_lossy(&o.stderr);
             assert_eq!(o.status.code(), Some(2), "{args:?}");
-            assert!(
-                err.contains(&format!("--dtype {dtype} is not supported yet")),
-                "{err}"
-            );
-            assert!(err.contains("FP32 SIMT"), "{err}");
+            assert!(err.contains(&format!("--dtype {dtype}: sgemm-sm80 is not a GEMM of {dtype} operands; those are {names}")), "{err}");
         }
+        let mut args = cmd.to_vec();
+        args.extend(["--dtype", "tf32"]);
+        let o = cute(&args, "");
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(String::from_utf8_lossy(&o.stderr).contains("--dtype tf32 is not supported yet"));
     }
     let o = cute(&["emit", "sgemm-sm80", "--dtype", "f32"], "");
     assert_eq!(o.status.code(), Some(0));
+    let o = cute(&["emit", "hgemm-sm80", "--dtype", "f16"], "");
+    assert_eq!(o.status.code(), Some(0));
+    let o = cute(&["check", "--cpu", "--dtype", "bf16", "--layout", "TN"], "");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains("bgemm-sm80 TN") && !out.contains("hgemm-sm80"),
+        "{out}"
+    );
 }
 
 /// `check --cpu` runs the interpreter at its own small sizes: a size meant for the GPU check is

@@ -360,14 +360,31 @@ impl Arch {
 /// The element type of A, B and C.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Dtype {
-    /// FP32 (the named kernels: SIMT UniversalFMA)
+    /// FP32 (the SIMT GEMMs: UniversalFMA)
     F32,
-    /// FP16 (not lowered yet)
+    /// FP16 in, FP32 accumulate (hgemm-sm80: mma.sync)
     F16,
-    /// BF16 (not lowered yet)
+    /// BF16 in, FP32 accumulate (bgemm-sm80: mma.sync)
     Bf16,
     /// TF32 (not lowered yet)
     Tf32,
+}
+
+impl Dtype {
+    /// The named GEMMs whose A and B are of this type.
+    pub fn gemms(self) -> &'static [&'static str] {
+        match self {
+            Dtype::F32 => NAMES,
+            Dtype::F16 => &TENSOR_CORE_NAMES[..1],
+            Dtype::Bf16 => &TENSOR_CORE_NAMES[1..],
+            Dtype::Tf32 => &[],
+        }
+    }
+
+    fn name(self) -> String {
+        self.to_possible_value()
+            .map_or_else(String::new, |v| v.get_name().to_string())
+    }
 }
 
 /// Which emitter writes a GEMM plan's CUDA.
@@ -394,9 +411,10 @@ pub struct PlanOpts {
     /// registers, CTAs per SM) and compiled for it by NVRTC
     #[arg(long, value_enum, value_name = "ARCH", default_value_t = Arch::Sm90a)]
     pub arch: Arch,
-    /// The element type of A, B and C (the named kernels are FP32)
-    #[arg(long, value_enum, value_name = "DTYPE", default_value_t = Dtype::F32)]
-    pub dtype: Dtype,
+    /// The element type of A and B: the GEMMs of that type (check: every one of them when no
+    /// kernel is named); a kernel of another type is refused [default: the kernel's own]
+    #[arg(long, value_enum, value_name = "DTYPE")]
+    pub dtype: Option<Dtype>,
     /// Which emitter writes the GEMM's CUDA [default: the IR (the template only for a plan with
     /// C++ epilogue functors); a problem beyond 32-bit offsets always the IR, with 64-bit
     /// indices]
@@ -444,24 +462,36 @@ pub fn usage_error(sub: &str, kind: ErrorKind, msg: impl std::fmt::Display) -> c
 }
 
 impl PlanOpts {
-    /// Refuses what the options name but nothing implements yet.
-    pub fn check(&self, sub: &str) -> Result<(), clap::Error> {
-        if self.dtype == Dtype::F32 {
+    /// Refuses what the options name but nothing implements yet, and a kernel whose element
+    /// type is not --dtype's.
+    pub fn check(&self, sub: &str, names: &[&str]) -> Result<(), clap::Error> {
+        let Some(d) = self.dtype else {
             return Ok(());
+        };
+        let bad = |msg: String| Err(usage_error(sub, ErrorKind::ValueValidation, msg));
+        if d == Dtype::Tf32 {
+            return bad(
+                "--dtype tf32 is not supported yet: TF32 (tf32gemm-sm80) is not lowered yet; the \
+                 tensor-core GEMMs are hgemm-sm80 (--dtype f16) and bgemm-sm80 (--dtype bf16)"
+                    .into(),
+            );
         }
-        let name = self
-            .dtype
-            .to_possible_value()
-            .map_or_else(String::new, |v| v.get_name().to_string());
-        Err(usage_error(
-            sub,
-            ErrorKind::ValueValidation,
-            format!(
-                "--dtype {name} is not supported yet: the named kernels are FP32 SIMT GEMMs \
-                 (UniversalFMA over float), and tensor-core element types (f16, bf16, tf32) are \
-                 not lowered yet; use --dtype f32"
-            ),
-        ))
+        let name = d.name();
+        for n in names {
+            if recipes::NAMES.contains(n) {
+                if d != Dtype::F32 {
+                    return bad(format!(
+                        "--dtype {name}: the recipes name their element type (transpose, transpose-f16, row-softmax)"
+                    ));
+                }
+            } else if !d.gemms().contains(n) {
+                return bad(format!(
+                    "--dtype {name}: {n} is not a GEMM of {name} operands; those are {}",
+                    d.gemms().join(", ")
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The target of --arch.

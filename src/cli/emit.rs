@@ -11,7 +11,7 @@ use super::text::lines;
 use super::usage;
 
 pub fn emit_command(a: &EmitArgs) -> ExitCode {
-    if let Err(e) = a.plan.check("emit") {
+    if let Err(e) = a.plan.check("emit", a.name.as_deref().as_slice()) {
         return usage(e);
     }
     let tensor_core = a

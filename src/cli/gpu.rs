@@ -112,7 +112,7 @@ pub fn gpu_line(device: &str, device_arch: &str, regs: Option<i32>, p: &Provenan
 
 /// `cute run NAME [--m M --n N --k K] [--layout L] [--arch A]`: the main job.
 pub fn run(a: &RunArgs) -> ExitCode {
-    if let Err(e) = a.plan.check("run") {
+    if let Err(e) = a.plan.check("run", &[a.name.as_str()]) {
         return usage(e);
     }
     if super::recipe::is_recipe(&a.name) {
@@ -296,7 +296,8 @@ impl Said {
 
 /// `cute check [NAME...] [--layout L]... [--m M --n N --k K] [--report FILE]`.
 pub fn check_all(a: &CheckArgs) -> ExitCode {
-    if let Err(e) = a.plan.check("check") {
+    let named: Vec<&str> = a.names.iter().map(String::as_str).collect();
+    if let Err(e) = a.plan.check("check", &named) {
         return usage(e);
     }
     if a.cpu && a.size.one(1).is_some() {
@@ -384,7 +385,9 @@ fn check_recipes(a: &CheckArgs, names: &[String], said: &mut Said) -> ExitCode {
 /// `cute check --cpu [NAME...]`: every kernel (the named GEMMs in each layout asked for, then
 /// the recipes) as its IR kernel in the CPU interpreter.
 fn check_cpu(a: &CheckArgs, said: &mut Said) -> ExitCode {
-    let names: Vec<String> = if a.names.is_empty() {
+    let names: Vec<String> = if let (true, Some(d)) = (a.names.is_empty(), a.plan.dtype) {
+        d.gemms().iter().map(|s| s.to_string()).collect()
+    } else if a.names.is_empty() {
         NAMES
             .iter()
             .chain(cute::codegen::recipes::NAMES)
@@ -430,6 +433,9 @@ fn check_cpu(a: &CheckArgs, said: &mut Said) -> ExitCode {
 fn check_names(a: &CheckArgs) -> Vec<String> {
     if !a.names.is_empty() {
         return a.names.clone();
+    }
+    if let Some(d) = a.plan.dtype {
+        return d.gemms().iter().map(|s| s.to_string()).collect();
     }
     let pipelined = |n: &&str| {
         plan(n, GemmLayout::all()[0]).is_ok_and(|p| matches!(p.policy, Policy::Pipelined(_)))
@@ -539,7 +545,8 @@ fn check_one(
 /// `cute bench NAME... [--layout L]... [--m M --n N --k K]`: TFLOP/s and % of cuBLAS at
 /// 1024..8192 and a non-square size, or at the one size given.
 pub fn bench_all(a: &BenchArgs) -> ExitCode {
-    if let Err(e) = a.plan.check("bench") {
+    let named: Vec<&str> = a.names.iter().map(String::as_str).collect();
+    if let Err(e) = a.plan.check("bench", &named) {
         return usage(e);
     }
     if a.names
