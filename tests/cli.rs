@@ -292,7 +292,7 @@ fn malformed_flags_are_usage_errors() {
 }
 
 /// --dtype names the operands' type: a kernel of another type is refused naming the ones of that
-/// type, tf32 is refused until something lowers it, f16 and bf16 pick the tensor-core GEMMs.
+/// type; f16, bf16 and tf32 pick the tensor-core GEMMs.
 #[test]
 fn dtypes_pick_their_gemms_and_refuse_the_others() {
     for cmd in [
@@ -301,7 +301,11 @@ fn dtypes_pick_their_gemms_and_refuse_the_others() {
         &["bench", "sgemm-sm80"],
         &["check", "sgemm-sm80"],
     ] {
-        for (dtype, names) in [("f16", "hgemm-sm80"), ("bf16", "bgemm-sm80")] {
+        for (dtype, names) in [
+            ("f16", "hgemm-sm80"),
+            ("bf16", "bgemm-sm80"),
+            ("tf32", "tf32gemm-sm80"),
+        ] {
             let mut args = cmd.to_vec();
             args.extend(["--dtype", dtype]);
             let o = cute(&args, "");
@@ -309,11 +313,6 @@ fn dtypes_pick_their_gemms_and_refuse_the_others() {
             assert_eq!(o.status.code(), Some(2), "{args:?}");
             assert!(err.contains(&format!("--dtype {dtype}: sgemm-sm80 is not a GEMM of {dtype} operands; those are {names}")), "{err}");
         }
-        let mut args = cmd.to_vec();
-        args.extend(["--dtype", "tf32"]);
-        let o = cute(&args, "");
-        assert_eq!(o.status.code(), Some(2), "{args:?}");
-        assert!(String::from_utf8_lossy(&o.stderr).contains("--dtype tf32 is not supported yet"));
     }
     let o = cute(&["emit", "sgemm-sm80", "--dtype", "f32"], "");
     assert_eq!(o.status.code(), Some(0));

@@ -25,7 +25,7 @@ pub const NAMES: &[&str] = &[
 
 /// The tensor-core plans (`hgemm-sm80`, `bgemm-sm80`): reachable by name like the others, not
 /// yet in [`NAMES`] (the FP32 kernels `cute check` and `cute bench` run by default).
-pub const TENSOR_CORE_NAMES: &[&str] = &["hgemm-sm80", "bgemm-sm80"];
+pub const TENSOR_CORE_NAMES: &[&str] = &["hgemm-sm80", "bgemm-sm80", "tf32gemm-sm80"];
 
 /// The plan called `name` for a layout, for the default target (`sm_90a`, the H100/H200).
 pub fn plan(name: &str, layout: GemmLayout) -> Result<GemmPlan> {
@@ -89,6 +89,15 @@ pub fn plan_for(name: &str, layout: GemmLayout, target: &Target) -> Result<GemmP
                 layout,
                 target,
                 ElemType::Bf16,
+            )?)),
+            Epilogue::linear(),
+        ),
+        "tf32gemm-sm80" => (
+            Policy::TensorCore(Box::new(tensor_core_sm80(
+                name,
+                layout,
+                target,
+                ElemType::Tf32,
             )?)),
             Epilogue::linear(),
         ),
@@ -352,18 +361,28 @@ fn tensor_core_sm80(
     elem: ElemType,
 ) -> Result<TensorCore> {
     let e = lerr(name, "plan");
+    if elem == ElemType::Tf32 && (layout.a != Major::K || layout.b != Major::K) {
+        return Err(CodegenError::Plan {
+            plan: name.to_string(),
+            part: "layout",
+            msg: format!("{layout}: TF32 operands are read by ldmatrix from K-major tiles only (ldmatrix.trans transposes 16-bit halves); TN is lowered"),
+        });
+    }
     let op = match elem {
         ElemType::F16 => "SM80_16x8x16_F32F16F16F32_TN",
+        ElemType::Tf32 => "SM80_16x8x8_F32TF32TF32F32_TN",
         _ => "SM80_16x8x16_F32BF16BF16F32_TN",
     };
     let op = MmaOp::from_name(op).ok_or_else(|| CodegenError::Unknown(op.to_string()))?;
     // the H200's and the A100's SMs hold three stages of a 128x256x64 tile (144 KiB, and its
     // staged 128x256 accumulator); sm_86/sm_89's 100 KiB hold a 128x128x64 one
     let big = target.smem_per_block >= 148 * 1024;
-    let (bm, bn, bk, stages, wm, wn) = if big {
-        (128, 256, 64, 3, 2, 4)
+    // BLK_K of 128 bytes per row: 64 16-bit values or 32 TF32 ones
+    let bk = 1024 / i64::from(elem.bits());
+    let (bm, bn, stages, wm, wn) = if big {
+        (128, 256, 3, 2, 4)
     } else {
-        (128, 128, 64, 3, 2, 2)
+        (128, 128, 3, 2, 2)
     };
     let threads = 32 * wm * wn;
     let mma = make_tiled_mma(
@@ -372,7 +391,7 @@ fn tensor_core_sm80(
         &[
             Tiler::Int(s(16 * wm)),
             Tiler::Int(s(16 * wn)),
-            Tiler::Int(s(16)),
+            Tiler::Int(s(256 / i64::from(elem.bits()))),
         ],
     )
     .map_err(&e)?;
@@ -391,7 +410,7 @@ fn tensor_core_sm80(
                         Layout::new(tup![s(threads / tk), s(tk)], tup![s(tk), s(1)]),
                         Layout::new(tup![s(1), s(v)], tup![s(0), s(1)]),
                         Layout::new(tup![s(8), s(bk)], tup![s(bk), s(1)]),
-                        Swizzle::new(chunks.min(3), 3, 3),
+                        Swizzle::new(chunks.min(3), v.trailing_zeros() as i64, 3),
                         CopyOp::LdsmN { matrices: 4 },
                     )
                 }

@@ -36,6 +36,24 @@ fn hgemm_agrees_with_float64_on_the_cpu() {
     every_layout("hgemm-sm80");
 }
 
+/// TF32 in TN (ldmatrix moves 32-bit values untransposed only); the other layouts are a plan
+/// error saying so.
+#[test]
+fn tf32gemm_agrees_with_float64_on_the_cpu_in_tn() {
+    let tn = GemmLayout::parse("TN").unwrap();
+    for size in [(1, 1, 1), (17, 17, 17), (130, 67, 33), (33, 40, 300)] {
+        for beta in [0.0, 0.5] {
+            check("tf32gemm-sm80", tn, size, beta);
+        }
+    }
+    for l in ["NN", "NT", "TT"] {
+        let err = plan("tf32gemm-sm80", GemmLayout::parse(l).unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("K-major tiles only"), "{err}");
+    }
+}
+
 #[test]
 fn bgemm_agrees_with_float64_on_the_cpu() {
     assert!(TENSOR_CORE_NAMES.contains(&"bgemm-sm80"));

@@ -188,6 +188,20 @@ fn a_bf16_mma_tile_agrees_with_float64() {
 }
 
 #[test]
+fn a_tf32_mma_tile_through_ldmatrix_agrees_with_float64() {
+    // 32-bit values through ldmatrix: A's 16x8 k block is four 8x8 b16 matrices, B's two
+    let ops = (CopyOp::LdsmN { matrices: 4 }, CopyOp::LdsmN { matrices: 2 });
+    let k = tile_kernel("SM80_16x8x8_F32TF32TF32F32_TN", ops, ElemType::Tf32, (2, 1)).unwrap();
+    assert!(run_tile(&k, ElemType::Tf32, 32, 8) < 1e-4);
+    let cuda = cute_codegen::cuda::emit(&k).unwrap().source;
+    assert!(
+        cuda.contains("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32")
+            && cuda.contains("__uint_as_float(r0)"),
+        "{cuda}"
+    );
+}
+
+#[test]
 fn a_wrong_ldmatrix_is_caught_on_the_cpu() {
     // x4 for B (one 8x16 atom holds two matrices): the copy's sizes disagree, a plan error
     let ops = (CopyOp::LdsmN { matrices: 4 }, CopyOp::LdsmN { matrices: 4 });

@@ -77,7 +77,8 @@ pub fn upload(gpu: &Gpu, args: &[HostArg]) -> Result<Vec<DeviceArg>> {
                 HostArg::Int(v) => DeviceArg::Int(*v),
                 HostArg::Scalar(v) => DeviceArg::Scalar(*v),
                 HostArg::Buffer(b) => match b.elem {
-                    ElemType::F32 => {
+                    // TF32 values are floats (rounded to TF32 by the host buffer)
+                    ElemType::F32 | ElemType::Tf32 => {
                         let v: Vec<f32> = b.data.iter().map(|&x| x as f32).collect();
                         DeviceArg::F32(gpu.stream.clone_htod(&v).map_err(up())?)
                     }

@@ -1,8 +1,9 @@
-//! The tensor-core GEMMs (`hgemm-sm80`, `bgemm-sm80`) on the GPU: checked on the problems of
-//! `recipes::gemm_case` (16-bit A and B rounded on the host, the float64 reference of the
-//! rounded values, C poisoned with NaN where `beta == 0`) through the one launch path, and timed
-//! beside cuBLAS of the same types (`cublasGemmEx`, A and B 16-bit, C FP32, FP32 compute) on the
-//! same buffers in the same process.
+//! The tensor-core GEMMs (`hgemm-sm80`, `bgemm-sm80`, `tf32gemm-sm80`) on the GPU: checked on
+//! the problems of `recipes::gemm_case` (A and B rounded to their type on the host, the float64
+//! reference of the rounded values, C poisoned with NaN where `beta == 0`) through the one launch
+//! path, and timed beside cuBLAS of the same types (`cublasGemmEx`: A and B 16-bit with FP32
+//! compute, or FP32 with `CUBLAS_COMPUTE_32F_FAST_TF32`; C FP32) on the same buffers in the same
+//! process.
 
 use cudarc::cublas::sys::{cublasComputeType_t, cublasGemmAlgo_t, cublasOperation_t, cudaDataType};
 use cudarc::cublas::CudaBlas;
@@ -52,11 +53,14 @@ impl ExTiming {
     }
 }
 
-fn data_type(e: ElemType) -> Result<cudaDataType> {
+/// cuBLAS's type of the operands and its compute type for them: FP32 compute, TF32 tensor cores
+/// for FP32 operands read as TF32.
+fn data_type(e: ElemType) -> Result<(cudaDataType, cublasComputeType_t)> {
+    use cublasComputeType_t::{CUBLAS_COMPUTE_32F, CUBLAS_COMPUTE_32F_FAST_TF32};
     Ok(match e {
-        ElemType::F16 => cudaDataType::CUDA_R_16F,
-        ElemType::Bf16 => cudaDataType::CUDA_R_16BF,
-        ElemType::F32 => cudaDataType::CUDA_R_32F,
+        ElemType::F16 => (cudaDataType::CUDA_R_16F, CUBLAS_COMPUTE_32F),
+        ElemType::Bf16 => (cudaDataType::CUDA_R_16BF, CUBLAS_COMPUTE_32F),
+        ElemType::Tf32 => (cudaDataType::CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32),
         e => {
             return Err(RuntimeError::Problem(format!(
                 "cublasGemmEx of {e} is not wired"
@@ -95,7 +99,7 @@ pub fn bench(
     let (m, n, k) = (int("M")?, int("N")?, int("K")?);
     let (lda, ldb, ldc) = (int("ldA")?, int("ldB")?, int("ldC")?);
     let (ia, ib, ic) = (at("A")?, at("B")?, at("C")?);
-    let elem = data_type(plan.input_type())?;
+    let (elem, compute) = data_type(plan.input_type())?;
     let (alpha, beta) = (1.5f32, 0.0f32);
     let op = |t: bool| {
         if t {
@@ -112,17 +116,20 @@ pub fn bench(
         )));
     }
     let (left, right) = dev.split_at_mut(ic);
-    let (DeviceArg::Bits16(da, _), DeviceArg::Bits16(db, _), DeviceArg::F32(dc)) =
-        (&left[ia], &left[ib], &mut right[0])
-    else {
+    let stream = gpu.stream.clone();
+    let DeviceArg::F32(dc) = &mut right[0] else {
         return Err(RuntimeError::Problem(
-            "a tensor-core GEMM takes 16-bit A and B and an FP32 C".into(),
+            "a tensor-core GEMM writes an FP32 C".into(),
         ));
     };
-    let stream = gpu.stream.clone();
+    // an operand's device address: 16-bit values, or floats read as TF32
+    let ptr = |d: &DeviceArg| match d {
+        DeviceArg::Bits16(x, _) => Ok(x.device_ptr(&stream).0),
+        DeviceArg::F32(x) => Ok(x.device_ptr(&stream).0),
+        _ => Err(RuntimeError::Problem("A and B are device buffers".into())),
+    };
+    let (pa, pb) = (ptr(&left[ia])?, ptr(&left[ib])?);
     let mut call = || -> Result<()> {
-        let (pa, _ga) = da.device_ptr(&stream);
-        let (pb, _gb) = db.device_ptr(&stream);
         let (pc, _gc) = dc.device_ptr_mut(&stream);
         // SAFETY: the buffers hold the case's lda x cols, ldb x cols and ldc x n elements,
         // which `gemm_case` sized for (m, n, k) and these leading dimensions.
@@ -145,7 +152,7 @@ pub fn bench(
                 pc as *mut _,
                 cudaDataType::CUDA_R_32F,
                 ldc,
-                cublasComputeType_t::CUBLAS_COMPUTE_32F,
+                compute,
                 cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
             )
         }

@@ -366,7 +366,7 @@ pub enum Dtype {
     F16,
     /// BF16 in, FP32 accumulate (bgemm-sm80: mma.sync)
     Bf16,
-    /// TF32 (not lowered yet)
+    /// TF32 in (FP32 values the tensor cores read as TF32), FP32 accumulate (tf32gemm-sm80)
     Tf32,
 }
 
@@ -375,9 +375,9 @@ impl Dtype {
     pub fn gemms(self) -> &'static [&'static str] {
         match self {
             Dtype::F32 => NAMES,
-            Dtype::F16 => &TENSOR_CORE_NAMES[..1],
-            Dtype::Bf16 => &TENSOR_CORE_NAMES[1..],
-            Dtype::Tf32 => &[],
+            Dtype::F16 => &["hgemm-sm80"],
+            Dtype::Bf16 => &["bgemm-sm80"],
+            Dtype::Tf32 => &["tf32gemm-sm80"],
         }
     }
 
@@ -469,13 +469,6 @@ impl PlanOpts {
             return Ok(());
         };
         let bad = |msg: String| Err(usage_error(sub, ErrorKind::ValueValidation, msg));
-        if d == Dtype::Tf32 {
-            return bad(
-                "--dtype tf32 is not supported yet: TF32 (tf32gemm-sm80) is not lowered yet; the \
-                 tensor-core GEMMs are hgemm-sm80 (--dtype f16) and bgemm-sm80 (--dtype bf16)"
-                    .into(),
-            );
-        }
         let name = d.name();
         for n in names {
             if recipes::NAMES.contains(n) {

@@ -9,7 +9,8 @@
 #   each file then the recipes (transpose, transpose-f16, row-softmax): check at 8 sizes from 1x1
 #   to 4096x4096 against their float64 references, memcheck and racecheck at 130x67; then the
 #   tensor-core GEMMs (hgemm-sm80, bgemm-sm80, all four layouts): check at 1, 17, 127, 1000, 1024, 300x17x1000,
-#   64x1000x127, beta 0 and 0.5 (112 checks), memcheck at 300x17x1000, racecheck at 127x129x65
+#   64x1000x127, beta 0 and 0.5 (112 checks; tf32gemm-sm80 in TN, 14 more), memcheck at
+#   300x17x1000, racecheck at 127x129x65
 # Usage (from the repository root, after `cargo build --release` on the build machine):
 #   tools/gpu/verify.sh [path/to/cute]
 set -uo pipefail
@@ -28,6 +29,8 @@ tail -1 "$OUT/check.txt"
 TC="hgemm-sm80 bgemm-sm80"
 TCL="--layout NN --layout NT --layout TN --layout TT"
 "$CUTE" check $TC $TCL >> "$OUT/check.txt" 2>&1 || status=1
+tail -1 "$OUT/check.txt"
+"$CUTE" check tf32gemm-sm80 --layout TN >> "$OUT/check.txt" 2>&1 || status=1
 tail -1 "$OUT/check.txt"
 if [ -x "$SAN" ]; then
   "$SAN" --tool memcheck --error-exitcode 3 "$CUTE" check --m 300 --n 17 --k 1000 \

@@ -698,7 +698,7 @@ fn ldmatrix(
     needs: &mut Needs,
 ) -> Result<()> {
     let (vs, vd) = crate::passes::ldsm_values(op, elem)
-        .ok_or_else(|| error(k, here, format!("{op} of {elem}: 16-bit values")))?;
+        .ok_or_else(|| error(k, here, format!("{op} of {elem}: 16- or 32-bit values")))?;
     let n = size(src).unwrap_or(0);
     needs.lds = true; // cute_smem_u32
     for j in 0..n / vs {
@@ -707,7 +707,8 @@ fn ldmatrix(
         let d = (0..vd)
             .map(|v| elem_ref(k, here, dst, j * vd + v, needs))
             .collect::<Result<Vec<_>>>()?;
-        lower::ldmatrix::call(w, name, &addr, &d);
+        let per_register = usize::try_from(32 / elem.bits().max(1)).unwrap_or(2);
+        lower::ldmatrix::call(w, name, &addr, &d, per_register);
     }
     Ok(())
 }

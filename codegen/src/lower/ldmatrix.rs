@@ -44,18 +44,20 @@ pub fn helper(op: CopyOp) -> Option<(String, String)> {
     Some((name, w.finish()))
 }
 
-/// One `ldmatrix` at the byte address `addr` into the 16-bit element references `dst` (two per
-/// register, in the atom's destination value order).
-pub fn call(w: &mut Writer, name: &str, addr: &str, dst: &[String]) {
-    let n = dst.len() / 2;
+/// One `ldmatrix` at the byte address `addr` into the element references `dst`, in the atom's
+/// destination value order: two 16-bit values per register, or one float (TF32) per register
+/// when `per_register` is 1.
+pub fn call(w: &mut Writer, name: &str, addr: &str, dst: &[String], per_register: usize) {
+    let n = dst.len() / per_register.max(1);
     let regs: Vec<String> = (0..n).map(|i| format!("r{i}")).collect();
     let split: Vec<String> = (0..n)
-        .map(|i| {
-            format!(
+        .map(|i| match per_register {
+            1 => format!("{} = __uint_as_float(r{i});", dst[i]),
+            _ => format!(
                 "{} = static_cast<unsigned short>(r{i} & 0xffffu); {} = static_cast<unsigned short>(r{i} >> 16);",
                 dst[2 * i],
                 dst[2 * i + 1]
-            )
+            ),
         })
         .collect();
     w.line(format!(
@@ -91,7 +93,7 @@ mod tests {
     fn each_register_fills_two_values() {
         let mut w = Writer::new();
         let dst: Vec<String> = (0..4).map(|i| format!("rA[{i}]")).collect();
-        call(&mut w, "cute_ldsm_x2", "a", &dst);
+        call(&mut w, "cute_ldsm_x2", "a", &dst, 2);
         let text = w.finish();
         assert!(text.starts_with("{ unsigned r0, r1; cute_ldsm_x2(a, r0, r1); rA[0] = static_cast<unsigned short>(r0 & 0xffffu);"), "{text}");
     }
