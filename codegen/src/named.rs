@@ -23,7 +23,7 @@ pub const NAMES: &[&str] = &[
     "simt-hier",
 ];
 
-/// The tensor-core plans (`hgemm-sm80`, `bgemm-sm80`): reachable by name like the others, not
+/// The tensor-core plans (`hgemm-sm80`, `bgemm-sm80`, `tf32gemm-sm80`): reachable by name like the others, not
 /// yet in [`NAMES`] (the FP32 kernels `cute check` and `cute bench` run by default).
 pub const TENSOR_CORE_NAMES: &[&str] = &["hgemm-sm80", "bgemm-sm80", "tf32gemm-sm80"];
 
@@ -342,7 +342,7 @@ fn best_swizzle(
     Ok(best.1)
 }
 
-/// The SM80 tensor-core GEMM of 16-bit `elem` (FP32 accumulate): a 128x256x64 CTA tile of 8
+/// The SM80 tensor-core GEMM of `elem` (FP16, BF16, or TF32 with BLK_K 32; FP32 accumulate): a 128x256x64 CTA tile of 8
 /// warps (2x4, each 64x64 of C; the TiledMMA tile 32x64x16, N permuted as CuTe's tutorial
 /// does so a warp's B fragment loads with one `ldmatrix.x4` per 16 columns), 3 stages of K-major
 /// shared tiles swizzled for `ldmatrix` (`Sw<3,3,3>`), 128-bit `cp.async.cg` along K; on
@@ -439,7 +439,6 @@ fn tensor_core_sm80(
     let (copy_a, smem_a, s2r_a) = operand(bm, layout.a)?;
     let (copy_b, smem_b, s2r_b) = operand(bn, layout.b)?;
     let ldsm = |op| CopyAtom::new(op, elem).map_err(&e);
-    let _ = target;
     Ok(TensorCore {
         elem,
         cta: (bm, bn, bk),

@@ -1,5 +1,6 @@
 //! Every named kernel compiles with NVRTC for each target it was planned for (sm_90a and sm_80
-//! in every layout; sm_86 and sm_89 for the kernels whose launch bounds differ there), without
+//! in every layout; sm_86 and sm_89 for the kernels whose launch bounds or tiles differ there;
+//! the tensor-core GEMMs with ldmatrix and mma.sync in their source, TF32 in TN), without
 //! spills and within the registers its launch bounds leave a thread on that target; ptxas's
 //! report (registers, spills) is printed. Without NVRTC these tests skip, saying so, except in CI
 //! (`CI` set), where they fail: see `cute_runtime::testing`.
@@ -22,19 +23,33 @@ fn every_named_kernel_compiles_for_its_target() {
         Target::sm86(),
         Target::sm89(),
     ] {
-        for name in NAMES {
+        for name in NAMES.iter().chain(TENSOR_CORE_NAMES) {
             for layout in GemmLayout::all() {
+                // TF32 operands are lowered in TN only
+                if *name == "tf32gemm-sm80" && layout.to_string() != "TN" {
+                    continue;
+                }
                 let plan = plan_for(name, layout, &target).unwrap();
-                let ctas = match &plan.policy {
-                    Policy::Pipelined(p) => p.min_blocks_per_sm,
-                    _ => 1,
+                let (ctas, tensor_core) = match &plan.policy {
+                    Policy::Pipelined(p) => (p.min_blocks_per_sm, false),
+                    Policy::TensorCore(p) => (p.min_blocks_per_sm, true),
+                    _ => (1, false),
                 };
-                // sm_86 and sm_89 get sm_80's kernels but for sgemm-sm80 NN (one CTA per SM)
+                // sm_86 and sm_89 get sm_80's SIMT kernels but for sgemm-sm80 NN (one CTA per
+                // SM); their tensor-core tiles are their own (100 KiB per block)
                 let ampere = matches!(target.name(), "sm_86" | "sm_89");
-                if ampere && !(name.starts_with("sgemm-sm80") && layout.to_string() == "NN") {
+                let own =
+                    tensor_core || (name.starts_with("sgemm-sm80") && layout.to_string() == "NN");
+                if ampere && !own {
                     continue;
                 }
                 let k = emit(&plan).unwrap();
+                if tensor_core {
+                    assert!(
+                        k.source.contains("mma.sync.aligned.m16n8k")
+                            && k.source.contains("ldmatrix.sync.aligned.x4")
+                    );
+                }
                 assert_eq!(k.target, target);
                 let arch = k.target.name();
                 let c = nvrtc::compile(&k.name, &k.source, arch).unwrap_or_else(|e| panic!("{e}"));
@@ -106,40 +121,4 @@ fn a_compile_error_carries_the_log_and_the_numbered_source() {
         "{msg}"
     );
     assert!(msg.contains("   1 | extern"), "{msg}");
-}
-
-/// The tensor-core GEMMs compile for sm_80 and sm_90a in every layout without spills, ldmatrix
-/// and mma.sync in their source.
-#[test]
-fn the_tensor_core_gemms_compile_for_sm80_and_sm90a() {
-    if !cute_runtime::nvrtc_or_skip!() {
-        return;
-    }
-    for target in [Target::sm90a(), Target::sm80()] {
-        for (name, layout) in TENSOR_CORE_NAMES
-            .iter()
-            .flat_map(|n| GemmLayout::all().map(|l| (n, l)))
-            .filter(|(n, l)| **n != "tf32gemm-sm80" || l.to_string() == "TN")
-        {
-            let plan = plan_for(name, layout, &target).unwrap();
-            let k = emit(&plan).unwrap();
-            assert!(
-                k.source.contains("mma.sync.aligned.m16n8k")
-                    && k.source.contains("ldmatrix.sync.aligned.x4")
-            );
-            let arch = k.target.name();
-            let c = nvrtc::compile(&k.name, &k.source, arch).unwrap_or_else(|e| panic!("{e}"));
-            println!(
-                "{:<24} {arch:<7} registers={:?} spill_bytes={:?}",
-                k.name, c.registers, c.spill_bytes
-            );
-            assert_eq!(
-                c.spill_bytes,
-                Some(0),
-                "{} spills on {arch}:\n{}",
-                k.name,
-                c.log
-            );
-        }
-    }
 }

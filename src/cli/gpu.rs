@@ -84,7 +84,7 @@ fn fail(msg: impl std::fmt::Display) -> ExitCode {
 }
 
 /// `  label:` padded so the values line up.
-fn label(what: &str) -> String {
+pub(super) fn label(what: &str) -> String {
     format!("  {:<15}", format!("{what}:"))
 }
 
@@ -241,7 +241,7 @@ fn on_gpu(gpu: &Gpu, blas: &CudaBlas, gemm: Gemm, p: &Problem) -> Result<(), Run
 }
 
 /// Sizes of the correctness matrix: (M, N, K).
-const CHECK_SIZES: &[(i64, i64, i64)] = &[
+pub(super) const CHECK_SIZES: &[(i64, i64, i64)] = &[
     (1, 1, 1),
     (17, 17, 17),
     (127, 127, 127),
@@ -324,21 +324,31 @@ pub fn check_all(a: &CheckArgs) -> ExitCode {
     }
 }
 
-/// `cute check hgemm-sm80 ...` on the GPU.
-fn check_tensor_core(a: &CheckArgs, names: &[String], said: &mut Said) -> ExitCode {
-    let gpu = match Gpu::open() {
-        Ok(g) => g,
+/// The GPU of a check, its header line said (`columns` name what each line holds), or `None`
+/// when there is none (the skip said).
+fn check_gpu(a: &CheckArgs, columns: &str, said: &mut Said) -> Option<Gpu> {
+    match Gpu::open() {
+        Ok(gpu) => {
+            said.say(format!(
+                "# cute check on {} ({}), {}: {columns}",
+                gpu.name,
+                gpu.arch,
+                a.plan.target()
+            ));
+            Some(gpu)
+        }
         Err(e) => {
             said.say(format!("skipped: {}", lines(&e.to_string())));
-            return ExitCode::SUCCESS;
+            None
         }
+    }
+}
+
+/// `cute check hgemm-sm80 ...` on the GPU.
+fn check_tensor_core(a: &CheckArgs, names: &[String], said: &mut Said) -> ExitCode {
+    let Some(gpu) = check_gpu(a, "kernel layout M N K beta result", said) else {
+        return ExitCode::SUCCESS;
     };
-    said.say(format!(
-        "# cute check on {} ({}), {}: kernel layout M N K beta result",
-        gpu.name,
-        gpu.arch,
-        a.plan.target()
-    ));
     match super::tensor_core::check(&gpu, names, &a.plan, a.size.one(1), &mut |l| said.say(l)) {
         Ok((passed, failed)) => {
             said.say(format!("# {passed} passed, {failed} failed"));
@@ -350,19 +360,9 @@ fn check_tensor_core(a: &CheckArgs, names: &[String], said: &mut Said) -> ExitCo
 
 /// `cute check RECIPE...` on the GPU.
 fn check_recipes(a: &CheckArgs, names: &[String], said: &mut Said) -> ExitCode {
-    let gpu = match Gpu::open() {
-        Ok(g) => g,
-        Err(e) => {
-            said.say(format!("skipped: {}", lines(&e.to_string())));
-            return ExitCode::SUCCESS;
-        }
+    let Some(gpu) = check_gpu(a, "kernel M N - result worst", said) else {
+        return ExitCode::SUCCESS;
     };
-    said.say(format!(
-        "# cute check on {} ({}), {}: kernel M N - result worst",
-        gpu.name,
-        gpu.arch,
-        a.plan.target()
-    ));
     let one = a.size.one(1).map(|(m, n, _)| (m, n));
     let (mut passed, mut failed) = (0, 0);
     for name in names {

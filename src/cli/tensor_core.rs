@@ -1,7 +1,8 @@
-//! `cute check` and `cute bench` of the tensor-core GEMMs (`hgemm-sm80`, `bgemm-sm80`): their
-//! problems are `recipes::gemm_case`'s (16-bit operands rounded on the host, a float64 reference
-//! of the rounded values), run through the one launch path; `bench` times them beside
-//! `cublasGemmEx` of the same types in the same process.
+//! `cute check`, `cute run` and `cute bench` of the tensor-core GEMMs (`hgemm-sm80`,
+//! `bgemm-sm80`, `tf32gemm-sm80`): their problems are `recipes::gemm_case`'s (operands rounded
+//! to their type on the host, a float64 reference of the rounded values), run through the one
+//! launch path; `bench` and `run` time them beside `cublasGemmEx` of the same types in the same
+//! process.
 
 use std::process::ExitCode;
 
@@ -24,16 +25,22 @@ pub fn layouts(p: &PlanOpts) -> Vec<GemmLayout> {
     p.layouts(&[GemmLayout::all()[2]])
 }
 
-/// The sizes of a GPU check: the GEMMs' own but 4096 (its O(MNK) host reference takes a minute).
-const SIZES: &[(i64, i64, i64)] = &[
-    (1, 1, 1),
-    (17, 17, 17),
-    (127, 127, 127),
-    (1000, 1000, 1000),
-    (1024, 1024, 1024),
-    (300, 17, 1000),
-    (64, 1000, 127),
-];
+/// The sizes of a GPU check: the SIMT GEMMs' but 4096 (its O(MNK) host reference takes a
+/// minute; theirs comes from cuBLAS DGEMM).
+fn sizes() -> Vec<(i64, i64, i64)> {
+    super::gpu::CHECK_SIZES
+        .iter()
+        .copied()
+        .filter(|s| s.0 < 4096)
+        .collect()
+}
+
+/// A cuBLAS handle in its default math mode, so it uses its tensor-core kernels (pedantic math,
+/// the SIMT comparison's, would refuse them).
+fn blas(gpu: &Gpu) -> Result<cute::runtime::CudaBlas, RuntimeError> {
+    cute::runtime::CudaBlas::new(gpu.stream.clone())
+        .map_err(RuntimeError::cublas("creating a cuBLAS handle"))
+}
 
 /// Checks each name in each layout at the sizes (or `one`), beta 0 and 0.5: (passed, failed).
 pub fn check(
@@ -43,7 +50,8 @@ pub fn check(
     one: Option<(i64, i64, i64)>,
     say: &mut dyn FnMut(String),
 ) -> Result<(usize, usize), RuntimeError> {
-    let sizes = one.as_ref().map_or(SIZES, std::slice::from_ref);
+    let all = sizes();
+    let sizes = one.as_ref().map_or(&all[..], std::slice::from_ref);
     let (mut passed, mut failed) = (0, 0);
     for name in names {
         for layout in layouts(p) {
@@ -98,12 +106,11 @@ pub fn bench(a: &BenchArgs) -> ExitCode {
             return ExitCode::SUCCESS;
         }
     };
-    // cuBLAS's default math mode: its tensor-core kernels (pedantic math would refuse them)
-    let blas = match cute::runtime::CudaBlas::new(gpu.stream.clone()) {
+    let blas = match blas(&gpu) {
         Ok(b) => b,
-        Err(e) => return fail(RuntimeError::cublas("creating a cuBLAS handle")(e)),
+        Err(e) => return fail(e),
     };
-    println!("# {} ({}); cublasGemmEx (A, B 16-bit, C FP32, CUBLAS_COMPUTE_32F); CUDA events, 3 warm-ups, median of 20", gpu.name, gpu.arch);
+    println!("# {} ({}); cublasGemmEx (A and B of the kernel's type, C FP32; FP32 compute, TF32 tensor cores for tf32); CUDA events, 3 warm-ups, median of 20", gpu.name, gpu.arch);
     println!("| kernel | layout | M x N x K | ms | TFLOP/s | cuBLAS TFLOP/s | % of cuBLAS |");
     println!("|---|---|---|---:|---:|---:|---:|");
     let default = [(4096, 4096, 4096), (8192, 8192, 8192)];
@@ -155,7 +162,8 @@ pub fn run(a: &RunArgs) -> ExitCode {
         Err(e) => return fail(&e),
     };
     println!(
-        "  plan + emit:   {:.2} ms, {} lines of CUDA",
+        "{}{:.2} ms, {} lines of CUDA",
+        super::gpu::label("plan + emit"),
         t.elapsed().as_secs_f64() * 1e3,
         kernel.1.source.lines().count()
     );
@@ -181,9 +189,9 @@ pub fn run(a: &RunArgs) -> ExitCode {
         Ok(v) => return fail(&format!("verification FAILED at {small:?}: {v:?}")),
         Err(e) => return fail(&e),
     }
-    let blas = match cute::runtime::CudaBlas::new(gpu.stream.clone()) {
+    let blas = match blas(&gpu) {
         Ok(b) => b,
-        Err(e) => return fail(&RuntimeError::cublas("creating a cuBLAS handle")(e)),
+        Err(e) => return fail(&e),
     };
     match tensor_core::bench(&gpu, &blas, &kernel.0, size, 20) {
         Ok(t) => {

@@ -165,6 +165,20 @@ fn elem_ref(k: &Kernel, here: &str, t: &Tensor, j: i64, needs: &mut Needs) -> Re
     Ok(format!("{name}[{off}]"))
 }
 
+/// The references of elements `first .. first + n` (one atom's values of a fragment).
+fn elem_refs(
+    k: &Kernel,
+    here: &str,
+    t: &Tensor,
+    first: i64,
+    n: i64,
+    needs: &mut Needs,
+) -> Result<Vec<String>> {
+    (first..first + n)
+        .map(|j| elem_ref(k, here, t, j, needs))
+        .collect()
+}
+
 /// The buffer and the offset (a C expression, in elements) of element `j`.
 fn elem_off(
     k: &Kernel,
@@ -697,17 +711,15 @@ fn ldmatrix(
     w: &mut Writer,
     needs: &mut Needs,
 ) -> Result<()> {
-    let (vs, vd) = crate::passes::ldsm_values(op, elem)
+    let (vs, vd) = lower::ldmatrix::values(op, elem)
         .ok_or_else(|| error(k, here, format!("{op} of {elem}: 16- or 32-bit values")))?;
     let n = size(src).unwrap_or(0);
     needs.lds = true; // cute_smem_u32
+    let per_register = usize::try_from(32 / elem.bits().max(1)).unwrap_or(2);
     for j in 0..n / vs {
         let (buf, off, parts) = elem_parts(k, here, src, j * vs, needs)?;
         let addr = smem_window(k, src, &buf, &off, parts.as_ref());
-        let d = (0..vd)
-            .map(|v| elem_ref(k, here, dst, j * vd + v, needs))
-            .collect::<Result<Vec<_>>>()?;
-        let per_register = usize::try_from(32 / elem.bits().max(1)).unwrap_or(2);
+        let d = elem_refs(k, here, dst, j * vd, vd, needs)?;
         lower::ldmatrix::call(w, name, &addr, &d, per_register);
     }
     Ok(())
@@ -784,11 +796,6 @@ fn warp_gemm(
             .ok_or_else(|| error(k, here, format!("{t}: not a (V,X,Y) fragment")))
     };
     let ((va, mm, ka), (vb, nn, _), (vc, _, _)) = (dims(a)?, dims(b)?, dims(c)?);
-    let refs = |t: &Tensor, first: i64, n: i64, needs: &mut Needs| -> Result<Vec<String>> {
-        (first..first + n)
-            .map(|j| elem_ref(k, here, t, j, needs))
-            .collect()
-    };
     let regs = |vals: &[String], t: ElemType| -> Result<Vec<String>> {
         let n = lower::mma_sync::registers(vals.len() as i64, t).unwrap_or(0);
         (0..n as usize)
@@ -799,9 +806,9 @@ fn warp_gemm(
             .collect()
     };
     for (kk, m, n) in crate::ir::index::mma_order(mm, nn, ka) {
-        let ra = regs(&refs(a, va * (m + mm * kk), va, needs)?, ta)?;
-        let rb = regs(&refs(b, vb * (n + nn * kk), vb, needs)?, tb)?;
-        let rc = refs(c, vc * (m + mm * n), vc, needs)?;
+        let ra = regs(&elem_refs(k, here, a, va * (m + mm * kk), va, needs)?, ta)?;
+        let rb = regs(&elem_refs(k, here, b, vb * (n + nn * kk), vb, needs)?, tb)?;
+        let rc = elem_refs(k, here, c, vc * (m + mm * n), vc, needs)?;
         lower::mma_sync::call(w, &name, &rc, tc, &ra, &rb);
     }
     Ok(())

@@ -160,7 +160,8 @@ pub enum Policy {
     TensorCore(Box<TensorCore>),
 }
 
-/// A tensor-core plan on the SM80 path (`hgemm-sm80`, `bgemm-sm80`): A and B of `elem` (16-bit)
+/// A tensor-core plan on the SM80 path (`hgemm-sm80`, `bgemm-sm80`, `tf32gemm-sm80`): A and B
+/// of `elem` (FP16, BF16 or TF32)
 /// through `stages` shared stages filled by 128-bit `cp.async`, read into the MMA's fragments by
 /// `ldmatrix` TiledCopies built as CuTe's `make_tiled_copy_A/B(s2r, mma)` builds them, and a
 /// TiledMMA of `mma.sync` atoms accumulating in FP32; C is FP32.

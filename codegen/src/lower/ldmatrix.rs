@@ -5,6 +5,7 @@
 //! register `r`, CuTe's `DstLayout`).
 
 use cute_layout::atom::CopyOp;
+use cute_layout::ElemType;
 
 use crate::writer::Writer;
 
@@ -12,6 +13,19 @@ use crate::writer::Writer;
 pub fn matrices(op: CopyOp) -> Option<u32> {
     match op {
         CopyOp::LdsmN { matrices } | CopyOp::LdsmT { matrices } => Some(matrices),
+        _ => None,
+    }
+}
+
+/// The values an `ldmatrix` atom moves per thread, `(source, destination)`: the 16-byte row
+/// it points at, and one 32-bit register per matrix it receives (two 16-bit values each, or one
+/// 32-bit value, as CuTe's `Copy_Atom<SM75_U32x4_LDSM_N, tfloat32_t>` moves them); `None` for
+/// other widths and for a transposing one of 32-bit values (it transposes 16-bit halves).
+pub fn values(op: CopyOp, elem: ElemType) -> Option<(i64, i64)> {
+    let m = i64::from(matrices(op)?);
+    match elem.bits() {
+        16 => Some((8, 2 * m)),
+        32 if matches!(op, CopyOp::LdsmN { .. }) => Some((4, m)),
         _ => None,
     }
 }

@@ -24,7 +24,7 @@ pub fn vector_requirements(k: &Kernel) -> Result<Vec<Requirement>> {
         } = s
         {
             let elem = atom.val_type();
-            if let Some((row, _)) = super::checks::ldsm_values(atom.op(), elem) {
+            if let Some((row, _)) = crate::lower::ldmatrix::values(atom.op(), elem) {
                 // each thread's 16-byte row: contiguous and aligned (the registers need nothing)
                 return tensor(k, src, row, elem, path, &mut out);
             }

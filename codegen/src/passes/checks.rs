@@ -429,7 +429,7 @@ fn ldmatrix(
     if ss != MemSpace::Smem || ds != MemSpace::Rmem {
         return fail("ldmatrix copies shared memory into registers".into());
     }
-    let Some((vs, vd)) = ldsm_values(op, se) else {
+    let Some((vs, vd)) = crate::lower::ldmatrix::values(op, se) else {
         return fail(format!(
             "ldmatrix moves 16-bit values (32-bit ones untransposed), not {se}"
         ));
@@ -499,19 +499,6 @@ fn warp_mma(k: &Kernel, op: MmaOp, [a, b, c]: [&cute_layout::Tensor; 3], path: &
         ));
     }
     Ok(())
-}
-
-/// The values an `ldmatrix` atom moves per thread, `(source, destination)`: the 16-byte row
-/// it points at, and one 32-bit register per matrix it receives (two 16-bit values each, or one
-/// 32-bit value, as CuTe's `Copy_Atom<SM75_U32x4_LDSM_N, tfloat32_t>` moves them); `None` for
-/// other widths and for a transposing one of 32-bit values (it transposes 16-bit halves).
-pub(crate) fn ldsm_values(op: CopyOp, elem: ElemType) -> Option<(i64, i64)> {
-    let m = i64::from(crate::lower::ldmatrix::matrices(op)?);
-    match elem.bits() {
-        16 => Some((8, 2 * m)),
-        32 if matches!(op, CopyOp::LdsmN { .. }) => Some((4, m)),
-        _ => None,
-    }
 }
 
 /// `a: (M,K)`, `b: (N,K)`, `c: (M,N)` after dropping a leading mode of size 1 (CuTe's MMA value

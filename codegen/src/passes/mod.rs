@@ -11,7 +11,7 @@ mod hazards;
 
 pub(crate) use align::prefix_mode;
 pub use align::vector_requirements;
-pub(crate) use checks::{atom_values, ldsm_values};
+pub(crate) use checks::atom_values;
 
 use crate::error::{CodegenError, Result};
 use crate::ir::{Kernel, Stmt};

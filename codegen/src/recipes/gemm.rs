@@ -125,7 +125,7 @@ impl Problem {
         k: &mut KernelBuilder,
         (bm, bn, bk): (i64, i64, i64),
         threads: i64,
-        e: &dyn Fn(cute_layout::Error) -> crate::error::CodegenError,
+        e: &LayoutErr<'_>,
     ) -> Result<CtaTiles> {
         k.threads(threads).grid([
             self.m.ceil_div(&s(bm)).map_err(e)?,
@@ -174,6 +174,18 @@ impl Problem {
             bounds: vec![self.m.clone(), self.n.clone()],
         }
     }
+}
+
+/// How a recipe turns the layout algebra's errors into its own (`super::layout_err`).
+pub(crate) type LayoutErr<'a> = dyn Fn(cute_layout::Error) -> crate::error::CodegenError + 'a;
+
+/// The threads of a plan's TiledMMA, which must be a static count.
+pub(crate) fn mma_threads(plan: &GemmPlan, mma: &cute_layout::atom::TiledMma) -> Result<i64> {
+    let e = layout_err(&plan.name, "mma");
+    mma.num_threads()
+        .map_err(&e)?
+        .as_static()
+        .ok_or_else(|| plan.error("mma", "a static thread count"))
 }
 
 /// One CTA's tiles: `(BLK_M,BLK_K,k)` of A and its coordinates, `(BLK_N,BLK_K,k)` of B,

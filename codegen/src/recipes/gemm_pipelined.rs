@@ -24,7 +24,7 @@
 use cute_layout::atom::{CopyAtom, CopyOp, MmaAtom, Operand, TiledCopy};
 use cute_layout::{s, tup, Coord, ElemType::F32, Int, Layout, Tensor, X};
 
-use super::gemm::{value, CtaTiles, Problem};
+use super::gemm::{mma_threads, value, CtaTiles, LayoutErr, Problem};
 use super::layout_err;
 use crate::cuda::IndexWidth;
 use crate::error::{CodegenError, Result};
@@ -48,12 +48,7 @@ pub fn pipelined(plan: &GemmPlan, p: &Pipelined, width: IndexWidth) -> Result<Ke
     let e = layout_err(&plan.name, "pipelined");
     let layout = plan.layout;
     let (bm, bn, bk) = p.cta;
-    let threads = p
-        .mma
-        .num_threads()
-        .map_err(&e)?
-        .as_static()
-        .ok_or_else(|| plan.error("mma", "a static thread count"))?;
+    let threads = mma_threads(plan, &p.mma)?;
 
     let mut k = KernelBuilder::new(&name);
     k.target(plan.target).doc(&format!(
@@ -293,8 +288,6 @@ fn s2r_bits(p: &Pipelined) -> u32 {
         .find(|w| all.iter().all(|d| d % w == 0))
         .map_or(32, |w| 32 * w as u32)
 }
-
-pub(super) type LayoutErr<'a> = dyn Fn(cute_layout::Error) -> CodegenError + 'a;
 
 /// One operand's gmem -> smem copy: its partitions `(CPY,CPY_M,CPY_K,k)` of the global tile
 /// and its coordinates, and `(CPY,CPY_M,CPY_K,PIPE)` of the shared stages.

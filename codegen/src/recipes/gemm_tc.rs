@@ -1,5 +1,5 @@
-//! The tensor-core GEMMs of the SM80 path (`hgemm-sm80`, `bgemm-sm80`) as IR kernels, written
-//! as CuTe's `sgemm_sm80` tutorial writes its half-precision kernel: 16-bit A and B through
+//! The tensor-core GEMMs of the SM80 path (`hgemm-sm80`, `bgemm-sm80`, `tf32gemm-sm80`) as IR
+//! kernels, written as CuTe's `sgemm_sm80` tutorial writes its half-precision kernel: A and B through
 //! `PIPE` swizzled shared stages filled by 128-bit `cp.async` (zero-filled at the matrix's
 //! edges), each k block's fragments read by `ldmatrix` TiledCopies made with
 //! `make_tiled_copy_A/B(s2r_atom, mma)` (the shared tile partitioned by `partition_S`, the
@@ -7,8 +7,8 @@
 //! in FP32.
 //!
 //! The mainloop is the SIMT pipeline's (`gemm_pipelined`): `PIPE-1` k-tiles in flight, each k
-//! block reading the next one's fragments by ldmatrix before its MMAs run (the fragment holds
-//! every k block of a k-tile, so the next block has registers of its own); k block 0 issues the
+//! block reading the next one's fragments by ldmatrix before its MMAs run (into the other of two
+//! register slots, so `MMA_K` is even); k block 0 issues the
 //! copy of k-tile `kt + PIPE - 1` into the stage read last, and the last k block waits for the
 //! next stage (`cp.async.wait_group PIPE-2`, `__syncthreads`) and reads its first block. The epilogue stages the accumulators through shared memory
 //! and stores C in 128-bit vectors ([`epilogue`]).
@@ -18,10 +18,8 @@ use cute_layout::atom::{
 };
 use cute_layout::{s, tup, Coord, ElemType::F32, Int, Layout, Tensor, X};
 
-use super::gemm::{CtaTiles, Problem};
-use super::gemm_pipelined::{
-    issue_ahead, prologue_copies, vectors_of, Epi, LayoutErr, Operand3, Staged,
-};
+use super::gemm::{mma_threads, CtaTiles, LayoutErr, Problem};
+use super::gemm_pipelined::{issue_ahead, prologue_copies, vectors_of, Epi, Operand3, Staged};
 use super::layout_err;
 use crate::cuda::IndexWidth;
 use crate::error::Result;
@@ -31,19 +29,14 @@ use crate::ir::{Cond, Kernel, KernelBuilder, Unroll};
 /// The IR kernel of a tensor-core plan, named as the plan names it (`hgemm_sm80_TN`).
 ///
 /// Parameters: `M, N, K, alpha, A, ldA, B, ldB, beta, C, ldC[, bias]` (A and B of the plan's
-/// 16-bit type, the rest FP32); grid `(ceil(M/BLK_M), ceil(N/BLK_N), 1)`, the TiledMMA's
+/// type, the rest FP32); grid `(ceil(M/BLK_M), ceil(N/BLK_N), 1)`, the TiledMMA's
 /// threads, the stages' dynamic shared memory.
 pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Result<Kernel> {
     check(plan, p)?;
     let name = plan.kernel_name();
     let e = layout_err(&plan.name, "tensor core");
     let (bm, bn, bk) = p.cta;
-    let threads = p
-        .mma
-        .num_threads()
-        .map_err(&e)?
-        .as_static()
-        .ok_or_else(|| plan.error("mma", "a static thread count"))?;
+    let threads = mma_threads(plan, &p.mma)?;
     let mut k = KernelBuilder::new(&name);
     k.target(plan.target).doc(&format!(
         "C = alpha * A * B + beta * C, {} layout, {} in, FP32 accumulate and out, {bm}x{bn}x{bk} CTA tile, {} stages, {threads} threads, {}",
@@ -85,7 +78,7 @@ pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Resul
     let kb_n = k_blocks.as_static().filter(|n| n % 2 == 0).ok_or_else(|| {
         plan.error(
             "mma",
-            "an even number of k blocks per k-tile (BLK_K a multiple of 32)",
+            "an even number of k blocks per k-tile (BLK_K a multiple of twice the atom's K)",
         )
     })?;
     // two k blocks of fragments: the one the MMAs read and the next one ldmatrix fills
@@ -99,15 +92,9 @@ pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Resul
     };
     let r_a = two("rA", &part_a, &mut k)?; // (MMA,MMA_M,2)
     let r_b = two("rB", &part_b, &mut k)?; // (MMA,MMA_N,2)
-    let frag = |k: &mut KernelBuilder, name: &str, which: Operand, t: &Tensor, elem| {
-        let part = thr_mma.partition(which, t).map_err(&e)?;
-        k.regs(
-            name,
-            elem,
-            Layout::col_major(part.layout().shape_layout().shape()).map_err(&e)?,
-        )
-    };
-    let acc = frag(&mut k, "acc", Operand::C, &g_c, F32)?; // (MMA,MMA_M,MMA_N)
+    let t_cg_c = thr_mma.partition(Operand::C, &g_c).map_err(&e)?;
+    let acc_layout = Layout::col_major(t_cg_c.layout().shape_layout().shape()).map_err(&e)?;
+    let acc = k.regs("acc", F32, acc_layout)?; // (MMA,MMA_M,MMA_N)
 
     // smem -> registers: ldmatrix, partitioned and retiled as CuTe does
     let s2r = |atom,
@@ -196,14 +183,14 @@ pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Resul
     k.finish()
 }
 
-/// The plan's parts agree: the TiledMMA's tile divides the CTA tile (and 16 divides BLK_K), the
+/// The plan's parts agree: the TiledMMA's tile divides the CTA tile (its K, BLK_K), the
 /// copies run on the TiledMMA's threads and each covers its operand's `(rows, BLK_K)` tile, the
 /// stages are `(rows, BLK_K, PIPE)`, and there are at least two of them.
 fn check(plan: &GemmPlan, p: &TensorCore) -> Result<()> {
     let e = layout_err(&plan.name, "tensor core");
     let (bm, bn, bk) = p.cta;
     let stat = |i: cute_layout::Int| i.as_static().unwrap_or(0);
-    let threads = stat(p.mma.num_threads().map_err(&e)?);
+    let threads = mma_threads(plan, &p.mma)?;
     let tile = |i: usize| -> Result<i64> { Ok(stat(p.mma.tile_size(i).map_err(&e)?)) };
     let (tm, tn, tk) = (tile(0)?, tile(1)?, tile(2)?);
     if tm == 0 || tn == 0 || tk == 0 || bm % tm != 0 || bn % tn != 0 || bk % tk != 0 {

@@ -48,7 +48,7 @@ impl Machine<'_> {
         here: &str,
     ) -> Result<()> {
         let op = atom.op();
-        let (vs, vd) = crate::passes::ldsm_values(op, atom.val_type())
+        let (vs, vd) = crate::lower::ldmatrix::values(op, atom.val_type())
             .ok_or_else(|| self.err(here, None, format!("{op}: 16-bit values")))?;
         let layout = |l: cute_layout::Result<Layout>| {
             l.map_err(|e| self.err(here, None, format!("{op}: {e}")))
