@@ -134,3 +134,38 @@ fn a_tiled_mma_that_does_not_divide_the_tile_is_a_plan_error() {
         "{err}"
     );
 }
+
+/// The GPU check's case: the same operands as `gemm_case`'s but no host reference, which the
+/// caller sets from its own `alpha * A * B + beta * C` (the runtime's DGEMM); a reference of
+/// the wrong length is refused, and the padding rows stay NaN.
+#[test]
+fn an_unreferenced_case_takes_the_callers_reference() {
+    use cute_codegen::recipes::{gemm_case_unreferenced, operands, set_reference};
+    let p = plan("hgemm-sm80", GemmLayout::all()[2]).unwrap();
+    let full = gemm_case(&p, (17, 9, 33), 0.5, 3).unwrap();
+    let mut bare = gemm_case_unreferenced(&p, (17, 9, 33), 0.5, 3).unwrap();
+    assert!(bare.expected.iter().all(|x| x.is_nan()));
+    let o = operands(&p, &bare).unwrap();
+    assert_eq!(
+        (o.m, o.n, o.k, o.ldc),
+        (17, 9, 33, full.expected.len() as i64 / 9)
+    );
+    // alpha * A * B + beta * C by a plain loop over the operands' storage (K-major A and B)
+    let mut abc = vec![0.0; o.c.data.len()];
+    for j in 0..o.n {
+        for i in 0..o.m {
+            let dot: f64 = (0..o.k)
+                .map(|kk| o.a.data[(i * o.lda + kk) as usize] * o.b.data[(j * o.ldb + kk) as usize])
+                .sum();
+            let at = (i + j * o.ldc) as usize;
+            abc[at] = o.alpha * dot + o.beta * o.c.data[at];
+        }
+    }
+    let short = abc[1..].to_vec();
+    let err = set_reference(&p, &mut bare, short).unwrap_err().to_string();
+    assert!(err.contains("reference of"), "{err}");
+    set_reference(&p, &mut bare, abc).unwrap();
+    for (got, want) in bare.expected.iter().zip(&full.expected) {
+        assert!(got.is_nan() == want.is_nan() && (got.is_nan() || (got - want).abs() < 1e-12));
+    }
+}

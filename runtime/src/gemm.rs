@@ -390,10 +390,23 @@ pub fn reference(
     b: &[f32],
     c: &[f32],
 ) -> Result<Vec<f64>> {
-    let up = |x: &[f32]| {
-        let v: Vec<f64> = x.iter().map(|&f| f64::from(f)).collect();
+    let wide = |x: &[f32]| -> Vec<f64> { x.iter().map(|&f| f64::from(f)).collect() };
+    let scalars = (f64::from(p.alpha), f64::from(p.beta));
+    dgemm(gpu, blas, p, scalars, [&wide(a), &wide(b), &wide(c)])
+}
+
+/// `alpha * A * B + beta * C` by cuBLAS DGEMM on float64 host values `[a, b, c]` stored as
+/// `p` says (its own alpha and beta ignored), C read back whole (`ldc * n`).
+pub fn dgemm(
+    gpu: &Gpu,
+    blas: &CudaBlas,
+    p: &Problem,
+    (alpha, beta): (f64, f64),
+    [a, b, c]: [&[f64]; 3],
+) -> Result<Vec<f64>> {
+    let up = |v: &[f64]| {
         gpu.stream
-            .clone_htod(&v)
+            .clone_htod(v)
             .map_err(RuntimeError::driver("upload"))
     };
     let lens = BufferLens {
@@ -404,7 +417,7 @@ pub fn reference(
     };
     check_sizes(p, lens)?;
     let (da, db, mut dc) = (up(a)?, up(b)?, up(c)?);
-    let cfg = gemm_config(p, f64::from(p.alpha), f64::from(p.beta));
+    let cfg = gemm_config(p, alpha, beta);
     // SAFETY: `check_sizes` checked the problem and the buffers' sizes.
     unsafe { blas.gemm(cfg, &da, &db, &mut dc) }.map_err(RuntimeError::cublas("DGEMM"))?;
     let _ = da.device_ptr(&gpu.stream);

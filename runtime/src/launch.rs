@@ -93,12 +93,20 @@ pub fn check_args(kernel: &Kernel, args: &[Arg]) -> Result<[u32; 3]> {
                 kernel.launch.index == IndexWidth::I64 || i32::try_from(*v).is_ok()
             }
             (ParamType::Scalar(ElemType::F32 | ElemType::F64), Arg::Scalar(_)) => true,
-            (ParamType::Ptr { elem, .. }, Arg::Buf(b)) => b.elem() == elem,
+            // TF32 operands live in FP32 buffers (the tensor cores read their top 19 bits)
+            (ParamType::Ptr { elem, .. }, Arg::Buf(b)) => {
+                b.elem() == elem || (elem == ElemType::Tf32 && b.elem() == ElemType::F32)
+            }
             _ => false,
         };
         if !ok {
+            let why = match a {
+                Arg::Int(_) => "a 32-bit kernel takes integers below 2^31".to_string(),
+                Arg::Buf(b) => format!("a buffer of {}", b.elem()),
+                Arg::Scalar(_) => "a scalar".to_string(),
+            };
             return Err(bad(format!(
-                "argument {i} does not fit parameter {} ({:?}; a 32-bit kernel takes integers below 2^31)",
+                "argument {i} does not fit parameter {} ({:?}; {why})",
                 p.name, p.ty
             )));
         }

@@ -1,7 +1,7 @@
 //! The tensor-core GEMMs (`hgemm-sm80`, `bgemm-sm80`, `tf32gemm-sm80`) on the GPU: checked on
-//! the problems of `recipes::gemm_case` (A and B rounded to their type on the host, the float64
-//! reference of the rounded values, C poisoned with NaN where `beta == 0`) through the one launch
-//! path, and timed beside cuBLAS of the same types (`cublasGemmEx`: A and B 16-bit with FP32
+//! the problems of `recipes::gemm_case` (A and B rounded to their type on the host, C poisoned
+//! with NaN where `beta == 0`) against the float64 reference of the rounded values (cuBLAS
+//! DGEMM, so 4096^3 checks in a second) through the one launch path, and timed beside cuBLAS of the same types (`cublasGemmEx`: A and B 16-bit with FP32
 //! compute, or FP32 with `CUBLAS_COMPUTE_32F_FAST_TF32`; C FP32) on the same buffers in the same
 //! process.
 
@@ -9,11 +9,14 @@ use cudarc::cublas::sys::{cublasComputeType_t, cublasGemmAlgo_t, cublasOperation
 use cudarc::cublas::CudaBlas;
 use cudarc::driver::{DevicePtr, DevicePtrMut};
 use cute_codegen::gemm::{GemmPlan, Major};
-use cute_codegen::recipes::{gemm, gemm_case, gemm_inputs, Case, Verdict};
+use cute_codegen::recipes::{
+    gemm, gemm_case_unreferenced, gemm_inputs, operands, set_reference, Case, Verdict,
+};
 use cute_layout::ElemType;
 
 use crate::bench::time;
 use crate::error::{Result, RuntimeError};
+use crate::gemm::{dgemm, Problem};
 use crate::gpu::Gpu;
 use crate::launch::launch;
 use crate::recipe::{args, check, prepare, upload, DeviceArg, Prepared};
@@ -26,14 +29,36 @@ pub fn load(gpu: &Gpu, plan: &GemmPlan, case: &Case) -> Result<Prepared> {
 /// One check of the plan at `(m, n, k)` with `beta`, on fresh random operands (`seed`).
 pub fn check_at(
     gpu: &Gpu,
+    blas: &CudaBlas,
     plan: &GemmPlan,
     size: (i64, i64, i64),
     beta: f64,
     seed: u64,
 ) -> Result<Verdict> {
-    let case = gemm_case(plan, size, beta, seed)?;
+    let mut case = gemm_case_unreferenced(plan, size, beta, seed)?;
+    let abc = reference(gpu, blas, plan, &case)?;
+    set_reference(plan, &mut case, abc)?;
     let p = load(gpu, plan, &case)?;
     check(gpu, &p, &case)
+}
+
+/// `alpha * A * B + beta * C` of the case's rounded operands by cuBLAS DGEMM.
+fn reference(gpu: &Gpu, blas: &CudaBlas, plan: &GemmPlan, case: &Case) -> Result<Vec<f64>> {
+    let o = operands(plan, case)
+        .ok_or_else(|| RuntimeError::Problem(format!("{}: not a GEMM case", plan.name)))?;
+    let p = Problem {
+        m: o.m,
+        n: o.n,
+        k: o.k,
+        layout: o.layout,
+        alpha: o.alpha as f32,
+        beta: o.beta as f32,
+        lda: o.lda,
+        ldb: o.ldb,
+        ldc: o.ldc,
+    };
+    let (a, b, c) = (&o.a.data, &o.b.data, &o.c.data);
+    dgemm(gpu, blas, &p, (o.alpha, o.beta), [a, b, c])
 }
 
 /// Medians in milliseconds of the kernel and of `cublasGemmEx` on the same problem.

@@ -25,16 +25,6 @@ pub fn layouts(p: &PlanOpts) -> Vec<GemmLayout> {
     p.layouts(&[GemmLayout::all()[2]])
 }
 
-/// The sizes of a GPU check: the SIMT GEMMs' but 4096 (its O(MNK) host reference takes a
-/// minute; theirs comes from cuBLAS DGEMM).
-fn sizes() -> Vec<(i64, i64, i64)> {
-    super::gpu::CHECK_SIZES
-        .iter()
-        .copied()
-        .filter(|s| s.0 < 4096)
-        .collect()
-}
-
 /// A cuBLAS handle in its default math mode, so it uses its tensor-core kernels (pedantic math,
 /// the SIMT comparison's, would refuse them).
 fn blas(gpu: &Gpu) -> Result<cute::runtime::CudaBlas, RuntimeError> {
@@ -50,16 +40,18 @@ pub fn check(
     one: Option<(i64, i64, i64)>,
     say: &mut dyn FnMut(String),
 ) -> Result<(usize, usize), RuntimeError> {
-    let all = sizes();
-    let sizes = one.as_ref().map_or(&all[..], std::slice::from_ref);
+    let sizes = one
+        .as_ref()
+        .map_or(super::gpu::CHECK_SIZES, std::slice::from_ref);
     let (mut passed, mut failed) = (0, 0);
+    let blas = blas(gpu)?;
     for name in names {
         for layout in layouts(p) {
             let plan = p.plan(name, layout)?;
             for (i, &size) in sizes.iter().enumerate() {
                 for beta in [0.0, 0.5] {
                     let seed = super::recipe::fresh_seed() ^ i as u64;
-                    let v = tensor_core::check_at(gpu, &plan, size, beta, seed)?;
+                    let v = tensor_core::check_at(gpu, &blas, &plan, size, beta, seed)?;
                     let (m, n, k) = size;
                     let verdict = if v.ok() { "pass" } else { "FAIL" };
                     say(format!(
@@ -180,19 +172,25 @@ pub fn run(a: &RunArgs) -> ExitCode {
             return ExitCode::SUCCESS;
         }
     };
-    let small = (m.min(1024), n.min(1024), k.min(1024));
-    match tensor_core::check_at(&gpu, &kernel.0, small, 0.5, super::recipe::fresh_seed()) {
-        Ok(v) if v.ok() => println!(
-            "  verification:  pass at {}x{}x{} (max |err| {:.3e})",
-            small.0, small.1, small.2, v.max_err
-        ),
-        Ok(v) => return fail(&format!("verification FAILED at {small:?}: {v:?}")),
-        Err(e) => return fail(&e),
-    }
     let blas = match blas(&gpu) {
         Ok(b) => b,
         Err(e) => return fail(&e),
     };
+    match tensor_core::check_at(
+        &gpu,
+        &blas,
+        &kernel.0,
+        size,
+        0.5,
+        super::recipe::fresh_seed(),
+    ) {
+        Ok(v) if v.ok() => println!(
+            "  verification:  pass at {m}x{n}x{k} (max |err| {:.3e})",
+            v.max_err
+        ),
+        Ok(v) => return fail(&format!("verification FAILED at {size:?}: {v:?}")),
+        Err(e) => return fail(&e),
+    }
     match tensor_core::bench(&gpu, &blas, &kernel.0, size, 20) {
         Ok(t) => {
             let (ours, theirs) = t.tflops();

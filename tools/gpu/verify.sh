@@ -8,9 +8,9 @@
 #   racecheck.txt  compute-sanitizer racecheck of every kernel and layout at 127x129x65
 #   each file then the recipes (transpose, transpose-f16, row-softmax): check at 8 sizes from 1x1
 #   to 4096x4096 against their float64 references, memcheck and racecheck at 130x67; then the
-#   tensor-core GEMMs (hgemm-sm80, bgemm-sm80, all four layouts): check at 1, 17, 127, 1000, 1024, 300x17x1000,
-#   64x1000x127, beta 0 and 0.5 (112 checks; tf32gemm-sm80 in TN, 14 more), memcheck at
-#   300x17x1000, racecheck at 127x129x65
+#   tensor-core GEMMs (hgemm-sm80, bgemm-sm80, all four layouts): check at the same sizes as the
+#   SIMT GEMMs against cuBLAS DGEMM of the rounded operands (128 checks; tf32gemm-sm80 in TN, 16
+#   more), memcheck at 300x17x1000, racecheck at 127x129x65 (tf32gemm-sm80 too)
 # Usage (from the repository root, after `cargo build --release` on the build machine):
 #   tools/gpu/verify.sh [path/to/cute]
 set -uo pipefail
@@ -39,6 +39,8 @@ if [ -x "$SAN" ]; then
     >> "$OUT/memcheck.txt" 2>&1 || status=1
   "$SAN" --tool memcheck --error-exitcode 3 "$CUTE" check $TC $TCL --m 300 --n 17 --k 1000 \
     >> "$OUT/memcheck.txt" 2>&1 || status=1
+  "$SAN" --tool memcheck --error-exitcode 3 "$CUTE" check tf32gemm-sm80 --layout TN --m 300 \
+    --n 17 --k 1000 >> "$OUT/memcheck.txt" 2>&1 || status=1
   echo "memcheck: $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.txt" | tr '\n' ' ')"
   "$SAN" --tool racecheck --racecheck-report hazard --error-exitcode 3 "$CUTE" check \
     --m 127 --n 129 --k 65 > "$OUT/racecheck.txt" 2>&1 || status=1
@@ -46,6 +48,8 @@ if [ -x "$SAN" ]; then
     --m 130 --n 67 >> "$OUT/racecheck.txt" 2>&1 || status=1
   "$SAN" --tool racecheck --racecheck-report hazard --error-exitcode 3 "$CUTE" check $TC \
     $TCL --m 127 --n 129 --k 65 >> "$OUT/racecheck.txt" 2>&1 || status=1
+  "$SAN" --tool racecheck --racecheck-report hazard --error-exitcode 3 "$CUTE" check \
+    tf32gemm-sm80 --layout TN --m 127 --n 129 --k 65 >> "$OUT/racecheck.txt" 2>&1 || status=1
   echo "racecheck: $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/racecheck.txt" | tr '\n' ' ')"
 else
   echo "compute-sanitizer not found: memcheck and racecheck skipped"

@@ -16,7 +16,7 @@ use cute_layout::ElemType::F32;
 
 use super::problem::{buffer_len, Case, Rng};
 use crate::error::{CodegenError, Result};
-use crate::gemm::{Bias, GemmPlan, Major};
+use crate::gemm::{Bias, GemmLayout, GemmPlan, Major};
 use crate::interp::{Arg, HostBuffer};
 
 /// The most elements a GEMM case may allocate per buffer (host memory is f64).
@@ -29,6 +29,21 @@ const ALPHA: f64 = 1.5;
 /// are multiples of 4 (the 128-bit copies' requirement) padded past the minimum, so a kernel
 /// that uses the wrong one fails.
 pub fn gemm_case(plan: &GemmPlan, size: (i64, i64, i64), beta: f64, seed: u64) -> Result<Case> {
+    let mut case = case_of(plan, size, beta, seed, true)?;
+    let abc = host_abc(&operands(plan, &case).ok_or_else(|| unshaped(plan))?);
+    set_reference(plan, &mut case, abc)?;
+    Ok(case)
+}
+
+/// [`gemm_case`] without its reference (every expected value NaN): the caller computes
+/// `alpha * A * B + beta * C` from [`operands`] (the runtime with cuBLAS DGEMM, where the
+/// O(MNK) host loop would take minutes) and hands it to [`set_reference`].
+pub fn gemm_case_unreferenced(
+    plan: &GemmPlan,
+    size: (i64, i64, i64),
+    beta: f64,
+    seed: u64,
+) -> Result<Case> {
     case_of(plan, size, beta, seed, true)
 }
 
@@ -39,12 +54,137 @@ pub fn gemm_inputs(plan: &GemmPlan, size: (i64, i64, i64), beta: f64, seed: u64)
     case_of(plan, size, beta, seed, false)
 }
 
+/// A GEMM case's arguments by role (the order [`gemm_case`] writes them in): C is
+/// `(m, n)` column-major with `ldc`; A is `(m, k)` and B `(n, k)`, each stored along the
+/// plan's major.
+pub struct GemmOperands<'a> {
+    pub m: i64,
+    pub n: i64,
+    pub k: i64,
+    pub alpha: f64,
+    pub a: &'a HostBuffer,
+    pub lda: i64,
+    pub b: &'a HostBuffer,
+    pub ldb: i64,
+    pub beta: f64,
+    pub c: &'a HostBuffer,
+    pub ldc: i64,
+    pub layout: GemmLayout,
+}
+
+/// The operands of `plan`'s case made by [`gemm_case`], [`gemm_case_unreferenced`] or
+/// [`gemm_inputs`] (`None` for another case).
+pub fn operands<'a>(plan: &GemmPlan, case: &'a Case) -> Option<GemmOperands<'a>> {
+    let int = |i: usize| match case.args.get(i)? {
+        Arg::Int(v) => Some(*v),
+        _ => None,
+    };
+    let scalar = |i: usize| match case.args.get(i)? {
+        Arg::Scalar(v) => Some(*v),
+        _ => None,
+    };
+    let buf = |i: usize| match case.args.get(i)? {
+        Arg::Buffer(b) => Some(b),
+        _ => None,
+    };
+    Some(GemmOperands {
+        m: int(0)?,
+        n: int(1)?,
+        k: int(2)?,
+        alpha: scalar(3)?,
+        a: buf(4)?,
+        lda: int(5)?,
+        b: buf(6)?,
+        ldb: int(7)?,
+        beta: scalar(8)?,
+        c: buf(9)?,
+        ldc: int(10)?,
+        layout: plan.layout,
+    })
+}
+
+fn unshaped(plan: &GemmPlan) -> CodegenError {
+    CodegenError::Plan {
+        plan: plan.name.clone(),
+        part: "problem",
+        msg: "the case is not a GEMM case's argument list".into(),
+    }
+}
+
+/// `alpha * A * B + beta * C` of every element of C (`ldc * n`, C not read when `beta == 0`),
+/// in float64 on the host.
+fn host_abc(o: &GemmOperands) -> Vec<f64> {
+    let at_a = |i: i64, kk: i64| match o.layout.a {
+        Major::MN => i + kk * o.lda,
+        Major::K => i * o.lda + kk,
+    };
+    let at_b = |j: i64, kk: i64| match o.layout.b {
+        Major::MN => j + kk * o.ldb,
+        Major::K => j * o.ldb + kk,
+    };
+    let mut abc = vec![f64::NAN; o.c.data.len()];
+    for j in 0..o.n {
+        for i in 0..o.m {
+            let dot: f64 = (0..o.k)
+                .map(|kk| o.a.data[at_a(i, kk) as usize] * o.b.data[at_b(j, kk) as usize])
+                .sum();
+            let at = (i + j * o.ldc) as usize;
+            abc[at] = o.alpha * dot;
+            if o.beta != 0.0 {
+                abc[at] += o.beta * o.c.data[at];
+            }
+        }
+    }
+    abc
+}
+
+/// Sets the case's reference from `abc = alpha * A * B + beta * C` (`ldc * n` values, by
+/// [`host_abc`] or the caller's DGEMM): the plan's bias and ReLU applied, the padding rows
+/// between M and ldC NaN (the kernel must not write them).
+pub fn set_reference(plan: &GemmPlan, case: &mut Case, abc: Vec<f64>) -> Result<()> {
+    let o = operands(plan, case).ok_or_else(|| unshaped(plan))?;
+    let (m, ldc) = (o.m, o.ldc);
+    if abc.len() != o.c.data.len() {
+        return Err(CodegenError::Plan {
+            plan: plan.name.clone(),
+            part: "problem",
+            msg: format!(
+                "a reference of {} values for a C of {}",
+                abc.len(),
+                o.c.data.len()
+            ),
+        });
+    }
+    let bias = match case.args.get(11) {
+        Some(Arg::Buffer(b)) => Some(b.data.clone()),
+        _ => None,
+    };
+    let mut expected = abc;
+    for (at, x) in expected.iter_mut().enumerate() {
+        let (i, j) = (at as i64 % ldc, at as i64 / ldc);
+        if i >= m {
+            *x = f64::NAN;
+            continue;
+        }
+        *x += match (plan.epilogue.bias, &bias) {
+            (Some(Bias::PerRow), Some(b)) => b[i as usize],
+            (Some(Bias::PerCol), Some(b)) => b[j as usize],
+            _ => 0.0,
+        };
+        if plan.epilogue.relu {
+            *x = x.max(0.0);
+        }
+    }
+    case.expected = expected;
+    Ok(())
+}
+
 fn case_of(
     plan: &GemmPlan,
     (m, n, k): (i64, i64, i64),
     beta: f64,
     seed: u64,
-    reference: bool,
+    pad: bool,
 ) -> Result<Case> {
     let bad = |msg: String| CodegenError::Plan {
         plan: plan.name.clone(),
@@ -59,7 +199,7 @@ fn case_of(
     let v = 128 / i64::from(elem.bits());
     // a check pads every leading dimension (a kernel that uses the wrong one fails); a
     // benchmark's are the natural ones, rows 16-byte aligned
-    let pad = if reference { v } else { 0 };
+    let (pad, pad_c) = if pad { (v, 4) } else { (0, 0) };
     let ld = |x: i64| x.saturating_add(v - 1) / v * v + pad;
     let size = |ld: i64, cols: i64| -> Result<usize> {
         buffer_len(ld, cols, MAX_ELEMENTS).ok_or_else(|| {
@@ -77,7 +217,7 @@ fn case_of(
         Major::MN => (ld(n), k),
         Major::K => (ld(k), n),
     };
-    let ldc = m.saturating_add(3) / 4 * 4 + if reference { 4 } else { 0 };
+    let ldc = m.saturating_add(3) / 4 * 4 + pad_c;
     let mut rng = Rng::new(seed);
     let a = HostBuffer::from_values(elem, &rng.fill(size(lda, a_cols)?, 1.0));
     let b = HostBuffer::from_values(elem, &rng.fill(size(ldb, b_cols)?, 1.0));
@@ -98,36 +238,6 @@ fn case_of(
         })
         .collect();
     let c = HostBuffer::from_values(F32, &c0);
-    let at_a = |i: i64, kk: i64| match layout.a {
-        Major::MN => i + kk * lda,
-        Major::K => i * lda + kk,
-    };
-    let at_b = |j: i64, kk: i64| match layout.b {
-        Major::MN => j + kk * ldb,
-        Major::K => j * ldb + kk,
-    };
-    let mut expected = vec![f64::NAN; c_len];
-    for j in (0..n).filter(|_| reference) {
-        for i in 0..m {
-            let dot: f64 = (0..k)
-                .map(|kk| a.data[at_a(i, kk) as usize] * b.data[at_b(j, kk) as usize])
-                .sum();
-            let at = (i + j * ldc) as usize;
-            let mut x = ALPHA * dot;
-            if beta != 0.0 {
-                x += beta * c.data[at];
-            }
-            x += match plan.epilogue.bias {
-                None => 0.0,
-                Some(Bias::PerRow) => bias.data[i as usize],
-                Some(Bias::PerCol) => bias.data[j as usize],
-            };
-            if plan.epilogue.relu {
-                x = x.max(0.0);
-            }
-            expected[at] = x;
-        }
-    }
     // the tensor cores' FP32 accumulation may truncate: twice the unit roundoff
     let u = f64::powi(2.0, if elem == F32 { -24 } else { -23 });
     let steps = (k + 3) as f64;
@@ -154,7 +264,7 @@ fn case_of(
         n,
         args,
         output: 9,
-        expected,
+        expected: vec![f64::NAN; c_len],
         abs: gamma * (ALPHA * k as f64 + beta.abs() + 1.0),
         rel: 0.0,
     })

@@ -17,7 +17,9 @@ mod softmax;
 mod transpose;
 
 pub use gemm::{gemm, gemm_for};
-pub use gemm_case::{gemm_case, gemm_inputs};
+pub use gemm_case::{
+    gemm_case, gemm_case_unreferenced, gemm_inputs, operands, set_reference, GemmOperands,
+};
 pub use problem::{case, Case, Verdict};
 pub use softmax::row_softmax;
 pub use transpose::transpose;
