@@ -51,7 +51,7 @@ fn emit_writes_the_kernel() {
     assert!(!src.contains("#include"));
 }
 
-/// The tensor-core GEMMs emit TN by default (the layout measured on the GPU), the M-/N-major
+/// The tensor-core GEMMs emit TN by default (the one every tensor-core GEMM has), the M-/N-major
 /// layouts through ldmatrix.trans, and `cute run` says what it skipped without a GPU.
 #[test]
 fn the_tensor_core_gemms_emit_and_run_without_a_gpu() {

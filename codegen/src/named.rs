@@ -347,13 +347,13 @@ fn best_swizzle(
 /// does so a warp's B fragment loads with one `ldmatrix.x4` per 16 columns), 3 stages of K-major
 /// shared tiles swizzled for `ldmatrix` (`Sw<3,3,3>`), 128-bit `cp.async.cg` along K; on
 /// targets of 100 KiB per block (sm_86, sm_89) a 128x128x64 tile of 4 warps. On the H200 at
-/// 4096^3 (TN) the tiles measured 422-425 TFLOP/s for 128x256x64 (3 or 4 stages), 420 for
-/// 128x128x64, 424 for 256x128x64, 386 for 128x256x32 with 6 stages
-/// (`reports/2026-12-02-h200-issue15-tc-sweep.txt`). A K-major operand is read by `ldmatrix`
-/// from 8-row atoms of BLK_K values; an M- or N-major one by `ldmatrix.trans` from 64 x 8 atoms
-/// (64 contiguous rows-values by 8 of K), copied by threads along M or N (CuTe's MN-major SM80
-/// layouts). TN is the layout measured on the GPU; NN, NT and TT are checked by the CPU
-/// interpreter and compile without spills, not yet run on a GPU.
+/// 4096^3 (TN, before the copies moved after k block 0's MMAs) the tiles measured 422-425
+/// TFLOP/s for 128x256x64 (3 or 4 stages), 420 for 128x128x64, 424 for 256x128x64, 386 for
+/// 128x256x32 with 6 stages (`reports/2026-12-02-h200-issue15-tc-sweep.txt`); after it, 3 and 4
+/// stages of 128x256x64 both 452-458 (`reports/2026-12-02-h200-issue15-tc-gpu.txt`). A K-major
+/// operand is read by `ldmatrix` from 8-row atoms of BLK_K values; an M- or N-major one by
+/// `ldmatrix.trans` from 64 x 8 atoms (64 contiguous rows-values by 8 of K), copied by threads
+/// along M or N (CuTe's MN-major SM80 layouts).
 fn tensor_core_sm80(
     name: &str,
     layout: GemmLayout,

@@ -20,7 +20,7 @@ pub fn is_tensor_core(name: &str) -> bool {
     TENSOR_CORE_NAMES.contains(&name)
 }
 
-/// The layouts asked for, TN when none (the layout measured on the GPU).
+/// The layouts asked for, TN when none (the one every tensor-core GEMM has, TF32 included).
 pub fn layouts(p: &PlanOpts) -> Vec<GemmLayout> {
     p.layouts(&[GemmLayout::all()[2]])
 }
