@@ -13,12 +13,91 @@
 //! assert_eq!(c[0], 17.0);
 //! # Ok::<(), cute_runtime::RuntimeError>(())
 //! ```
+//!
+//! The tensor-core GEMMs take A and B of their type from the host (`half::f16` for `hgemm-sm80`,
+//! `half::bf16` for `bgemm-sm80`, `f32` read as TF32 for `tf32gemm-sm80`), C in FP32; their
+//! 128-bit copies need leading dimensions of whole 16-byte rows (8 halves):
+//!
+//! ```no_run
+//! use cute_runtime::{api::Gemm, gemm::Problem, gpu::Gpu};
+//! use cute_codegen::GemmLayout;
+//! use half::f16;
+//! let gpu = Gpu::open()?;
+//! let gemm = Gemm::named(&gpu, "hgemm-sm80", GemmLayout::parse("TN").unwrap())?;
+//! let p = Problem::new(1000, 300, 64, gemm.layout(), 1.0, 0.0)?;
+//! let (sa, sb, sc) = p.buffer_sizes();
+//! let (a, b, mut c) = (vec![f16::ONE; sa], vec![f16::ONE; sb], vec![0.0f32; sc]);
+//! gemm.run_host(&p, &a, &b, &mut c, None)?;
+//! assert_eq!(c[0], 64.0);
+//! # Ok::<(), cute_runtime::RuntimeError>(())
+//! ```
 
+use cudarc::driver::CudaSlice;
 use cute_codegen::{emit, named, GemmLayout, GemmPlan, Kernel, Target};
+use cute_layout::ElemType;
 
 use crate::error::{Result, RuntimeError};
-use crate::gemm::{launch, Buffers, Problem};
+use crate::gemm::{launch, launch_bufs, Buffers, Problem};
 use crate::gpu::{Gpu, Loaded};
+use crate::launch::Buf;
+
+/// A host element type of A and B: the kernel element types it feeds and its device copy.
+pub trait InputElem: Copy {
+    /// Whether a kernel whose A and B are `e` takes these values (`f32` feeds FP32 and TF32).
+    fn feeds(e: ElemType) -> bool;
+    /// The values on the GPU.
+    fn upload(gpu: &Gpu, x: &[Self]) -> Result<DeviceInput>;
+}
+
+/// A or B on the GPU.
+pub enum DeviceInput {
+    F32(CudaSlice<f32>),
+    Bits16(CudaSlice<u16>, ElemType),
+}
+
+impl DeviceInput {
+    fn buf(&self) -> Buf<'_> {
+        match self {
+            DeviceInput::F32(s) => Buf::F32(s),
+            DeviceInput::Bits16(s, e) => Buf::Bits16(s, *e),
+        }
+    }
+}
+
+fn up<T: cudarc::driver::DeviceRepr>(gpu: &Gpu, x: &[T]) -> Result<CudaSlice<T>> {
+    gpu.stream
+        .clone_htod(x)
+        .map_err(RuntimeError::driver("upload"))
+}
+
+impl InputElem for f32 {
+    fn feeds(e: ElemType) -> bool {
+        matches!(e, ElemType::F32 | ElemType::Tf32)
+    }
+    fn upload(gpu: &Gpu, x: &[f32]) -> Result<DeviceInput> {
+        Ok(DeviceInput::F32(up(gpu, x)?))
+    }
+}
+
+impl InputElem for half::f16 {
+    fn feeds(e: ElemType) -> bool {
+        e == ElemType::F16
+    }
+    fn upload(gpu: &Gpu, x: &[half::f16]) -> Result<DeviceInput> {
+        let bits: Vec<u16> = x.iter().map(|v| v.to_bits()).collect();
+        Ok(DeviceInput::Bits16(up(gpu, &bits)?, ElemType::F16))
+    }
+}
+
+impl InputElem for half::bf16 {
+    fn feeds(e: ElemType) -> bool {
+        e == ElemType::Bf16
+    }
+    fn upload(gpu: &Gpu, x: &[half::bf16]) -> Result<DeviceInput> {
+        let bits: Vec<u16> = x.iter().map(|v| v.to_bits()).collect();
+        Ok(DeviceInput::Bits16(up(gpu, &bits)?, ElemType::Bf16))
+    }
+}
 
 /// A loaded GEMM kernel and the plan it came from.
 pub struct Gemm<'g> {
@@ -73,6 +152,10 @@ impl<'g> Gemm<'g> {
     pub fn run(&self, p: &Problem, bufs: &mut Buffers) -> Result<()> {
         self.same_layout(p)?;
         launch(self.gpu, &self.loaded, p, bufs)?;
+        self.sync()
+    }
+
+    fn sync(&self) -> Result<()> {
         self.gpu
             .stream
             .synchronize()
@@ -83,34 +166,57 @@ impl<'g> Gemm<'g> {
     }
 
     /// The same on host slices (sizes from [`Problem::buffer_sizes`], leading dimensions from the
-    /// problem): uploads A, B, C (and the bias, one per row or column, when the epilogue has one),
-    /// runs, and copies C back.
-    pub fn run_host(
+    /// problem): uploads A, B (of the kernel's input type, [`InputElem`]), C (and the bias, one
+    /// per row or column, when the epilogue has one), runs, and copies C back.
+    pub fn run_host<T: InputElem>(
         &self,
         p: &Problem,
-        a: &[f32],
-        b: &[f32],
+        a: &[T],
+        b: &[T],
         c: &mut [f32],
         bias: Option<&[f32]>,
     ) -> Result<()> {
         self.same_layout(p)?;
+        let name = &self.loaded.kernel.name;
+        let elem = self.plan.input_type();
+        if !T::feeds(elem) {
+            return Err(RuntimeError::Problem(format!(
+                "{name} takes A and B of {elem}, given {}",
+                std::any::type_name::<T>()
+            )));
+        }
         let needed = self.plan.epilogue.bias.is_some();
         let bias: Vec<f32> = match (needed, bias) {
             (true, None) => {
                 return Err(RuntimeError::Problem(format!(
-                    "{} fuses a bias: pass one",
-                    self.loaded.kernel.name
+                    "{name} fuses a bias: pass one"
                 )))
             }
             (true, Some(v)) => v.to_vec(),
             // the kernel takes no bias: a one-element placeholder buffer
             (false, _) => vec![0.0],
         };
-        let mut bufs = Buffers::upload(self.gpu, p, a, b, c, &bias)?;
-        self.run(p, &mut bufs)?;
+        p.check()?;
+        let (sa, sb, sc) = p.buffer_sizes();
+        for (n, got, what) in [(sa, a.len(), "A"), (sb, b.len(), "B"), (sc, c.len(), "C")] {
+            if n != got {
+                return Err(RuntimeError::Problem(format!(
+                    "{what} has {got} elements, the problem needs {n}"
+                )));
+            }
+        }
+        let (da, db) = (T::upload(self.gpu, a)?, T::upload(self.gpu, b)?);
+        let (dc, dbias) = (up(self.gpu, c)?, up(self.gpu, &bias)?);
+        launch_bufs(
+            self.gpu,
+            &self.loaded,
+            p,
+            [da.buf(), db.buf(), Buf::F32(&dc), Buf::F32(&dbias)],
+        )?;
+        self.sync()?;
         self.gpu
             .stream
-            .memcpy_dtoh(&bufs.c, c)
+            .memcpy_dtoh(&dc, c)
             .map_err(RuntimeError::driver("download of C"))
     }
 

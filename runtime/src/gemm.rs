@@ -283,7 +283,7 @@ impl Buffers {
 
 /// The GEMM's arguments for its parameters, by name: the problem's sizes and scalars, its
 /// buffers.
-fn args<'a>(kernel: &Kernel, p: &Problem, bufs: &'a Buffers) -> Result<Vec<Arg<'a>>> {
+fn args<'a>(kernel: &Kernel, p: &Problem, [a, b, c, bias]: [Buf<'a>; 4]) -> Result<Vec<Arg<'a>>> {
     kernel
         .launch
         .params
@@ -294,10 +294,10 @@ fn args<'a>(kernel: &Kernel, p: &Problem, bufs: &'a Buffers) -> Result<Vec<Arg<'
                 (ParamType::Int, _) => Arg::Int(p.symbol(n).ok_or_else(|| unknown(kernel, n))?),
                 (ParamType::Scalar(_), "alpha") => Arg::Scalar(f64::from(p.alpha)),
                 (ParamType::Scalar(_), "beta") => Arg::Scalar(f64::from(p.beta)),
-                (ParamType::Ptr { .. }, "A") => Arg::Buf(Buf::F32(&bufs.a)),
-                (ParamType::Ptr { .. }, "B") => Arg::Buf(Buf::F32(&bufs.b)),
-                (ParamType::Ptr { .. }, "C") => Arg::Buf(Buf::F32(&bufs.c)),
-                (ParamType::Ptr { .. }, "bias") => Arg::Buf(Buf::F32(&bufs.bias)),
+                (ParamType::Ptr { .. }, "A") => Arg::Buf(a),
+                (ParamType::Ptr { .. }, "B") => Arg::Buf(b),
+                (ParamType::Ptr { .. }, "C") => Arg::Buf(c),
+                (ParamType::Ptr { .. }, "bias") => Arg::Buf(bias),
                 _ => return Err(unknown(kernel, n)),
             })
         })
@@ -320,7 +320,15 @@ pub fn launch_dims(kernel: &Kernel, p: &Problem) -> Result<[u32; 3]> {
 /// Launches a loaded GEMM kernel on a problem (asynchronously on the GPU's stream), through the
 /// one launch path.
 pub fn launch(gpu: &Gpu, loaded: &Loaded, p: &Problem, bufs: &mut Buffers) -> Result<()> {
-    check_buffers(&loaded.kernel, p, bufs.lens())?;
+    let [a, b, c, bias] = [&bufs.a, &bufs.b, &bufs.c, &bufs.bias].map(Buf::F32);
+    launch_bufs(gpu, loaded, p, [a, b, c, bias])
+}
+
+/// [`launch`] on buffers of any element type (A, B, C, bias): the launch checks each against
+/// its parameter's type.
+pub fn launch_bufs(gpu: &Gpu, loaded: &Loaded, p: &Problem, bufs: [Buf<'_>; 4]) -> Result<()> {
+    let [a, b, c, bias] = bufs.each_ref().map(Buf::len);
+    check_buffers(&loaded.kernel, p, BufferLens { a, b, c, bias })?;
     let args = args(&loaded.kernel, p, bufs)?;
     crate::launch::launch(gpu, loaded, &args)
 }

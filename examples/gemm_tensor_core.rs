@@ -1,0 +1,95 @@
+//! The `Gemm` API with the tensor-core GEMMs: `hgemm-sm80` on `half::f16` and `bgemm-sm80` on
+//! `half::bf16` in every layout, `tf32gemm-sm80` on `f32` (TN), on a 296x136x96 problem that does
+//! not divide the 128x256 tile, alpha 1.5 and beta 0.5, compared with a float64 loop over the
+//! values as the tensor cores read them. Leading dimensions are whole 16-byte rows (the 128-bit
+//! copies' requirement). Run with `cargo run --release --example gemm_tensor_core` (on a machine
+//! without a GPU it says so).
+
+use cute::codegen::gemm::Major;
+use cute::codegen::GemmLayout;
+use cute::runtime::api::{Gemm, InputElem};
+use cute::runtime::gemm::Problem;
+use cute::runtime::gpu::Gpu;
+use half::{bf16, f16};
+
+type Error = Box<dyn std::error::Error>;
+
+fn main() -> Result<(), Error> {
+    let gpu = match Gpu::open() {
+        Ok(g) => g,
+        Err(e) => {
+            println!("skipped: {e}");
+            return Ok(());
+        }
+    };
+    for layout in GemmLayout::all() {
+        check(&gpu, "hgemm-sm80", layout, f16::from_f32, f16::to_f64)?;
+        check(&gpu, "bgemm-sm80", layout, bf16::from_f32, bf16::to_f64)?;
+    }
+    // TF32 keeps 10 bits of mantissa: the reference reads the values as the tensor cores do
+    let tf32 = |x: f32| f64::from(f32::from_bits(x.to_bits() & !0x1fff));
+    check(&gpu, "tf32gemm-sm80", GemmLayout::all()[2], |x| x, tf32)?;
+    refusals(&gpu)
+}
+
+/// Bad input is an error before anything runs: FP32 values for an FP16 kernel, and a leading
+/// dimension of 20 halves (40 bytes: not whole 16-byte rows).
+fn refusals(gpu: &Gpu) -> Result<(), Error> {
+    let tn = GemmLayout::all()[2];
+    let gemm = Gemm::named(gpu, "hgemm-sm80", tn)?;
+    let p = Problem::new(64, 64, 17, tn, 1.0, 0.0)?;
+    let (sa, sb, sc) = p.buffer_sizes();
+    let mut c = vec![0.0f32; sc];
+    let wrong = gemm.run_host(&p, &vec![0.0f32; sa], &vec![0.0f32; sb], &mut c, None);
+    let odd = gemm.run_host(&p, &vec![f16::ZERO; sa], &vec![f16::ZERO; sb], &mut c, None);
+    for (what, r) in [("FP32 operands", wrong), ("ldA = 20", odd)] {
+        match r {
+            Err(e) => println!("hgemm-sm80 refuses {what}: {e}"),
+            Ok(()) => return Err(format!("hgemm-sm80 ran with {what}").into()),
+        }
+    }
+    Ok(())
+}
+
+/// `name` in `layout` through `Gemm::run_host` on values of `T` (made by `from`, read back by
+/// `wide`), against the float64 product.
+fn check<T: InputElem>(
+    gpu: &Gpu,
+    name: &str,
+    layout: GemmLayout,
+    from: fn(f32) -> T,
+    wide: fn(T) -> f64,
+) -> Result<(), Error> {
+    let gemm = Gemm::named(gpu, name, layout)?;
+    let p = Problem::new(296, 136, 96, layout, 1.5, 0.5)?;
+    let (sa, sb, sc) = p.buffer_sizes();
+    // multiples of 1/8 in [-1, 1]: exact in every type, so only the accumulation errs
+    let val = |i: usize, salt: usize| ((i * 7 + salt * 13) % 17) as f32 / 8.0 - 1.0;
+    let a: Vec<T> = (0..sa).map(|i| from(val(i, 1))).collect();
+    let b: Vec<T> = (0..sb).map(|i| from(val(i, 2))).collect();
+    let mut c: Vec<f32> = (0..sc).map(|i| val(i, 3)).collect();
+    let c0 = c.clone();
+    gemm.run_host(&p, &a, &b, &mut c, None)?;
+    let at = |m: i64, k: i64| match layout.a {
+        Major::MN => a[(m + k * p.lda) as usize],
+        Major::K => a[(k + m * p.lda) as usize],
+    };
+    let bt = |k: i64, n: i64| match layout.b {
+        Major::K => b[(k + n * p.ldb) as usize],
+        Major::MN => b[(n + k * p.ldb) as usize],
+    };
+    let mut worst = 0.0f64;
+    for n in 0..p.n {
+        for m in 0..p.m {
+            let dot: f64 = (0..p.k).map(|k| wide(at(m, k)) * wide(bt(k, n))).sum();
+            let i = (m + n * p.ldc) as usize;
+            let want = 1.5 * dot + 0.5 * f64::from(c0[i]);
+            worst = worst.max((f64::from(c[i]) - want).abs());
+        }
+    }
+    println!("{name} {layout} 296x136x96: worst |error| {worst:.2e}");
+    if worst > 1e-3 {
+        return Err(format!("{name} {layout}: wrong result").into());
+    }
+    Ok(())
+}
