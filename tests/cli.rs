@@ -327,6 +327,43 @@ fn dtypes_pick_their_gemms_and_refuse_the_others() {
     );
 }
 
+/// `--out-dtype f16|bf16` gives a tensor-core GEMM a 16-bit C (its kernel named for it); a SIMT
+/// GEMM refuses it, naming the plans that write one.
+#[test]
+fn out_dtype_gives_a_tensor_core_gemm_a_16_bit_c() {
+    let o = cute(&["emit", "hgemm-sm80", "--out-dtype", "f16"], "");
+    let src = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        src.contains("hgemm_sm80_TN_f16out(") && src.contains("cute_f2h("),
+        "{src}"
+    );
+    assert!(
+        src.contains("unsigned short* __restrict__ C, int ldC"),
+        "{src}"
+    );
+    let o = cute(
+        &[
+            "emit",
+            "bgemm-sm80",
+            "--layout",
+            "NT",
+            "--out-dtype",
+            "bf16",
+        ],
+        "",
+    );
+    let src = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        src.contains("bgemm_sm80_NT_bf16out(") && src.contains("cute_f2bf("),
+        "{src}"
+    );
+    let o = cute(&["emit", "sgemm-sm80", "--out-dtype", "bf16"], "");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("plan sgemm-sm80: output type: C of bfloat16_t: only the tensor-core plans (hgemm-sm80, bgemm-sm80, tf32gemm-sm80) write a 16-bit C"), "{err}");
+}
+
 /// `check --cpu` runs the interpreter at its own small sizes: a size meant for the GPU check is
 /// refused, not silently ignored (nor run in the interpreter at GPU scale).
 #[test]

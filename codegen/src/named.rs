@@ -451,5 +451,6 @@ fn tensor_core_sm80(
         mma,
         stages,
         min_blocks_per_sm: 1,
+        out: ElemType::F32,
     })
 }

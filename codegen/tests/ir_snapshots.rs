@@ -36,6 +36,23 @@ fn tensor_core_gemms_ir_and_cuda() {
     }
 }
 
+/// hgemm-sm80 TN writing an FP16 C and bgemm-sm80 NN writing a BF16 one: C's parameter, the
+/// conversions and the 64-bit vectors of the epilogue differ, the mainloop does not.
+#[test]
+fn tensor_core_gemms_with_a_16_bit_c_ir_and_cuda() {
+    use cute_layout::ElemType::{Bf16, F16};
+    for (name, layout, out) in [("hgemm-sm80", "TN", F16), ("bgemm-sm80", "NN", Bf16)] {
+        let plan = named::plan(name, GemmLayout::parse(layout).unwrap())
+            .unwrap()
+            .with_output(out)
+            .unwrap();
+        let k = gemm(&plan).unwrap();
+        let tag = format!("gemm_{name}_{layout}_{out}_out");
+        insta::assert_snapshot!(format!("{tag}_ir"), k.to_string());
+        insta::assert_snapshot!(format!("{tag}_cuda"), emit(&k).unwrap().source);
+    }
+}
+
 #[test]
 fn the_64_bit_build_differs_only_in_the_index_type() {
     let k = &variants("transpose").unwrap()[0];

@@ -5,14 +5,20 @@
 //! rounded 16-bit operands.
 
 use cute_codegen::interp::run;
+use cute_codegen::interp::Arg;
 use cute_codegen::named::{plan, TENSOR_CORE_NAMES};
 use cute_codegen::recipes::{gemm, gemm_case};
-use cute_codegen::GemmLayout;
+use cute_codegen::{GemmLayout, GemmPlan};
+use cute_layout::ElemType::{self, Bf16, F16, F32};
 
 fn check(name: &str, layout: GemmLayout, size: (i64, i64, i64), beta: f64) {
-    let p = plan(name, layout).unwrap();
-    let k = gemm(&p).unwrap();
-    let mut c = gemm_case(&p, size, beta, (size.0 * 31 + size.1 * 7 + size.2) as u64).unwrap();
+    check_plan(&plan(name, layout).unwrap(), size, beta);
+}
+
+fn check_plan(p: &GemmPlan, size: (i64, i64, i64), beta: f64) {
+    let (name, layout) = (&p.name, p.layout);
+    let k = gemm(p).unwrap();
+    let mut c = gemm_case(p, size, beta, (size.0 * 31 + size.1 * 7 + size.2) as u64).unwrap();
     run(&k, &mut c.args).unwrap_or_else(|e| panic!("{name} {layout} {size:?}: {e}"));
     let v = c.check(c.output());
     assert!(v.ok(), "{name} {layout} {size:?} beta {beta}: {v:?}");
@@ -52,6 +58,59 @@ fn tf32gemm_agrees_with_float64_on_the_cpu_in_tn() {
             .to_string();
         assert!(err.contains("K-major tiles only"), "{err}");
     }
+}
+
+/// C of FP16 or BF16: the case's C is of that type (rounded on the host, read back by the
+/// interpreter as the kernel stores it) and agrees with the float64 reference within the FP32
+/// bound plus half an ulp of C's type, in every layout at 1 and 130x67x33 (ragged), beta 0 and
+/// 0.5; over five k-tiles in TN; tf32gemm-sm80 in TN writes a 16-bit C too.
+#[test]
+fn a_16_bit_c_agrees_with_float64_on_the_cpu() {
+    let with = |name: &str, layout: GemmLayout, out: ElemType| {
+        plan(name, layout).unwrap().with_output(out).unwrap()
+    };
+    for (name, out) in [
+        ("hgemm-sm80", F16),
+        ("bgemm-sm80", Bf16),
+        ("hgemm-sm80", Bf16),
+    ] {
+        for layout in GemmLayout::all() {
+            let p = with(name, layout, out);
+            assert_eq!(p.output_type(), out);
+            let c = gemm_case(&p, (17, 17, 17), 0.5, 1).unwrap();
+            assert!(matches!(&c.args[9], Arg::Buffer(b) if b.elem == out));
+            for beta in [0.0, 0.5] {
+                check_plan(&p, (1, 1, 1), beta);
+                check_plan(&p, (130, 67, 33), beta);
+            }
+        }
+    }
+    let tn = GemmLayout::parse("TN").unwrap();
+    check_plan(&with("hgemm-sm80", tn, F16), (33, 40, 300), 0.5);
+    check_plan(&with("tf32gemm-sm80", tn, F16), (130, 67, 33), 0.5);
+}
+
+/// A 16-bit C only for the tensor-core plans, and only FP32, FP16 or BF16.
+#[test]
+fn the_output_type_is_refused_where_no_kernel_writes_it() {
+    let nn = GemmLayout::parse("NN").unwrap();
+    let err = cute_codegen::named::plan("sgemm-sm80", nn)
+        .unwrap()
+        .with_output(F16)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("only the tensor-core plans"), "{err}");
+    assert!(cute_codegen::named::plan("sgemm-sm80", nn)
+        .unwrap()
+        .with_output(F32)
+        .is_ok());
+    let err = plan("hgemm-sm80", nn)
+        .unwrap()
+        .with_output(ElemType::I32)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains(&format!("C of {}", ElemType::I32)), "{err}");
+    assert!(err.contains("float, half_t or bfloat16_t"), "{err}");
 }
 
 #[test]

@@ -2,8 +2,8 @@
 //! the problems of `recipes::gemm_case` (A and B rounded to their type on the host, C poisoned
 //! with NaN where `beta == 0`) against the float64 reference of the rounded values (cuBLAS
 //! DGEMM, so 4096^3 checks in a second) through the one launch path, and timed beside cuBLAS of the same types (`cublasGemmEx`: A and B 16-bit with FP32
-//! compute, or FP32 with `CUBLAS_COMPUTE_32F_FAST_TF32`; C FP32) on the same buffers in the same
-//! process.
+//! compute, or FP32 with `CUBLAS_COMPUTE_32F_FAST_TF32`; C of the plan's output type, FP32,
+//! FP16 or BF16) on the same buffers in the same process.
 
 use cudarc::cublas::sys::{cublasComputeType_t, cublasGemmAlgo_t, cublasOperation_t, cudaDataType};
 use cudarc::cublas::CudaBlas;
@@ -142,10 +142,9 @@ pub fn bench(
     }
     let (left, right) = dev.split_at_mut(ic);
     let stream = gpu.stream.clone();
-    let DeviceArg::F32(dc) = &mut right[0] else {
-        return Err(RuntimeError::Problem(
-            "a tensor-core GEMM writes an FP32 C".into(),
-        ));
+    let c_type = match plan.output_type() {
+        ElemType::F32 => cudaDataType::CUDA_R_32F,
+        e => data_type(e)?.0,
     };
     // an operand's device address: 16-bit values, or floats read as TF32
     let ptr = |d: &DeviceArg| match d {
@@ -155,7 +154,11 @@ pub fn bench(
     };
     let (pa, pb) = (ptr(&left[ia])?, ptr(&left[ib])?);
     let mut call = || -> Result<()> {
-        let (pc, _gc) = dc.device_ptr_mut(&stream);
+        let (pc, _gc) = match &mut right[0] {
+            DeviceArg::F32(x) => x.device_ptr_mut(&stream),
+            DeviceArg::Bits16(x, _) => x.device_ptr_mut(&stream),
+            _ => return Err(RuntimeError::Problem("C is a device buffer".into())),
+        };
         // SAFETY: the buffers hold the case's lda x cols, ldb x cols and ldc x n elements,
         // which `gemm_case` sized for (m, n, k) and these leading dimensions.
         unsafe {
@@ -175,7 +178,7 @@ pub fn bench(
                 ldb,
                 (&beta as *const f32).cast(),
                 pc as *mut _,
-                cudaDataType::CUDA_R_32F,
+                c_type,
                 ldc,
                 compute,
                 cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,

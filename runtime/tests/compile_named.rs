@@ -104,6 +104,36 @@ fn sgemm_sm80_with_the_whole_k_tile_unrolled_compiles_without_spills() {
     }
 }
 
+/// The tensor-core GEMMs writing a 16-bit C (hgemm-sm80 FP16, bgemm-sm80 BF16) compile for
+/// sm_90a and sm_80 in every layout without spills, their C a `unsigned short` parameter.
+#[test]
+fn tensor_core_gemms_with_a_16_bit_c_compile_without_spills() {
+    use cute_layout::ElemType::{Bf16, F16};
+    if !cute_runtime::nvrtc_or_skip!() {
+        return;
+    }
+    for target in [Target::sm90a(), Target::sm80()] {
+        for (name, out) in [("hgemm-sm80", F16), ("bgemm-sm80", Bf16)] {
+            for layout in GemmLayout::all() {
+                let p = plan_for(name, layout, &target).unwrap();
+                let k = emit(&p.with_output(out).unwrap()).unwrap();
+                assert!(
+                    k.source.contains("unsigned short* __restrict__ C"),
+                    "{}",
+                    k.name
+                );
+                let arch = target.name();
+                let c = nvrtc::compile(&k.name, &k.source, arch).unwrap_or_else(|e| panic!("{e}"));
+                println!(
+                    "{:<30} {arch:<7} registers={:?} spill_bytes={:?}",
+                    k.name, c.registers, c.spill_bytes
+                );
+                assert_eq!(c.spill_bytes, Some(0), "{} spills:\n{}", k.name, c.log);
+            }
+        }
+    }
+}
+
 #[test]
 fn a_compile_error_carries_the_log_and_the_numbered_source() {
     if !cute_runtime::nvrtc_or_skip!() {

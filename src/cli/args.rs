@@ -387,6 +387,27 @@ impl Dtype {
     }
 }
 
+/// The element type of C.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutDtype {
+    /// FP32
+    F32,
+    /// FP16, rounded to nearest from the FP32 accumulators (the tensor-core GEMMs)
+    F16,
+    /// BF16, rounded to nearest from the FP32 accumulators (the tensor-core GEMMs)
+    Bf16,
+}
+
+impl OutDtype {
+    fn elem(self) -> cute::layout::ElemType {
+        match self {
+            OutDtype::F32 => cute::layout::ElemType::F32,
+            OutDtype::F16 => cute::layout::ElemType::F16,
+            OutDtype::Bf16 => cute::layout::ElemType::Bf16,
+        }
+    }
+}
+
 /// Which emitter writes a GEMM plan's CUDA.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Emitter {
@@ -415,6 +436,10 @@ pub struct PlanOpts {
     /// kernel is named); a kernel of another type is refused [default: the kernel's own]
     #[arg(long, value_enum, value_name = "DTYPE")]
     pub dtype: Option<Dtype>,
+    /// The element type of C: f16 and bf16 for the tensor-core GEMMs (FP32 accumulate, rounded
+    /// to nearest as C is stored; C read as that type when beta != 0) [default: f32]
+    #[arg(long, value_enum, value_name = "DTYPE")]
+    pub out_dtype: Option<OutDtype>,
     /// Which emitter writes the GEMM's CUDA [default: the IR (the template only for a plan with
     /// C++ epilogue functors); a problem beyond 32-bit offsets always the IR, with 64-bit
     /// indices]
@@ -494,7 +519,11 @@ impl PlanOpts {
 
     /// The named plan `name` in `layout` for --arch, with --k-block-unroll's trips.
     pub fn plan(&self, name: &str, layout: GemmLayout) -> Result<GemmPlan, CodegenError> {
-        plan_unrolled(name, layout, &self.target(), self.k_block_unroll)
+        let plan = plan_unrolled(name, layout, &self.target(), self.k_block_unroll)?;
+        match self.out_dtype {
+            Some(o) => plan.with_output(o.elem()),
+            None => Ok(plan),
+        }
     }
 
     /// The plan's kernel with `width`-bit index arithmetic, written by the emitter asked for

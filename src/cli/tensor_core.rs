@@ -55,7 +55,8 @@ pub fn check(
                     let (m, n, k) = size;
                     let verdict = if v.ok() { "pass" } else { "FAIL" };
                     say(format!(
-                        "{name} {layout} {m} {n} {k} {beta} {verdict} max_err={:.3e} ({} elements)",
+                        "{name}{} {layout} {m} {n} {k} {beta} {verdict} max_err={:.3e} ({} elements)",
+                        out_suffix(&plan),
                         v.max_err, v.checked
                     ));
                     if v.ok() {
@@ -80,7 +81,7 @@ fn plans(a: &BenchArgs) -> Result<Vec<GemmPlan>, RuntimeError> {
     Ok(out)
 }
 
-/// `cute bench` of tensor-core GEMMs beside `cublasGemmEx` (A and B of the plan's type, C FP32,
+/// `cute bench` of tensor-core GEMMs beside `cublasGemmEx` (A, B and C of the plan's types,
 /// FP32 compute).
 pub fn bench(a: &BenchArgs) -> ExitCode {
     let fail = |e: RuntimeError| {
@@ -102,7 +103,7 @@ pub fn bench(a: &BenchArgs) -> ExitCode {
         Ok(b) => b,
         Err(e) => return fail(e),
     };
-    println!("# {} ({}); cublasGemmEx (A and B of the kernel's type, C FP32; FP32 compute, TF32 tensor cores for tf32); CUDA events, 3 warm-ups, median of 20", gpu.name, gpu.arch);
+    println!("# {} ({}); cublasGemmEx (A, B and C of the kernel's types; FP32 compute, TF32 tensor cores for tf32); CUDA events, 3 warm-ups, median of 20", gpu.name, gpu.arch);
     println!("| kernel | layout | M x N x K | ms | TFLOP/s | cuBLAS TFLOP/s | % of cuBLAS |");
     println!("|---|---|---|---:|---:|---:|---:|");
     let default = [(4096, 4096, 4096), (8192, 8192, 8192)];
@@ -114,8 +115,9 @@ pub fn bench(a: &BenchArgs) -> ExitCode {
                 Ok(t) => {
                     let (ours, theirs) = t.tflops();
                     println!(
-                        "| {} | {} | {m} x {n} x {k} | {:.3} | {ours:.1} | {theirs:.1} | {:.1}% |",
+                        "| {}{} | {} | {m} x {n} x {k} | {:.3} | {ours:.1} | {theirs:.1} | {:.1}% |",
                         plan.name,
+                        out_suffix(plan),
                         plan.layout,
                         t.kernel_ms,
                         100.0 * ours / theirs
@@ -126,6 +128,14 @@ pub fn bench(a: &BenchArgs) -> ExitCode {
         }
     }
     ExitCode::SUCCESS
+}
+
+/// ` (C half_t)` after a plan's name where C is not FP32.
+pub fn out_suffix(plan: &GemmPlan) -> String {
+    match plan.output_type() {
+        cute::layout::ElemType::F32 => String::new(),
+        e => format!(" (C {e})"),
+    }
 }
 
 /// `cute run hgemm-sm80`: plan, emit and compile (for --arch, TN unless --layout says), then on a

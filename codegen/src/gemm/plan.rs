@@ -164,7 +164,8 @@ pub enum Policy {
 /// of `elem` (FP16, BF16 or TF32)
 /// through `stages` shared stages filled by 128-bit `cp.async`, read into the MMA's fragments by
 /// `ldmatrix` TiledCopies built as CuTe's `make_tiled_copy_A/B(s2r, mma)` builds them, and a
-/// TiledMMA of `mma.sync` atoms accumulating in FP32; C is FP32.
+/// TiledMMA of `mma.sync` atoms accumulating in FP32; C is FP32, FP16 or BF16 (`out`, the
+/// accumulators converted as the epilogue stores them, [`GemmPlan::with_output`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TensorCore {
     /// The type of A and B.
@@ -183,6 +184,8 @@ pub struct TensorCore {
     pub mma: cute_layout::atom::TiledMma,
     pub stages: i64,
     pub min_blocks_per_sm: i64,
+    /// The type of C (read for `beta != 0` and written): FP32, FP16 or BF16.
+    pub out: cute_layout::ElemType,
 }
 
 /// The pieces of a pipelined mainloop, all CuTe values.
@@ -280,8 +283,46 @@ impl GemmPlan {
         }
     }
 
-    /// The kernel's C++ name: `<plan>_<layout>` with `-` as `_`.
+    /// The type of C: a tensor-core plan's `out`, FP32 otherwise.
+    pub fn output_type(&self) -> cute_layout::ElemType {
+        match &self.policy {
+            Policy::TensorCore(p) => p.out,
+            _ => cute_layout::ElemType::F32,
+        }
+    }
+
+    /// The plan with C of type `out` (`cute ... --out-dtype f16`): FP32, FP16 or BF16, for a
+    /// tensor-core plan (the SIMT plans' C is FP32). The accumulators stay FP32 and are rounded
+    /// to nearest as the epilogue stores them; a C read for `beta != 0` is widened first.
+    pub fn with_output(mut self, out: cute_layout::ElemType) -> Result<GemmPlan, CodegenError> {
+        use cute_layout::ElemType::{Bf16, F16, F32};
+        if !matches!(out, F32 | F16 | Bf16) {
+            return Err(self.error(
+                "output type",
+                format!("C of {out}: a GEMM writes C in float, half_t or bfloat16_t"),
+            ));
+        }
+        match &mut self.policy {
+            Policy::TensorCore(p) => {
+                p.out = out;
+                Ok(self)
+            }
+            _ if out == F32 => Ok(self),
+            _ => Err(self.error(
+                "output type",
+                format!("C of {out}: only the tensor-core plans (hgemm-sm80, bgemm-sm80, tf32gemm-sm80) write a 16-bit C; this one writes float"),
+            )),
+        }
+    }
+
+    /// The kernel's C++ name: `<plan>_<layout>` with `-` as `_`, then `_f16out` or `_bf16out`
+    /// for a 16-bit C.
     pub fn kernel_name(&self) -> String {
-        format!("{}_{}", self.name.replace('-', "_"), self.layout)
+        let out = match self.output_type() {
+            cute_layout::ElemType::F16 => "_f16out",
+            cute_layout::ElemType::Bf16 => "_bf16out",
+            _ => "",
+        };
+        format!("{}_{}{out}", self.name.replace('-', "_"), self.layout)
     }
 }

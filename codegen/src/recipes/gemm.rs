@@ -69,7 +69,8 @@ impl Problem {
         Problem::declare_typed(k, plan, F32)
     }
 
-    /// [`Problem::declare`] with A and B of type `elem` (C, the scalars and the bias FP32).
+    /// [`Problem::declare`] with A and B of type `elem` and C of the plan's output type (the
+    /// scalars and the bias FP32).
     pub fn declare_typed(
         k: &mut KernelBuilder,
         plan: &GemmPlan,
@@ -83,7 +84,7 @@ impl Problem {
         let b = k.gmem("B", elem, false, layout.b_layout());
         k.param_int("ldB");
         k.param_scalar("beta", F32);
-        let c = k.gmem("C", F32, true, layout.c_layout());
+        let c = k.gmem("C", plan.output_type(), true, layout.c_layout());
         k.param_int("ldC");
         let e = layout_err(&plan.name, "problem tensors");
         let bias = match plan.epilogue.bias {

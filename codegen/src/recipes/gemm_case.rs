@@ -10,9 +10,12 @@
 //! most K: the case allows `gamma(K + 3) * (|alpha| K + |beta| + 1)` absolutely. 16-bit
 //! operands are rounded to their type first and the reference takes the rounded values (their
 //! products are exact in FP32); the tensor cores' FP32 accumulation may truncate rather than
-//! round, so those cases take `u = 2^-23`.
+//! round, so those cases take `u = 2^-23`. A 16-bit C (a tensor-core plan's output type) is
+//! rounded to its type on the host too (the reference reads the rounded values), and the
+//! kernel's final rounding adds the output type's unit roundoff relative to the value: `2^-11`
+//! (FP16) or `2^-8` (BF16).
 
-use cute_layout::ElemType::F32;
+use cute_layout::ElemType::{self, F32};
 
 use super::problem::{buffer_len, Case, Rng};
 use crate::error::{CodegenError, Result};
@@ -237,7 +240,8 @@ fn case_of(
             }
         })
         .collect();
-    let c = HostBuffer::from_values(F32, &c0);
+    let out = plan.output_type();
+    let c = HostBuffer::from_values(out, &c0);
     // the tensor cores' FP32 accumulation may truncate: twice the unit roundoff
     let u = f64::powi(2.0, if elem == F32 { -24 } else { -23 });
     let steps = (k + 3) as f64;
@@ -266,6 +270,11 @@ fn case_of(
         output: 9,
         expected: vec![f64::NAN; c_len],
         abs: gamma * (ALPHA * k as f64 + beta.abs() + 1.0),
-        rel: 0.0,
+        // the kernel rounds its FP32 result to C's type: half an ulp of it
+        rel: match out {
+            ElemType::F16 => f64::powi(2.0, -11),
+            ElemType::Bf16 => f64::powi(2.0, -8),
+            _ => 0.0,
+        },
     })
 }

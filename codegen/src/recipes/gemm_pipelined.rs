@@ -562,19 +562,32 @@ impl Epi<'_> {
         [x, g, rc]: [&Tensor; 3],
         bias: Option<&Tensor>,
     ) -> Result<()> {
+        self.store_vector_as(k, vec, [x, g, rc], bias, x)
+    }
+
+    /// [`Epi::store_vector`] with the value written into `y` (C's type, converted from FP32 as
+    /// it is written) and `y` stored: the 16-bit C of a tensor-core plan.
+    pub(super) fn store_vector_as(
+        &self,
+        k: &mut KernelBuilder,
+        vec: &CopyAtom,
+        [x, g, rc]: [&Tensor; 3],
+        bias: Option<&Tensor>,
+        y: &Tensor,
+    ) -> Result<()> {
         k.if_(
             Cond::NonZero("beta".to_string()),
             |k| {
                 k.copy(vec, g, rc);
-                self.map(k, x, [Some(x), Some(rc), bias], None);
+                self.map(k, y, [Some(x), Some(rc), bias], None);
                 Ok(())
             },
             |k| {
-                self.map(k, x, [Some(x), None, bias], None);
+                self.map(k, y, [Some(x), None, bias], None);
                 Ok(())
             },
         )?;
-        k.copy(vec, x, g);
+        k.copy(vec, y, g);
         Ok(())
     }
 
@@ -660,8 +673,15 @@ impl Epi<'_> {
         e: &LayoutErr<'_>,
     ) -> Result<()> {
         let v_layout = Layout::col_major(&tup![lanes.clone()]).map_err(e)?;
+        let out = self.plan.output_type();
         let rx = k.regs("rX", F32, v_layout.clone())?; // (V)
-        let rc = k.regs("rC", F32, v_layout)?; // (V)
+        let rc = k.regs("rC", out, v_layout.clone())?; // (V)
+                                                       // a C of another type than the accumulator's: the values converted into rY, stored from it
+        let ry = if out == F32 {
+            rx.clone()
+        } else {
+            k.regs("rY", out, v_layout)? // (V)
+        };
         let col =
             |t: &Tensor, r: &Int| t.slice(&Coord::Tuple(vec![X, r.clone().into()])).map_err(e);
         let reps2 = reps.clone();
@@ -672,7 +692,7 @@ impl Epi<'_> {
                 k.for_("r", reps, Unroll::None, |k, r| {
                     let b = st.bias.map(|b| col(b, &r)).transpose()?;
                     k.copy(st.read, &col(st.s, &r)?, &rx);
-                    self.store_vector(k, vec, [&rx, &col(st.g, &r)?, &rc], b.as_ref())
+                    self.store_vector_as(k, vec, [&rx, &col(st.g, &r)?, &rc], b.as_ref(), &ry)
                 })?;
                 Ok(())
             },

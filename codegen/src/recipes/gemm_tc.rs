@@ -29,7 +29,7 @@ use crate::ir::{Cond, Kernel, KernelBuilder, Unroll};
 /// The IR kernel of a tensor-core plan, named as the plan names it (`hgemm_sm80_TN`).
 ///
 /// Parameters: `M, N, K, alpha, A, ldA, B, ldB, beta, C, ldC[, bias]` (A and B of the plan's
-/// type, the rest FP32); grid `(ceil(M/BLK_M), ceil(N/BLK_N), 1)`, the TiledMMA's
+/// type, C of its output type, the scalars and the bias FP32); grid `(ceil(M/BLK_M), ceil(N/BLK_N), 1)`, the TiledMMA's
 /// threads, the stages' dynamic shared memory.
 pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Result<Kernel> {
     check(plan, p)?;
@@ -38,8 +38,12 @@ pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Resul
     let (bm, bn, bk) = p.cta;
     let threads = mma_threads(plan, &p.mma)?;
     let mut k = KernelBuilder::new(&name);
+    let out = match p.out {
+        F32 => "FP32 accumulate and out".to_string(),
+        o => format!("FP32 accumulate, {o} out"),
+    };
     k.target(plan.target).doc(&format!(
-        "C = alpha * A * B + beta * C, {} layout, {} in, FP32 accumulate and out, {bm}x{bn}x{bk} CTA tile, {} stages, {threads} threads, {}",
+        "C = alpha * A * B + beta * C, {} layout, {} in, {out}, {bm}x{bn}x{bk} CTA tile, {} stages, {threads} threads, {}",
         plan.layout,
         p.elem,
         p.stages,
@@ -253,7 +257,8 @@ fn check(plan: &GemmPlan, p: &TensorCore) -> Result<()> {
 /// fragment, 8 rows by 4 column pairs, hits 32 banks), then reads it back as 128-bit vectors
 /// along M, 32 threads down a column, in a rolled loop: `alpha * acc + beta * C` (C read only
 /// when `beta != 0`), then the bias and ReLU; unpredicated where the CTA's tile lies inside C,
-/// element by element under `(m < M, n < N)` elsewhere.
+/// element by element under `(m < M, n < N)` elsewhere. A 16-bit C is read and written four
+/// values (64 bits) per thread, converted to float and back (round to nearest) in registers.
 #[allow(clippy::too_many_arguments)]
 fn epilogue(
     k: &mut KernelBuilder,
@@ -316,5 +321,14 @@ fn epilogue(
         bias: t_bias.as_ref(),
         read: &vec,
     };
-    epi.store_staged(k, &staged, (size(0)?, size(1)?), &vec, e)
+    // C's vectors: the four values a thread read from sC, in C's type
+    let out = plan.output_type();
+    let store = CopyAtom::new(
+        CopyOp::UniversalCopy {
+            bits: 4 * out.bits(),
+        },
+        out,
+    )
+    .map_err(e)?;
+    epi.store_staged(k, &staged, (size(0)?, size(1)?), &store, e)
 }
