@@ -302,7 +302,7 @@ fn dtypes_pick_their_gemms_and_refuse_the_others() {
         &["check", "sgemm-sm80"],
     ] {
         for (dtype, names) in [
-            ("f16", "hgemm-sm80"),
+            ("f16", "hgemm-sm80, hgemm-sm80-bias-relu"),
             ("bf16", "bgemm-sm80"),
             ("tf32", "tf32gemm-sm80"),
         ] {

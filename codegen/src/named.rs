@@ -23,9 +23,16 @@ pub const NAMES: &[&str] = &[
     "simt-hier",
 ];
 
-/// The tensor-core plans (`hgemm-sm80`, `bgemm-sm80`, `tf32gemm-sm80`): reachable by name like the others, not
-/// yet in [`NAMES`] (the FP32 kernels `cute check` and `cute bench` run by default).
-pub const TENSOR_CORE_NAMES: &[&str] = &["hgemm-sm80", "bgemm-sm80", "tf32gemm-sm80"];
+/// The tensor-core plans (`hgemm-sm80`, `bgemm-sm80`, `tf32gemm-sm80`, and `hgemm-sm80-bias-relu`:
+/// hgemm-sm80 with the CuTe article's per-row bias and ReLU fused into its epilogue): reachable
+/// by name like the others, not yet in [`NAMES`] (the FP32 kernels `cute check` and `cute bench`
+/// run by default).
+pub const TENSOR_CORE_NAMES: &[&str] = &[
+    "hgemm-sm80",
+    "bgemm-sm80",
+    "tf32gemm-sm80",
+    "hgemm-sm80-bias-relu",
+];
 
 /// The plan called `name` for a layout, for the default target (`sm_90a`, the H100/H200).
 pub fn plan(name: &str, layout: GemmLayout) -> Result<GemmPlan> {
@@ -91,6 +98,15 @@ pub fn plan_for(name: &str, layout: GemmLayout, target: &Target) -> Result<GemmP
                 ElemType::Bf16,
             )?)),
             Epilogue::linear(),
+        ),
+        "hgemm-sm80-bias-relu" => (
+            Policy::TensorCore(Box::new(tensor_core_sm80(
+                name,
+                layout,
+                target,
+                ElemType::F16,
+            )?)),
+            Epilogue::bias_relu(Bias::PerRow),
         ),
         "tf32gemm-sm80" => (
             Policy::TensorCore(Box::new(tensor_core_sm80(

@@ -90,6 +90,31 @@ fn a_16_bit_c_agrees_with_float64_on_the_cpu() {
     check_plan(&with("tf32gemm-sm80", tn, F16), (130, 67, 33), 0.5);
 }
 
+/// The fused epilogue of the core on the tensor-core path: a bias per row or per column, then
+/// ReLU, with an FP32 or a 16-bit C, ragged tiles, beta 0 and 0.5.
+#[test]
+fn a_bias_and_relu_fuse_into_the_tensor_core_epilogue() {
+    use cute_codegen::gemm::{Bias, Epilogue};
+    for (name, bias, out) in [
+        ("hgemm-sm80", Bias::PerRow, F32),
+        ("hgemm-sm80", Bias::PerCol, F16),
+        ("bgemm-sm80", Bias::PerRow, Bf16),
+    ] {
+        for layout in [
+            GemmLayout::parse("TN").unwrap(),
+            GemmLayout::parse("NT").unwrap(),
+        ] {
+            let mut p = plan(name, layout).unwrap().with_output(out).unwrap();
+            p.epilogue = Epilogue::bias_relu(bias);
+            let k = gemm(&p).unwrap();
+            assert!(k.params.iter().any(|q| q.name() == "bias"), "{}", k.name);
+            for beta in [0.0, 0.5] {
+                check_plan(&p, (130, 67, 33), beta);
+            }
+        }
+    }
+}
+
 /// A 16-bit C only for the tensor-core plans, and only FP32, FP16 or BF16.
 #[test]
 fn the_output_type_is_refused_where_no_kernel_writes_it() {

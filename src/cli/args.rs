@@ -375,7 +375,7 @@ impl Dtype {
     pub fn gemms(self) -> &'static [&'static str] {
         match self {
             Dtype::F32 => NAMES,
-            Dtype::F16 => &["hgemm-sm80"],
+            Dtype::F16 => &["hgemm-sm80", "hgemm-sm80-bias-relu"],
             Dtype::Bf16 => &["bgemm-sm80"],
             Dtype::Tf32 => &["tf32gemm-sm80"],
         }

@@ -8,8 +8,8 @@
 #   racecheck.txt  compute-sanitizer racecheck of every kernel and layout at 127x129x65
 #   each file then the recipes (transpose, transpose-f16, row-softmax): check at 8 sizes from 1x1
 #   to 4096x4096 against their float64 references, memcheck and racecheck at 130x67; then the
-#   tensor-core GEMMs (hgemm-sm80, bgemm-sm80, all four layouts): check at the same sizes as the
-#   SIMT GEMMs against cuBLAS DGEMM of the rounded operands (128 checks; tf32gemm-sm80 in TN, 16
+#   tensor-core GEMMs (hgemm-sm80, bgemm-sm80, hgemm-sm80-bias-relu, all four layouts): check at the same sizes as the
+#   SIMT GEMMs against cuBLAS DGEMM of the rounded operands (192 checks; tf32gemm-sm80 in TN, 16
 #   more), memcheck at 300x17x1000, racecheck at 127x129x65 (tf32gemm-sm80 too); then
 #   hgemm-sm80 with an FP16 C and bgemm-sm80 with a BF16 C (--out-dtype), all four layouts at the
 #   same sizes (128 checks), memcheck at 300x17x1000, racecheck (hgemm) at 127x129x65
@@ -28,7 +28,7 @@ tail -1 "$OUT/check.txt"
 RECIPES="transpose transpose-f16 row-softmax"
 "$CUTE" check $RECIPES >> "$OUT/check.txt" 2>&1 || status=1
 tail -1 "$OUT/check.txt"
-TC="hgemm-sm80 bgemm-sm80"
+TC="hgemm-sm80 bgemm-sm80 hgemm-sm80-bias-relu"
 TCL="--layout NN --layout NT --layout TN --layout TT"
 "$CUTE" check $TC $TCL >> "$OUT/check.txt" 2>&1 || status=1
 tail -1 "$OUT/check.txt"

@@ -16,6 +16,8 @@ pub(crate) use stmt::fma_order;
 
 pub use cexpr::{needs_gcd, CExpr, CInt, Names};
 
+use std::collections::BTreeSet;
+
 use cute_layout::ElemType;
 
 use crate::error::Result;
@@ -88,10 +90,13 @@ fn write(
     width: IndexWidth,
     requirements: Vec<kernel::Requirement>,
 ) -> Result<kernel::Kernel> {
-    let mut needs = Needs::default();
+    let mut needs = Needs {
+        pairs: crate::passes::paired_registers(k),
+        ..Needs::default()
+    };
     let mut body = Writer::new();
     body.indent_to(1);
-    declarations(k, width, &mut body);
+    declarations(k, width, &needs.pairs, &mut body);
     stmt::body(k, &k.body, &mut body, &mut needs)?;
     let mut w = Writer::new();
     header(k, width, &mut w);
@@ -230,7 +235,7 @@ fn helpers(needs: &Needs, w: &mut Writer) {
     }
 }
 
-fn declarations(k: &Kernel, width: IndexWidth, w: &mut Writer) {
+fn declarations(k: &Kernel, width: IndexWidth, pairs: &BTreeSet<String>, w: &mut Writer) {
     let ty = width.ctype();
     w.line(format!("const {ty} tid = threadIdx.x;"));
     for (v, d) in [("bx", "x"), ("by", "y"), ("bz", "z")] {
@@ -256,7 +261,15 @@ fn declarations(k: &Kernel, width: IndexWidth, w: &mut Writer) {
         }
     }
     for r in &k.regs {
-        w.line(format!("{} {}[{}];", ctype(r.elem), r.name, r.size));
+        if pairs.contains(&r.name) {
+            let n = r.size / 2;
+            w.line(format!(
+                "unsigned {}[{n}]; // {} {}, two per register",
+                r.name, r.size, r.elem
+            ));
+        } else {
+            w.line(format!("{} {}[{}];", ctype(r.elem), r.name, r.size));
+        }
     }
     let scalars = scalars(&k.body);
     if !scalars.is_empty() {

@@ -179,6 +179,52 @@ fn elem_refs(
         .collect()
 }
 
+/// Whether `t` lies in a 16-bit register buffer held two values per register
+/// (`passes::paired_registers`).
+fn paired(t: &Tensor, needs: &Needs) -> bool {
+    matches!(t.engine(), Engine::Ptr(p) if needs.pairs.contains(&p.name))
+}
+
+/// The registers of values `first .. first + n` of a paired 16-bit fragment, two values each:
+/// value `first + 2r` must lie at an even offset and `first + 2r + 1` right after it, so the
+/// pair is register `offset / 2` (low half, high half), the order `ldmatrix` and `mma.sync` use.
+fn pair_refs(
+    k: &Kernel,
+    here: &str,
+    t: &Tensor,
+    first: i64,
+    n: i64,
+    needs: &mut Needs,
+) -> Result<Vec<String>> {
+    let Engine::Ptr(p) = t.engine() else {
+        return Err(error(k, here, format!("{t}: not a register fragment")));
+    };
+    let at = |j: i64| match addr(t, j) {
+        Ok(Addr::Lin(o)) => Ok(o),
+        Ok(_) => Err(error(k, here, format!("{t}: a swizzled register fragment"))),
+        Err(e) => Err(error(k, here, format!("{t}, element {j}: {e}"))),
+    };
+    (0..n / 2)
+        .map(|r| {
+            let (lo, hi) = (at(first + 2 * r)?, at(first + 2 * r + 1)?);
+            let next = hi.sub(&lo).is_ok_and(|d| d.value() == Some(1));
+            let even = crate::ir::sym::divisible(&lo, 2, &|_| false).is_ok();
+            if !next || !even {
+                return Err(error(
+                    k,
+                    here,
+                    format!("{t}: values {} and {} at offsets {lo} and {hi} are not one register (an even offset and the next)", first + 2 * r, first + 2 * r + 1),
+                ));
+            }
+            let half = lo
+                .div(&cute_layout::s(2))
+                .map_err(|e| error(k, here, format!("{lo} / 2: {e}")))?;
+            needs.gcd |= super::needs_gcd(&half);
+            Ok(format!("{}[{}]", p.name, CInt(&half)))
+        })
+        .collect()
+}
+
 /// The buffer and the offset (a C expression, in elements) of element `j`.
 fn elem_off(
     k: &Kernel,
@@ -719,6 +765,11 @@ fn ldmatrix(
     for j in 0..n / vs {
         let (buf, off, parts) = elem_parts(k, here, src, j * vs, needs)?;
         let addr = smem_window(k, src, &buf, &off, parts.as_ref());
+        if per_register == 2 && paired(dst, needs) {
+            let regs = pair_refs(k, here, dst, j * vd, vd, needs)?;
+            lower::ldmatrix::call_into(w, name, &addr, &regs);
+            continue;
+        }
         let d = elem_refs(k, here, dst, j * vd, vd, needs)?;
         lower::ldmatrix::call(w, name, &addr, &d, per_register);
     }
@@ -790,7 +841,7 @@ fn warp_gemm(
         lower::mma_sync::helper(op).ok_or_else(|| error(k, here, format!("{op}: no lowering")))?;
     needs.fns.insert(name.clone(), def);
     let [_, ta, tb, tc] = op.types();
-    needs.pack16 |= ta.bits() == 16 || tc.bits() == 16;
+    needs.pack16 |= tc.bits() == 16;
     let dims = |t: &Tensor| {
         crate::ir::index::warp_dims(t)
             .ok_or_else(|| error(k, here, format!("{t}: not a (V,X,Y) fragment")))
@@ -805,9 +856,18 @@ fn warp_gemm(
             })
             .collect()
     };
+    // an operand's registers: a paired fragment's as they are, else packed from its values
+    let operand = |x: &Tensor, t: ElemType, first: i64, n: i64, needs: &mut Needs| {
+        if t.bits() == 16 && paired(x, needs) {
+            pair_refs(k, here, x, first, n, needs)
+        } else {
+            needs.pack16 |= t.bits() == 16;
+            regs(&elem_refs(k, here, x, first, n, needs)?, t)
+        }
+    };
     for (kk, m, n) in crate::ir::index::mma_order(mm, nn, ka) {
-        let ra = regs(&elem_refs(k, here, a, va * (m + mm * kk), va, needs)?, ta)?;
-        let rb = regs(&elem_refs(k, here, b, vb * (n + nn * kk), vb, needs)?, tb)?;
+        let ra = operand(a, ta, va * (m + mm * kk), va, needs)?;
+        let rb = operand(b, tb, vb * (n + nn * kk), vb, needs)?;
         let rc = elem_refs(k, here, c, vc * (m + mm * n), vc, needs)?;
         lower::mma_sync::call(w, &name, &rc, tc, &ra, &rb);
     }

@@ -82,6 +82,12 @@ pub fn call(w: &mut Writer, name: &str, addr: &str, dst: &[String], per_register
     ));
 }
 
+/// One `ldmatrix` at `addr` straight into the 32-bit registers `regs` of a fragment that holds
+/// its 16-bit values in pairs (`passes::paired_registers`).
+pub fn call_into(w: &mut Writer, name: &str, addr: &str, regs: &[String]) {
+    w.line(format!("{name}({addr}, {});", regs.join(", ")));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

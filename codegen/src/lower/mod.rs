@@ -27,6 +27,8 @@ pub struct Needs {
     pub lds: bool,
     /// `cute_pack16` (`mma_sync::PACK16_FN`).
     pub pack16: bool,
+    /// The 16-bit register buffers held two values per `unsigned` (`passes::paired_registers`).
+    pub pairs: BTreeSet<String>,
     /// The warp-level instruction helpers (`ldmatrix`, `mma.sync`): name -> definition.
     pub fns: BTreeMap<String, String>,
     /// The enclosing loops of static extent (the bounds the swizzle split's bit analysis reads),

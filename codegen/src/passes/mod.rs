@@ -8,10 +8,12 @@
 mod align;
 mod checks;
 mod hazards;
+mod pack16;
 
 pub(crate) use align::prefix_mode;
 pub use align::vector_requirements;
 pub(crate) use checks::atom_values;
+pub use pack16::paired_registers;
 
 use crate::error::{CodegenError, Result};
 use crate::ir::{Kernel, Stmt};
