@@ -1,12 +1,14 @@
 //! The `Gemm` API with the tensor-core GEMMs: `hgemm-sm80` on `half::f16` and `bgemm-sm80` on
 //! `half::bf16` in every layout, `tf32gemm-sm80` on `f32` (TN), on a 296x136x96 problem that does
 //! not divide the 128x256 tile, alpha 1.5 and beta 0.5, compared with a float64 loop over the
-//! values as the tensor cores read them. Leading dimensions are whole 16-byte rows (the 128-bit
-//! copies' requirement). Run with `cargo run --release --example gemm_tensor_core` (on a machine
+//! values as the tensor cores read them; then hgemm-sm80 writing an FP16 C and bgemm-sm80 a BF16
+//! one (`GemmPlan::with_output`), allowed half an ulp of C's type more. Leading dimensions are
+//! whole 16-byte rows (the 128-bit copies' requirement). Run with `cargo run --release --example gemm_tensor_core` (on a machine
 //! without a GPU it says so).
 
 use cute::codegen::gemm::Major;
-use cute::codegen::GemmLayout;
+use cute::codegen::{named, GemmLayout};
+use cute::layout::ElemType;
 use cute::runtime::api::{Gemm, InputElem};
 use cute::runtime::gemm::Problem;
 use cute::runtime::gpu::Gpu;
@@ -22,15 +24,44 @@ fn main() -> Result<(), Error> {
             return Ok(());
         }
     };
+    let c32: Conv<f32> = (|x| x, f64::from);
     for layout in GemmLayout::all() {
-        check(&gpu, "hgemm-sm80", layout, f16::from_f32, f16::to_f64)?;
-        check(&gpu, "bgemm-sm80", layout, bf16::from_f32, bf16::to_f64)?;
+        check(
+            &gpu,
+            "hgemm-sm80",
+            layout,
+            (f16::from_f32, f16::to_f64),
+            c32,
+        )?;
+        check(
+            &gpu,
+            "bgemm-sm80",
+            layout,
+            (bf16::from_f32, bf16::to_f64),
+            c32,
+        )?;
     }
     // TF32 keeps 10 bits of mantissa: the reference reads the values as the tensor cores do
     let tf32 = |x: f32| f64::from(f32::from_bits(x.to_bits() & !0x1fff));
-    check(&gpu, "tf32gemm-sm80", GemmLayout::all()[2], |x| x, tf32)?;
+    check(
+        &gpu,
+        "tf32gemm-sm80",
+        GemmLayout::all()[2],
+        (|x| x, tf32),
+        c32,
+    )?;
+    // a 16-bit C: the FP32 result rounded to C's type
+    for layout in GemmLayout::all() {
+        let h: Conv<f16> = (f16::from_f32, f16::to_f64);
+        let b: Conv<bf16> = (bf16::from_f32, bf16::to_f64);
+        check(&gpu, "hgemm-sm80", layout, h, h)?;
+        check(&gpu, "bgemm-sm80", layout, b, b)?;
+    }
     refusals(&gpu)
 }
+
+/// A host type's values from `f32` and as `f64`.
+type Conv<T> = (fn(f32) -> T, fn(T) -> f64);
 
 /// Bad input is an error before anything runs: FP32 values for an FP16 kernel, and a leading
 /// dimension of 20 halves (40 bytes: not whole 16-byte rows).
@@ -51,23 +82,33 @@ fn refusals(gpu: &Gpu) -> Result<(), Error> {
     Ok(())
 }
 
-/// `name` in `layout` through `Gemm::run_host` on values of `T` (made by `from`, read back by
-/// `wide`), against the float64 product.
-fn check<T: InputElem>(
+/// `name` in `layout` through `Gemm::run_host` on A and B of `T` and C of `O` (each made from
+/// `f32` and read as `f64` by its [`Conv`]), against the float64 product; a 16-bit C may be off
+/// by half an ulp of its type more.
+fn check<T: InputElem, O: InputElem>(
     gpu: &Gpu,
     name: &str,
     layout: GemmLayout,
-    from: fn(f32) -> T,
-    wide: fn(T) -> f64,
+    (from, wide): Conv<T>,
+    (from_c, wide_c): Conv<O>,
 ) -> Result<(), Error> {
-    let gemm = Gemm::named(gpu, name, layout)?;
+    let out = [ElemType::F32, ElemType::F16, ElemType::Bf16]
+        .into_iter()
+        .find(|&e| O::holds(e))
+        .ok_or("C is f32, f16 or bf16")?;
+    let half_ulp = match out {
+        ElemType::F16 => f64::powi(2.0, -11),
+        ElemType::Bf16 => f64::powi(2.0, -8),
+        _ => 0.0,
+    };
+    let gemm = Gemm::new(gpu, named::plan(name, layout)?.with_output(out)?)?;
     let p = Problem::new(296, 136, 96, layout, 1.5, 0.5)?;
     let (sa, sb, sc) = p.buffer_sizes();
     // multiples of 1/8 in [-1, 1]: exact in every type, so only the accumulation errs
     let val = |i: usize, salt: usize| ((i * 7 + salt * 13) % 17) as f32 / 8.0 - 1.0;
     let a: Vec<T> = (0..sa).map(|i| from(val(i, 1))).collect();
     let b: Vec<T> = (0..sb).map(|i| from(val(i, 2))).collect();
-    let mut c: Vec<f32> = (0..sc).map(|i| val(i, 3)).collect();
+    let mut c: Vec<O> = (0..sc).map(|i| from_c(val(i, 3))).collect();
     let c0 = c.clone();
     gemm.run_host(&p, &a, &b, &mut c, None)?;
     let at = |m: i64, k: i64| match layout.a {
@@ -83,11 +124,18 @@ fn check<T: InputElem>(
         for m in 0..p.m {
             let dot: f64 = (0..p.k).map(|k| wide(at(m, k)) * wide(bt(k, n))).sum();
             let i = (m + n * p.ldc) as usize;
-            let want = 1.5 * dot + 0.5 * f64::from(c0[i]);
-            worst = worst.max((f64::from(c[i]) - want).abs());
+            let want = 1.5 * dot + 0.5 * wide_c(c0[i]);
+            // the error beyond the rounding to C's type
+            let err = (wide_c(c[i]) - want).abs() - half_ulp * want.abs();
+            worst = worst.max(err.max(0.0));
         }
     }
-    println!("{name} {layout} 296x136x96: worst |error| {worst:.2e}");
+    let c_is = if out == ElemType::F32 {
+        String::new()
+    } else {
+        format!(", C {out}")
+    };
+    println!("{name} {layout} 296x136x96{c_is}: worst |error| {worst:.2e} beyond C's rounding");
     if worst > 1e-3 {
         return Err(format!("{name} {layout}: wrong result").into());
     }

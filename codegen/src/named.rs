@@ -50,6 +50,11 @@ pub fn plan_for(name: &str, layout: GemmLayout, target: &Target) -> Result<GemmP
     let lay = |sh: (i64, i64), st: (i64, i64)| {
         Layout::new(tup![s(sh.0), s(sh.1)], tup![s(st.0), s(st.1)]).map_err(err)
     };
+    let tensor_core = |elem| -> Result<Policy> {
+        Ok(Policy::TensorCore(Box::new(tensor_core_sm80(
+            name, layout, target, elem,
+        )?)))
+    };
     let (policy, epilogue) = match name {
         // Consecutive threads take consecutive columns (n): C stores are strided.
         "naive-rows" => (
@@ -81,42 +86,13 @@ pub fn plan_for(name: &str, layout: GemmLayout, target: &Target) -> Result<GemmP
             Policy::Pipelined(Box::new(simt_hier(name, layout)?)),
             Epilogue::linear(),
         ),
-        "hgemm-sm80" => (
-            Policy::TensorCore(Box::new(tensor_core_sm80(
-                name,
-                layout,
-                target,
-                ElemType::F16,
-            )?)),
-            Epilogue::linear(),
-        ),
-        "bgemm-sm80" => (
-            Policy::TensorCore(Box::new(tensor_core_sm80(
-                name,
-                layout,
-                target,
-                ElemType::Bf16,
-            )?)),
-            Epilogue::linear(),
-        ),
+        "hgemm-sm80" => (tensor_core(ElemType::F16)?, Epilogue::linear()),
+        "bgemm-sm80" => (tensor_core(ElemType::Bf16)?, Epilogue::linear()),
         "hgemm-sm80-bias-relu" => (
-            Policy::TensorCore(Box::new(tensor_core_sm80(
-                name,
-                layout,
-                target,
-                ElemType::F16,
-            )?)),
+            tensor_core(ElemType::F16)?,
             Epilogue::bias_relu(Bias::PerRow),
         ),
-        "tf32gemm-sm80" => (
-            Policy::TensorCore(Box::new(tensor_core_sm80(
-                name,
-                layout,
-                target,
-                ElemType::Tf32,
-            )?)),
-            Epilogue::linear(),
-        ),
+        "tf32gemm-sm80" => (tensor_core(ElemType::Tf32)?, Epilogue::linear()),
         _ => return Err(CodegenError::Unknown(name.to_string())),
     };
     Ok(GemmPlan {

@@ -41,12 +41,17 @@ use crate::gemm::{launch, launch_bufs, Buffers, Problem};
 use crate::gpu::{Gpu, Loaded};
 use crate::launch::Buf;
 
-/// A host element type of A and B: the kernel element types it feeds and its device copy.
+/// A host element type of A, B and C (`f32`, `half::f16`, `half::bf16`): the kernel element
+/// types it feeds, the C type it holds, and its device copies.
 pub trait InputElem: Copy {
     /// Whether a kernel whose A and B are `e` takes these values (`f32` feeds FP32 and TF32).
     fn feeds(e: ElemType) -> bool;
+    /// The C type these values are (`f32`: FP32; `f16`: FP16; `bf16`: BF16).
+    fn holds(e: ElemType) -> bool;
     /// The values on the GPU.
     fn upload(gpu: &Gpu, x: &[Self]) -> Result<DeviceInput>;
+    /// The device values back into `out` (of the same length and type).
+    fn download(gpu: &Gpu, d: &DeviceInput, out: &mut [Self]) -> Result<()>;
 }
 
 /// A or B on the GPU.
@@ -70,34 +75,69 @@ fn up<T: cudarc::driver::DeviceRepr>(gpu: &Gpu, x: &[T]) -> Result<CudaSlice<T>>
         .map_err(RuntimeError::driver("upload"))
 }
 
+/// A device buffer's values copied back to the host.
+fn down<T: cudarc::driver::DeviceRepr>(gpu: &Gpu, d: &CudaSlice<T>, out: &mut [T]) -> Result<()> {
+    gpu.stream
+        .memcpy_dtoh(d, out)
+        .map_err(RuntimeError::driver("download of C"))
+}
+
+fn wrong_type() -> RuntimeError {
+    RuntimeError::Problem("C's device buffer is not of the host type".into())
+}
+
 impl InputElem for f32 {
     fn feeds(e: ElemType) -> bool {
         matches!(e, ElemType::F32 | ElemType::Tf32)
     }
+    fn holds(e: ElemType) -> bool {
+        e == ElemType::F32
+    }
     fn upload(gpu: &Gpu, x: &[f32]) -> Result<DeviceInput> {
         Ok(DeviceInput::F32(up(gpu, x)?))
     }
-}
-
-impl InputElem for half::f16 {
-    fn feeds(e: ElemType) -> bool {
-        e == ElemType::F16
-    }
-    fn upload(gpu: &Gpu, x: &[half::f16]) -> Result<DeviceInput> {
-        let bits: Vec<u16> = x.iter().map(|v| v.to_bits()).collect();
-        Ok(DeviceInput::Bits16(up(gpu, &bits)?, ElemType::F16))
+    fn download(gpu: &Gpu, d: &DeviceInput, out: &mut [f32]) -> Result<()> {
+        match d {
+            DeviceInput::F32(s) => down(gpu, s, out),
+            _ => Err(wrong_type()),
+        }
     }
 }
 
-impl InputElem for half::bf16 {
-    fn feeds(e: ElemType) -> bool {
-        e == ElemType::Bf16
-    }
-    fn upload(gpu: &Gpu, x: &[half::bf16]) -> Result<DeviceInput> {
-        let bits: Vec<u16> = x.iter().map(|v| v.to_bits()).collect();
-        Ok(DeviceInput::Bits16(up(gpu, &bits)?, ElemType::Bf16))
-    }
+/// The 16-bit host types: their bits on the GPU.
+macro_rules! sixteen_bit_elem {
+    ($t:ty, $e:expr) => {
+        impl InputElem for $t {
+            fn feeds(e: ElemType) -> bool {
+                e == $e
+            }
+            fn holds(e: ElemType) -> bool {
+                e == $e
+            }
+            fn upload(gpu: &Gpu, x: &[$t]) -> Result<DeviceInput> {
+                let bits: Vec<u16> = x.iter().map(|v| v.to_bits()).collect();
+                Ok(DeviceInput::Bits16(up(gpu, &bits)?, $e))
+            }
+            fn download(gpu: &Gpu, d: &DeviceInput, out: &mut [$t]) -> Result<()> {
+                let DeviceInput::Bits16(s, e) = d else {
+                    return Err(wrong_type());
+                };
+                if *e != $e {
+                    return Err(wrong_type());
+                }
+                let mut bits = vec![0u16; out.len()];
+                down(gpu, s, &mut bits)?;
+                for (o, b) in out.iter_mut().zip(bits) {
+                    *o = <$t>::from_bits(b);
+                }
+                Ok(())
+            }
+        }
+    };
 }
+
+sixteen_bit_elem!(half::f16, ElemType::F16);
+sixteen_bit_elem!(half::bf16, ElemType::Bf16);
 
 /// A loaded GEMM kernel and the plan it came from.
 pub struct Gemm<'g> {
@@ -166,14 +206,15 @@ impl<'g> Gemm<'g> {
     }
 
     /// The same on host slices (sizes from [`Problem::buffer_sizes`], leading dimensions from the
-    /// problem): uploads A, B (of the kernel's input type, [`InputElem`]), C (and the bias, one
-    /// per row or column, when the epilogue has one), runs, and copies C back.
-    pub fn run_host<T: InputElem>(
+    /// problem): uploads A, B (of the kernel's input type, [`InputElem`]), C (of its output type:
+    /// `f32`, or `half::f16` / `half::bf16` for a plan `with_output` a 16-bit C; and the bias,
+    /// one per row or column, when the epilogue has one), runs, and copies C back.
+    pub fn run_host<T: InputElem, O: InputElem>(
         &self,
         p: &Problem,
         a: &[T],
         b: &[T],
-        c: &mut [f32],
+        c: &mut [O],
         bias: Option<&[f32]>,
     ) -> Result<()> {
         self.same_layout(p)?;
@@ -183,6 +224,13 @@ impl<'g> Gemm<'g> {
             return Err(RuntimeError::Problem(format!(
                 "{name} takes A and B of {elem}, given {}",
                 std::any::type_name::<T>()
+            )));
+        }
+        let out = self.plan.output_type();
+        if !O::holds(out) {
+            return Err(RuntimeError::Problem(format!(
+                "{name} writes C of {out}, given {}",
+                std::any::type_name::<O>()
             )));
         }
         let needed = self.plan.epilogue.bias.is_some();
@@ -206,18 +254,15 @@ impl<'g> Gemm<'g> {
             }
         }
         let (da, db) = (T::upload(self.gpu, a)?, T::upload(self.gpu, b)?);
-        let (dc, dbias) = (up(self.gpu, c)?, up(self.gpu, &bias)?);
+        let (dc, dbias) = (O::upload(self.gpu, c)?, up(self.gpu, &bias)?);
         launch_bufs(
             self.gpu,
             &self.loaded,
             p,
-            [da.buf(), db.buf(), Buf::F32(&dc), Buf::F32(&dbias)],
+            [da.buf(), db.buf(), dc.buf(), Buf::F32(&dbias)],
         )?;
         self.sync()?;
-        self.gpu
-            .stream
-            .memcpy_dtoh(&dc, c)
-            .map_err(RuntimeError::driver("download of C"))
+        O::download(self.gpu, &dc, c)
     }
 
     fn same_layout(&self, p: &Problem) -> Result<()> {
