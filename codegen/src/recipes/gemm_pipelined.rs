@@ -676,7 +676,8 @@ impl Epi<'_> {
         let out = self.plan.output_type();
         let rx = k.regs("rX", F32, v_layout.clone())?; // (V)
         let rc = k.regs("rC", out, v_layout.clone())?; // (V)
-                                                       // a C of another type than the accumulator's: the values converted into rY, stored from it
+
+        // a C of another type than the accumulator's: the values converted into rY, stored from it
         let ry = if out == F32 {
             rx.clone()
         } else {
