@@ -1,8 +1,9 @@
 //! The `Gemm` API with the tensor-core GEMMs: `hgemm-sm80` on `half::f16` and `bgemm-sm80` on
-//! `half::bf16` in every layout, `tf32gemm-sm80` on `f32` (TN), on a 296x136x96 problem that does
+//! `half::bf16` and `tf32gemm-sm80` on `f32` in every layout, on a 296x136x96 problem that does
 //! not divide the 128x256 tile, alpha 1.5 and beta 0.5, compared with a float64 loop over the
 //! values as the tensor cores read them; then hgemm-sm80 writing an FP16 C and bgemm-sm80 a BF16
-//! one (`GemmPlan::with_output`), allowed half an ulp of C's type more. Leading dimensions are
+//! one (`GemmPlan::with_output`), allowed half an ulp of C's type more; then `Gemm::run_device`
+//! on buffers uploaded once. Leading dimensions are
 //! whole 16-byte rows (the 128-bit copies' requirement). Run with `cargo run --release --example gemm_tensor_core` (on a machine
 //! without a GPU it says so).
 
@@ -43,13 +44,9 @@ fn main() -> Result<(), Error> {
     }
     // TF32 keeps 10 bits of mantissa: the reference reads the values as the tensor cores do
     let tf32 = |x: f32| f64::from(f32::from_bits(x.to_bits() & !0x1fff));
-    check(
-        &gpu,
-        "tf32gemm-sm80",
-        GemmLayout::all()[2],
-        (|x| x, tf32),
-        c32,
-    )?;
+    for layout in GemmLayout::all() {
+        check(&gpu, "tf32gemm-sm80", layout, (|x| x, tf32), c32)?;
+    }
     // a 16-bit C: the FP32 result rounded to C's type
     for layout in GemmLayout::all() {
         let h: Conv<f16> = (f16::from_f32, f16::to_f64);
@@ -57,7 +54,43 @@ fn main() -> Result<(), Error> {
         check(&gpu, "hgemm-sm80", layout, h, h)?;
         check(&gpu, "bgemm-sm80", layout, b, b)?;
     }
+    on_device(&gpu)?;
     refusals(&gpu)
+}
+
+/// `Gemm::run_device` on values uploaded once: hgemm-sm80 NT with an FP16 C, run twice on the
+/// same device buffers, writes what `run_host` writes, bit for bit.
+fn on_device(gpu: &Gpu) -> Result<(), Error> {
+    let nt = GemmLayout::all()[1];
+    let gemm = Gemm::new(
+        gpu,
+        named::plan("hgemm-sm80", nt)?.with_output(ElemType::F16)?,
+    )?;
+    let p = Problem::new(296, 136, 1000, nt, 1.0, 0.0)?;
+    let (sa, sb, sc) = p.buffer_sizes();
+    let a: Vec<f16> = (0..sa)
+        .map(|i| f16::from_f32((i % 13) as f32 / 16.0))
+        .collect();
+    let b: Vec<f16> = (0..sb)
+        .map(|i| f16::from_f32((i % 7) as f32 / 8.0 - 0.5))
+        .collect();
+    let mut host = vec![f16::ZERO; sc];
+    gemm.run_host(&p, &a, &b, &mut host, None)?;
+    let (da, db) = (f16::upload(gpu, &a)?, f16::upload(gpu, &b)?);
+    let mut dc = f16::upload(gpu, &vec![f16::NAN; sc])?;
+    for _ in 0..2 {
+        gemm.run_device(&p, &da, &db, &mut dc, None)?;
+    }
+    let mut c = vec![f16::ZERO; sc];
+    f16::download(gpu, &dc, &mut c)?;
+    let same = c.iter().zip(&host).all(|(x, y)| x.to_bits() == y.to_bits());
+    println!(
+        "hgemm-sm80 NT 296x136x1000, C f16, on device buffers: the same bits as run_host: {same}"
+    );
+    if !same {
+        return Err("run_device and run_host disagree".into());
+    }
+    Ok(())
 }
 
 /// A host type's values from `f32` and as `f64`.

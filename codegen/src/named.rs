@@ -343,9 +343,10 @@ fn best_swizzle(
 /// TFLOP/s for 128x256x64 (3 or 4 stages), 420 for 128x128x64, 424 for 256x128x64, 386 for
 /// 128x256x32 with 6 stages (`reports/2026-12-02-h200-issue15-tc-sweep.txt`); after it, 3 and 4
 /// stages of 128x256x64 both 452-458 (`reports/2026-12-02-h200-issue15-tc-gpu.txt`). A K-major
-/// operand is read by `ldmatrix` from 8-row atoms of BLK_K values; an M- or N-major one by
-/// `ldmatrix.trans` from 64 x 8 atoms (64 contiguous rows-values by 8 of K), copied by threads
-/// along M or N (CuTe's MN-major SM80 layouts).
+/// operand is read by `ldmatrix` from 8-row atoms of BLK_K values; an M- or N-major one from
+/// atoms of 128 contiguous bytes along M or N by 8 of K, copied by threads along M or N (CuTe's
+/// MN-major SM80 layouts): by `ldmatrix.trans` from 64 x 8 atoms of 16-bit values, by 32-bit
+/// loads from `Sw<3,2,3>` 32 x 8 atoms of TF32 ones (ldmatrix transposes 16-bit halves only).
 fn tensor_core_sm80(
     name: &str,
     layout: GemmLayout,
@@ -353,13 +354,6 @@ fn tensor_core_sm80(
     elem: ElemType,
 ) -> Result<TensorCore> {
     let e = lerr(name, "plan");
-    if elem == ElemType::Tf32 && (layout.a != Major::K || layout.b != Major::K) {
-        return Err(CodegenError::Plan {
-            plan: name.to_string(),
-            part: "layout",
-            msg: format!("{layout}: TF32 operands are read by ldmatrix from K-major tiles only (ldmatrix.trans transposes 16-bit halves); TN is lowered"),
-        });
-    }
     let op = match elem {
         ElemType::F16 => "SM80_16x8x16_F32F16F16F32_TN",
         ElemType::Tf32 => "SM80_16x8x8_F32TF32TF32F32_TN",
@@ -392,42 +386,56 @@ fn tensor_core_sm80(
     // the swizzle XORs the 8-row index into the 16-byte chunk index of a 128-byte row, so
     // ldmatrix's 8 rows and a warp's cp.async vectors hit distinct banks
     let chunks = (bk * i64::from(elem.bits()) / 128).trailing_zeros() as i64;
-    let operand =
-        |rows: i64, major: Major| -> Result<(cute_layout::atom::TiledCopy, AnyLayout, CopyOp)> {
-            let (thr, val, block, sw, s2r) = match major {
-                Major::K => {
-                    // 8 K-major rows of BLK_K values; threads along K, one vector each
-                    let tk = bk / v;
-                    (
-                        Layout::new(tup![s(threads / tk), s(tk)], tup![s(tk), s(1)]),
-                        Layout::new(tup![s(1), s(v)], tup![s(0), s(1)]),
-                        Layout::new(tup![s(8), s(bk)], tup![s(bk), s(1)]),
-                        Swizzle::new(chunks.min(3), v.trailing_zeros() as i64, 3),
-                        CopyOp::LdsmN { matrices: 4 },
-                    )
-                }
-                Major::MN => {
-                    // 64 M- (or N-) contiguous values by 8 of K; threads along M/N, one vector each;
-                    // ldmatrix.trans reads each thread's 8 contiguous rows-values as a column
-                    let tm = (rows / v).min(threads);
-                    (
-                        Layout::new(tup![s(tm), s(threads / tm)], tup![s(1), s(tm)]),
-                        Layout::new(tup![s(v), s(1)], tup![s(1), s(0)]),
-                        Layout::new(tup![s(64), s(8)], tup![s(1), s(64)]),
-                        Swizzle::new(3, 3, 3),
-                        CopyOp::LdsmT { matrices: 4 },
-                    )
-                }
-            };
-            let copy = make_tiled_copy(&atom, &thr.map_err(&e)?, &val.map_err(&e)?).map_err(&e)?;
-            let smem = tile_to_shape(
-                &block.map_err(&e)?,
-                &tup![s(rows), s(bk), s(stages)],
-                &ModeOrder::Major(cute_layout::Major::Left),
-            )
-            .map_err(&e)?;
-            Ok((copy, compose_swizzle(sw.map_err(&e)?, &smem), s2r))
+    let operand = |rows: i64,
+                   major: Major|
+     -> Result<(cute_layout::atom::TiledCopy, AnyLayout, CopyOp)> {
+        let (thr, val, block, sw, s2r) = match major {
+            Major::K => {
+                // 8 K-major rows of BLK_K values; threads along K, one vector each
+                let tk = bk / v;
+                (
+                    Layout::new(tup![s(threads / tk), s(tk)], tup![s(tk), s(1)]),
+                    Layout::new(tup![s(1), s(v)], tup![s(0), s(1)]),
+                    Layout::new(tup![s(8), s(bk)], tup![s(bk), s(1)]),
+                    Swizzle::new(chunks.min(3), v.trailing_zeros() as i64, 3),
+                    CopyOp::LdsmN { matrices: 4 },
+                )
+            }
+            Major::MN => {
+                // 128 bytes of M- (or N-) contiguous values by 8 of K (64 x 8 16-bit, 32 x 8
+                // TF32), swizzled in 16-byte chunks; threads along M/N, one vector each.
+                // ldmatrix.trans reads each thread's 8 contiguous 16-bit values as a column;
+                // it cannot transpose 32-bit values, so TF32 fragments are read one 32-bit
+                // value at a time (`UniversalCopy<tfloat32_t>`), as CUTLASS's SM80 TF32
+                // GEMMs read an MN-major tile
+                let atom_rows = 1024 / i64::from(elem.bits());
+                let tm = (rows / v).min(threads);
+                let s2r = match elem.bits() {
+                    16 => CopyOp::LdsmT { matrices: 4 },
+                    _ => CopyOp::UniversalCopy { bits: 32 },
+                };
+                (
+                    Layout::new(tup![s(tm), s(threads / tm)], tup![s(1), s(tm)]),
+                    Layout::new(tup![s(v), s(1)], tup![s(1), s(0)]),
+                    Layout::new(tup![s(atom_rows), s(8)], tup![s(1), s(atom_rows)]),
+                    Swizzle::new(3, v.trailing_zeros() as i64, 3),
+                    s2r,
+                )
+            }
         };
+        let copy = make_tiled_copy(&atom, &thr.map_err(&e)?, &val.map_err(&e)?).map_err(&e)?;
+        let smem = tile_to_shape(
+            &block.map_err(&e)?,
+            &tup![s(rows), s(bk), s(stages)],
+            &ModeOrder::Major(cute_layout::Major::Left),
+        )
+        .map_err(&e)?;
+        let s2r_atom = CopyAtom::new(s2r, elem).map_err(&e)?;
+        let which = if rows == bm { Operand::A } else { Operand::B };
+        let smem = tensor_core_swizzle(&mma, which, &copy, &s2r_atom, &smem, sw.map_err(&e)?, elem)
+            .map_err(&e)?;
+        Ok((copy, smem, s2r))
+    };
     let (copy_a, smem_a, s2r_a) = operand(bm, layout.a)?;
     let (copy_b, smem_b, s2r_b) = operand(bn, layout.b)?;
     let ldsm = |op| CopyAtom::new(op, elem).map_err(&e);
@@ -445,4 +453,43 @@ fn tensor_core_sm80(
         min_blocks_per_sm: 1,
         out: ElemType::F32,
     })
+}
+
+/// The swizzle of a tensor-core operand's shared tile `(rows, BLK_K, PIPE)`: CuTe's `first`
+/// (`Sw<3,log2(V),3>` over 128-byte rows) unless another `Swizzle<B,M,S>` that keeps 16-byte
+/// vectors whole (`M >= log2(V)`) and XORs the 8-row index into the row has fewer bank
+/// conflicts (the copy's writes plus four times the fragment reads, `banks::tensor_core_operand`);
+/// the search stops at conflict-free writes and reads, and keeps the earlier on a tie.
+fn tensor_core_swizzle(
+    mma: &TiledMma,
+    which: Operand,
+    copy: &cute_layout::atom::TiledCopy,
+    s2r: &CopyAtom,
+    smem: &Layout,
+    first: Swizzle,
+    elem: ElemType,
+) -> cute_layout::Result<AnyLayout> {
+    let bits = i64::from(elem.bits());
+    let (v, row) = (
+        (128 / bits).trailing_zeros() as i64,
+        (1024 / bits).trailing_zeros() as i64,
+    );
+    let mut candidates = vec![first];
+    for m in v..row {
+        for b in (1..=(row - m).min(3)).rev() {
+            candidates.extend(Swizzle::new(b, m, row - m).ok().filter(|c| *c != first));
+        }
+    }
+    let mut best: Option<(i64, AnyLayout)> = None;
+    for sw in candidates {
+        let l = compose_swizzle(sw, smem);
+        let banks = crate::gemm::banks::tensor_core_operand(mma, which, copy, s2r, &l, bits)?;
+        if best.as_ref().is_none_or(|(c, _)| banks.cost() < *c) {
+            best = Some((banks.cost(), l));
+        }
+        if banks.reads == 1 && banks.writes == 1 {
+            break;
+        }
+    }
+    Ok(best.map_or_else(|| AnyLayout::Plain(smem.clone()), |(_, l)| l))
 }

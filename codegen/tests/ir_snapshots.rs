@@ -36,6 +36,18 @@ fn tensor_core_gemms_ir_and_cuda() {
     }
 }
 
+/// The MN-major operands: hgemm-sm80 NN reads A by `ldmatrix.trans`, tf32gemm-sm80 NN by 32-bit
+/// shared loads from a `Sw<2,3,2>` tile.
+#[test]
+fn tensor_core_gemms_with_an_mn_major_operand_ir_and_cuda() {
+    for name in ["hgemm-sm80", "tf32gemm-sm80"] {
+        let plan = named::plan(name, GemmLayout::parse("NN").unwrap()).unwrap();
+        let k = gemm(&plan).unwrap();
+        insta::assert_snapshot!(format!("gemm_{name}_NN_ir"), k.to_string());
+        insta::assert_snapshot!(format!("gemm_{name}_NN_cuda"), emit(&k).unwrap().source);
+    }
+}
+
 /// hgemm-sm80 TN writing an FP16 C and bgemm-sm80 NN writing a BF16 one: C's parameter, the
 /// conversions and the 64-bit vectors of the epilogue differ, the mainloop does not.
 #[test]

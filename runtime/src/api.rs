@@ -15,7 +15,8 @@
 //! ```
 //!
 //! The tensor-core GEMMs take A and B of their type from the host (`half::f16` for `hgemm-sm80`,
-//! `half::bf16` for `bgemm-sm80`, `f32` read as TF32 for `tf32gemm-sm80`), C in FP32; their
+//! `half::bf16` for `bgemm-sm80`, `f32` read as TF32 for `tf32gemm-sm80`), C in FP32 (or FP16 / BF16
+//! for a plan `with_output` one), on host slices or on values uploaded once (`run_device`); their
 //! 128-bit copies need leading dimensions of whole 16-byte rows (8 halves):
 //!
 //! ```no_run
@@ -54,13 +55,26 @@ pub trait InputElem: Copy {
     fn download(gpu: &Gpu, d: &DeviceInput, out: &mut [Self]) -> Result<()>;
 }
 
-/// A or B on the GPU.
+/// A, B or C on the GPU (uploaded by [`InputElem::upload`]).
 pub enum DeviceInput {
     F32(CudaSlice<f32>),
     Bits16(CudaSlice<u16>, ElemType),
 }
 
 impl DeviceInput {
+    /// The type of its values (FP32, or the 16-bit type of its bits).
+    pub fn elem(&self) -> ElemType {
+        match self {
+            DeviceInput::F32(_) => ElemType::F32,
+            DeviceInput::Bits16(_, e) => *e,
+        }
+    }
+
+    /// Whether a kernel whose A and B are `e` takes these values (FP32 feeds FP32 and TF32).
+    pub fn feeds(&self, e: ElemType) -> bool {
+        self.elem() == e || (self.elem() == ElemType::F32 && e == ElemType::Tf32)
+    }
+
     fn buf(&self) -> Buf<'_> {
         match self {
             DeviceInput::F32(s) => Buf::F32(s),
@@ -208,7 +222,8 @@ impl<'g> Gemm<'g> {
     /// The same on host slices (sizes from [`Problem::buffer_sizes`], leading dimensions from the
     /// problem): uploads A, B (of the kernel's input type, [`InputElem`]), C (of its output type:
     /// `f32`, or `half::f16` / `half::bf16` for a plan `with_output` a 16-bit C; and the bias,
-    /// one per row or column, when the epilogue has one), runs, and copies C back.
+    /// one per row or column, when the epilogue has one), runs ([`Gemm::run_device`]), and
+    /// copies C back.
     pub fn run_host<T: InputElem, O: InputElem>(
         &self,
         p: &Problem,
@@ -218,6 +233,79 @@ impl<'g> Gemm<'g> {
         bias: Option<&[f32]>,
     ) -> Result<()> {
         self.same_layout(p)?;
+        self.types::<T, O>()?;
+        p.check()?;
+        let (sa, sb, sc) = p.buffer_sizes();
+        for (n, got, what) in [(sa, a.len(), "A"), (sb, b.len(), "B"), (sc, c.len(), "C")] {
+            if n != got {
+                return Err(RuntimeError::Problem(format!(
+                    "{what} has {got} elements, the problem needs {n}"
+                )));
+            }
+        }
+        let (da, db) = (T::upload(self.gpu, a)?, T::upload(self.gpu, b)?);
+        let mut dc = O::upload(self.gpu, c)?;
+        let dbias = bias.map(|v| up(self.gpu, v)).transpose()?;
+        self.run_device(p, &da, &db, &mut dc, dbias.as_ref())?;
+        O::download(self.gpu, &dc, c)
+    }
+
+    /// `C = alpha * A * B + beta * C` (+ the plan's epilogue) on device values of any type the
+    /// kernel takes (A and B of its input type, C of its output type, uploaded by
+    /// [`InputElem::upload`]; the bias FP32, one per row or column, when the epilogue has one);
+    /// waits for it. A buffer of another type, one too short for the problem, or one whose
+    /// alignment the kernel's vectors do not have is refused before the launch.
+    pub fn run_device(
+        &self,
+        p: &Problem,
+        a: &DeviceInput,
+        b: &DeviceInput,
+        c: &mut DeviceInput,
+        bias: Option<&CudaSlice<f32>>,
+    ) -> Result<()> {
+        self.same_layout(p)?;
+        let name = &self.loaded.kernel.name;
+        let (elem, out) = (self.plan.input_type(), self.plan.output_type());
+        for (what, d) in [("A", a), ("B", b)] {
+            if !d.feeds(elem) {
+                return Err(RuntimeError::Problem(format!(
+                    "{name} takes {what} of {elem}, given a device buffer of {}",
+                    d.elem()
+                )));
+            }
+        }
+        if c.elem() != out {
+            return Err(RuntimeError::Problem(format!(
+                "{name} writes C of {out}, given a device buffer of {}",
+                c.elem()
+            )));
+        }
+        let placeholder;
+        let bias = match (self.plan.epilogue.bias.is_some(), bias) {
+            (true, None) => {
+                return Err(RuntimeError::Problem(format!(
+                    "{name} fuses a bias: pass one"
+                )))
+            }
+            (true, Some(v)) => v,
+            // the kernel takes no bias: a one-element placeholder buffer
+            (false, _) => {
+                placeholder = up(self.gpu, &[0.0f32])?;
+                &placeholder
+            }
+        };
+        p.check()?;
+        launch_bufs(
+            self.gpu,
+            &self.loaded,
+            p,
+            [a.buf(), b.buf(), c.buf(), Buf::F32(bias)],
+        )?;
+        self.sync()
+    }
+
+    /// Whether host values of `T` feed the kernel's A and B and `O` is its C type.
+    fn types<T: InputElem, O: InputElem>(&self) -> Result<()> {
         let name = &self.loaded.kernel.name;
         let elem = self.plan.input_type();
         if !T::feeds(elem) {
@@ -233,36 +321,7 @@ impl<'g> Gemm<'g> {
                 std::any::type_name::<O>()
             )));
         }
-        let needed = self.plan.epilogue.bias.is_some();
-        let bias: Vec<f32> = match (needed, bias) {
-            (true, None) => {
-                return Err(RuntimeError::Problem(format!(
-                    "{name} fuses a bias: pass one"
-                )))
-            }
-            (true, Some(v)) => v.to_vec(),
-            // the kernel takes no bias: a one-element placeholder buffer
-            (false, _) => vec![0.0],
-        };
-        p.check()?;
-        let (sa, sb, sc) = p.buffer_sizes();
-        for (n, got, what) in [(sa, a.len(), "A"), (sb, b.len(), "B"), (sc, c.len(), "C")] {
-            if n != got {
-                return Err(RuntimeError::Problem(format!(
-                    "{what} has {got} elements, the problem needs {n}"
-                )));
-            }
-        }
-        let (da, db) = (T::upload(self.gpu, a)?, T::upload(self.gpu, b)?);
-        let (dc, dbias) = (O::upload(self.gpu, c)?, up(self.gpu, &bias)?);
-        launch_bufs(
-            self.gpu,
-            &self.loaded,
-            p,
-            [da.buf(), db.buf(), dc.buf(), Buf::F32(&dbias)],
-        )?;
-        self.sync()?;
-        O::download(self.gpu, &dc, c)
+        Ok(())
     }
 
     fn same_layout(&self, p: &Problem) -> Result<()> {

@@ -1,6 +1,7 @@
 //! Every named kernel compiles with NVRTC for each target it was planned for (sm_90a and sm_80
 //! in every layout; sm_86 and sm_89 for the kernels whose launch bounds or tiles differ there;
-//! the tensor-core GEMMs with ldmatrix and mma.sync in their source, TF32 in TN), without
+//! the tensor-core GEMMs with mma.sync in their source, and ldmatrix unless both operands are
+//! TF32 M-/N-major), without
 //! spills and within the registers its launch bounds leave a thread on that target; ptxas's
 //! report (registers, spills) is printed. Without NVRTC these tests skip, saying so, except in CI
 //! (`CI` set), where they fail: see `cute_runtime::testing`.
@@ -8,6 +9,7 @@
 use cute_codegen::gemm::Policy;
 use cute_codegen::named::{plan, plan_for, NAMES, TENSOR_CORE_NAMES};
 use cute_codegen::{emit, GemmLayout, Target};
+use cute_layout::atom::CopyOp;
 use cute_runtime::nvrtc;
 
 #[test]
@@ -25,15 +27,18 @@ fn every_named_kernel_compiles_for_its_target() {
     ] {
         for name in NAMES.iter().chain(TENSOR_CORE_NAMES) {
             for layout in GemmLayout::all() {
-                // TF32 operands are lowered in TN only
-                if *name == "tf32gemm-sm80" && layout.to_string() != "TN" {
-                    continue;
-                }
                 let plan = plan_for(name, layout, &target).unwrap();
-                let (ctas, tensor_core) = match &plan.policy {
-                    Policy::Pipelined(p) => (p.min_blocks_per_sm, false),
-                    Policy::TensorCore(p) => (p.min_blocks_per_sm, true),
-                    _ => (1, false),
+                let (ctas, tensor_core, ldsm) = match &plan.policy {
+                    Policy::Pipelined(p) => (p.min_blocks_per_sm, false, false),
+                    // TF32 M-/N-major operands are read by 32-bit loads, not ldmatrix
+                    Policy::TensorCore(p) => (
+                        p.min_blocks_per_sm,
+                        true,
+                        [&p.s2r_a, &p.s2r_b]
+                            .iter()
+                            .any(|a| matches!(a.op(), CopyOp::LdsmN { .. } | CopyOp::LdsmT { .. })),
+                    ),
+                    _ => (1, false, false),
                 };
                 // sm_86 and sm_89 get sm_80's SIMT kernels but for sgemm-sm80 NN (one CTA per
                 // SM); their tensor-core tiles are their own (100 KiB per block)
@@ -45,10 +50,8 @@ fn every_named_kernel_compiles_for_its_target() {
                 }
                 let k = emit(&plan).unwrap();
                 if tensor_core {
-                    assert!(
-                        k.source.contains("mma.sync.aligned.m16n8k")
-                            && k.source.contains("ldmatrix.sync.aligned.x4")
-                    );
+                    assert!(k.source.contains("mma.sync.aligned.m16n8k"));
+                    assert_eq!(k.source.contains("ldmatrix.sync.aligned.x4"), ldsm);
                 }
                 assert_eq!(k.target, target);
                 let arch = k.target.name();

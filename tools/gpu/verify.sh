@@ -8,9 +8,9 @@
 #   racecheck.txt  compute-sanitizer racecheck of every kernel and layout at 127x129x65
 #   each file then the recipes (transpose, transpose-f16, row-softmax): check at 8 sizes from 1x1
 #   to 4096x4096 against their float64 references, memcheck and racecheck at 130x67; then the
-#   tensor-core GEMMs (hgemm-sm80, bgemm-sm80, hgemm-sm80-bias-relu, all four layouts): check at the same sizes as the
-#   SIMT GEMMs against cuBLAS DGEMM of the rounded operands (192 checks; tf32gemm-sm80 in TN, 16
-#   more), memcheck at 300x17x1000, racecheck at 127x129x65 (tf32gemm-sm80 too); then
+#   tensor-core GEMMs (hgemm-sm80, bgemm-sm80, tf32gemm-sm80, hgemm-sm80-bias-relu, all four
+#   layouts): check at the same sizes as the SIMT GEMMs against cuBLAS DGEMM of the rounded
+#   operands (256 checks), memcheck at 300x17x1000, racecheck at 127x129x65; then
 #   hgemm-sm80 with an FP16 C and bgemm-sm80 with a BF16 C (--out-dtype), all four layouts at the
 #   same sizes (128 checks), memcheck at 300x17x1000, racecheck (hgemm) at 127x129x65
 # Usage (from the repository root, after `cargo build --release` on the build machine):
@@ -28,11 +28,9 @@ tail -1 "$OUT/check.txt"
 RECIPES="transpose transpose-f16 row-softmax"
 "$CUTE" check $RECIPES >> "$OUT/check.txt" 2>&1 || status=1
 tail -1 "$OUT/check.txt"
-TC="hgemm-sm80 bgemm-sm80 hgemm-sm80-bias-relu"
+TC="hgemm-sm80 bgemm-sm80 tf32gemm-sm80 hgemm-sm80-bias-relu"
 TCL="--layout NN --layout NT --layout TN --layout TT"
 "$CUTE" check $TC $TCL >> "$OUT/check.txt" 2>&1 || status=1
-tail -1 "$OUT/check.txt"
-"$CUTE" check tf32gemm-sm80 --layout TN >> "$OUT/check.txt" 2>&1 || status=1
 tail -1 "$OUT/check.txt"
 "$CUTE" check hgemm-sm80 $TCL --out-dtype f16 >> "$OUT/check.txt" 2>&1 || status=1
 tail -1 "$OUT/check.txt"
@@ -45,8 +43,6 @@ if [ -x "$SAN" ]; then
     >> "$OUT/memcheck.txt" 2>&1 || status=1
   "$SAN" --tool memcheck --error-exitcode 3 "$CUTE" check $TC $TCL --m 300 --n 17 --k 1000 \
     >> "$OUT/memcheck.txt" 2>&1 || status=1
-  "$SAN" --tool memcheck --error-exitcode 3 "$CUTE" check tf32gemm-sm80 --layout TN --m 300 \
-    --n 17 --k 1000 >> "$OUT/memcheck.txt" 2>&1 || status=1
   for o in "hgemm-sm80 --out-dtype f16" "bgemm-sm80 --out-dtype bf16"; do
     "$SAN" --tool memcheck --error-exitcode 3 "$CUTE" check $o $TCL --m 300 --n 17 --k 1000 \
       >> "$OUT/memcheck.txt" 2>&1 || status=1
@@ -58,8 +54,6 @@ if [ -x "$SAN" ]; then
     --m 130 --n 67 >> "$OUT/racecheck.txt" 2>&1 || status=1
   "$SAN" --tool racecheck --racecheck-report hazard --error-exitcode 3 "$CUTE" check $TC \
     $TCL --m 127 --n 129 --k 65 >> "$OUT/racecheck.txt" 2>&1 || status=1
-  "$SAN" --tool racecheck --racecheck-report hazard --error-exitcode 3 "$CUTE" check \
-    tf32gemm-sm80 --layout TN --m 127 --n 129 --k 65 >> "$OUT/racecheck.txt" 2>&1 || status=1
   "$SAN" --tool racecheck --racecheck-report hazard --error-exitcode 3 "$CUTE" check \
     hgemm-sm80 --out-dtype f16 $TCL --m 127 --n 129 --k 65 >> "$OUT/racecheck.txt" 2>&1 || status=1
   echo "racecheck: $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/racecheck.txt" | tr '\n' ' ')"

@@ -181,6 +181,9 @@ fn header(k: &Kernel, width: IndexWidth, w: &mut Writer) {
         };
         w.comment(format!("shared memory: {smem} bytes{opt_in}"));
     }
+    for note in &k.notes {
+        w.comment(note);
+    }
     if let Some(note) = k
         .target
         .occupancy_note(k.threads(), k.min_blocks_per_sm, smem)

@@ -1,9 +1,10 @@
 //! GEMM plans and their emitters.
 
+pub mod banks;
 pub(crate) mod common;
 mod frag;
 mod naive;
-mod pipelined;
+pub(crate) mod pipelined;
 pub mod plan;
 mod tiled;
 mod verify;

@@ -64,6 +64,12 @@ pub fn check(plan: &GemmPlan, p: &Pipelined) -> Result<()> {
     checked(plan, p).map(|_| ())
 }
 
+/// The bank-conflict figures of a pipelined plan's shared accesses (warp 0), a header line each.
+pub fn bank_figures(plan: &GemmPlan, p: &Pipelined) -> Result<Vec<String>> {
+    let parts = partitions(plan, p)?;
+    Ok(bank_notes(&parts))
+}
+
 /// Emits a pipelined kernel.
 pub fn emit(plan: &GemmPlan) -> Result<Kernel> {
     let Policy::Pipelined(p) = &plan.policy else {

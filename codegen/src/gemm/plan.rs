@@ -310,7 +310,10 @@ impl GemmPlan {
             _ if out == F32 => Ok(self),
             _ => Err(self.error(
                 "output type",
-                format!("C of {out}: only the tensor-core plans (hgemm-sm80, bgemm-sm80, tf32gemm-sm80) write a 16-bit C; this one writes float"),
+                format!(
+                    "C of {out}: only the tensor-core plans ({}) write a 16-bit C; this one writes float",
+                    crate::named::TENSOR_CORE_NAMES.join(", ")
+                ),
             )),
         }
     }

@@ -649,44 +649,14 @@ fn covers_once(
 /// 4-value vector) and k block.
 pub fn bank_ways(f: &Frag, values: i64, k_blocks: i64, bits: i64) -> Option<i64> {
     let per = (bits / 32) as usize;
-    let coords = (0..k_blocks).flat_map(|kb| (0..values).step_by(per).map(move |v| (v, kb)));
-    warp_max_ways(f, coords, bits)
+    let coords = (0..k_blocks).flat_map(|kb| (0..values).step_by(per).map(move |v| (0, v, kb)));
+    super::banks::warp_max_ways(f, coords, 32, bits)
 }
 
 /// `max_ways` of warp 0's shared-memory writes of a copy fragment `(V, n1, n2, pipe)`: one
 /// instruction per vector.
 pub fn copy_bank_ways(f: &Frag, bits: i64) -> Option<i64> {
     let n2 = f.mode_size(2);
-    let coords = (0..f.mode_size(1)).flat_map(|i| (0..n2).map(move |j| (i, j)));
-    warp_max_ways(f, coords, bits)
-}
-
-/// `max_ways` of warp 0 issuing one `bits`-wide access per fragment coordinate `(mode 1, mode 2)`
-/// (stage 0), through the fragment's swizzle.
-fn warp_max_ways(f: &Frag, coords: impl Iterator<Item = (i64, i64)>, bits: i64) -> Option<i64> {
-    let per = bits / 32;
-    let mut rows = Vec::new();
-    for (a, b) in coords {
-        let at = [
-            cute_layout::s(0),
-            cute_layout::s(a),
-            cute_layout::s(b),
-            cute_layout::s(0),
-        ];
-        let rel = f.rel(&at).ok()?.as_static()?;
-        let row = (0..32)
-            .map(|tid| {
-                let o = super::frag::base_at(&f.base, tid)? + rel;
-                let o = match f.swizzle {
-                    Some(sw) => sw.apply(o).ok()?,
-                    None => o,
-                };
-                Some(o / per)
-            })
-            .collect::<Option<Vec<i64>>>()?;
-        rows.push(row);
-    }
-    cute_layout::bank_conflicts_of(&rows, bits)
-        .ok()
-        .map(|r| r.max_ways())
+    let coords = (0..f.mode_size(1)).flat_map(|i| (0..n2).map(move |j| (0, i, j)));
+    super::banks::warp_max_ways(f, coords, 32, bits)
 }

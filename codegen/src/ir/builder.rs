@@ -57,6 +57,7 @@ impl KernelBuilder {
             kernel: Kernel {
                 name: name.to_string(),
                 doc: String::new(),
+                notes: Vec::new(),
                 params: Vec::new(),
                 smem: Vec::new(),
                 regs: Vec::new(),
@@ -84,6 +85,12 @@ impl KernelBuilder {
     /// What the kernel computes (its header comment).
     pub fn doc(&mut self, text: &str) -> &mut Self {
         self.kernel.doc = text.to_string();
+        self
+    }
+
+    /// A line of figures for the header comment, after the shared-memory line.
+    pub fn note(&mut self, text: &str) -> &mut Self {
+        self.kernel.notes.push(text.to_string());
         self
     }
 

@@ -41,6 +41,8 @@ pub struct Kernel {
     pub name: String,
     /// What it is, for the header comment.
     pub doc: String,
+    /// Figures for the header comment (the bank conflicts of its shared tiles), a line each.
+    pub notes: Vec<String>,
     /// The parameters, in order.
     pub params: Vec<Param>,
     /// Shared-memory buffers, laid out one after the other in dynamic shared memory.

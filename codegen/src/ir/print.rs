@@ -17,6 +17,9 @@ impl Names for Args {
 impl fmt::Display for Kernel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "kernel {} for {}: {}", self.name, self.target, self.doc)?;
+        for note in &self.notes {
+            writeln!(f, "  note: {note}")?;
+        }
         let params: Vec<String> = self
             .params
             .iter()

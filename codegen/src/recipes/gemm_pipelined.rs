@@ -51,6 +51,9 @@ pub fn pipelined(plan: &GemmPlan, p: &Pipelined, width: IndexWidth) -> Result<Ke
     let threads = mma_threads(plan, &p.mma)?;
 
     let mut k = KernelBuilder::new(&name);
+    for line in crate::gemm::pipelined::bank_figures(plan, p)? {
+        k.note(&line);
+    }
     k.target(plan.target).doc(&format!(
         "C = alpha * A * B + beta * C, {layout} layout, {bm}x{bn}x{bk} CTA tile, {} stages, {threads} threads",
         p.stages

@@ -49,6 +49,25 @@ pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Resul
         p.stages,
         p.mma.atom().op()
     ));
+    for (name, which, copy, s2r, smem) in [
+        ("sA", Operand::A, &p.copy_a, &p.s2r_a, &p.smem_a),
+        ("sB", Operand::B, &p.copy_b, &p.s2r_b, &p.smem_b),
+    ] {
+        let bits = i64::from(p.elem.bits());
+        let banks = crate::gemm::banks::tensor_core_operand(&p.mma, which, copy, s2r, smem, bits)
+            .map_err(&e)?;
+        let sw = match smem {
+            cute_layout::AnyLayout::Composed(c) => c.layout_a().to_string(),
+            cute_layout::AnyLayout::Plain(_) => "no swizzle".to_string(),
+        };
+        k.note(&format!(
+            "bank conflicts of {name} ({sw}, warp 0): {} by {}, {} by {}",
+            copy.atom().op(),
+            banks.write_fmt(),
+            s2r.op(),
+            banks.read_fmt()
+        ));
+    }
     let pr = Problem::declare_typed(&mut k, plan, p.elem)?;
     let (m, n, kk) = (pr.m.clone(), pr.n.clone(), pr.k.clone());
     k.min_blocks_per_sm(p.min_blocks_per_sm);
