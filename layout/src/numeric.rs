@@ -18,6 +18,10 @@ pub enum ElemType {
     U1,
     I8,
     U8,
+    /// `float_e4m3_t` (FP8: 4 exponent bits, 3 mantissa bits).
+    E4M3,
+    /// `float_e5m2_t` (FP8: 5 exponent bits, 2 mantissa bits).
+    E5M2,
     I16,
     U16,
     I32,
@@ -27,7 +31,7 @@ pub enum ElemType {
     U128,
 }
 
-const ALL: [(ElemType, &str, u32); 17] = [
+const ALL: [(ElemType, &str, u32); 19] = [
     (ElemType::F64, "double", 64),
     (ElemType::F32, "float", 32),
     (ElemType::Tf32, "tfloat32_t", 32),
@@ -38,6 +42,8 @@ const ALL: [(ElemType, &str, u32); 17] = [
     (ElemType::U1, "uint1b_t", 1),
     (ElemType::I8, "int8_t", 8),
     (ElemType::U8, "uint8_t", 8),
+    (ElemType::E4M3, "float_e4m3_t", 8),
+    (ElemType::E5M2, "float_e5m2_t", 8),
     (ElemType::I16, "int16_t", 16),
     (ElemType::U16, "uint16_t", 16),
     (ElemType::I32, "int32_t", 32),

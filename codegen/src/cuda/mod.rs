@@ -45,7 +45,8 @@ impl IndexWidth {
     }
 }
 
-/// The C type that holds an element (16-bit floats as their bits: the kernels need no headers).
+/// The C type that holds an element (16- and 8-bit floats as their bits: the kernels need no
+/// headers).
 pub fn ctype(e: ElemType) -> &'static str {
     use ElemType::*;
     match e {
@@ -58,7 +59,7 @@ pub fn ctype(e: ElemType) -> &'static str {
         I64 => "long long",
         U64 => "unsigned long long",
         I8 | I4 => "signed char",
-        U8 | U4 | U1 => "unsigned char",
+        U8 | U4 | U1 | E4M3 | E5M2 => "unsigned char",
         U128 => "uint4",
     }
 }

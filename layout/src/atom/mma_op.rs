@@ -4,7 +4,9 @@
 use std::fmt;
 use std::marker::PhantomData;
 
+use super::gmma::Gmma;
 use super::lit;
+use crate::error::Result;
 use crate::int_tuple::IntTuple;
 use crate::layout::Layout;
 use crate::numeric::{ElemType, Numeric};
@@ -23,6 +25,9 @@ pub enum MmaOp {
     Sm75(Sm75Mma),
     /// An SM80 warp-level `mma.sync` (`SM80_16x8x8_F32TF32TF32F32_TN`, ...).
     Sm80(Sm80Mma),
+    /// An SM90 warpgroup-level `wgmma.mma_async`
+    /// (`SM90_64x128x16_F32BF16BF16_SS<GMMA::Major::K,GMMA::Major::K>`, ...).
+    Sm90(Gmma),
 }
 
 /// The SM75 `mma.sync` shapes and types of the catalog (`include/cute/arch/mma_sm75.hpp`).
@@ -433,7 +438,40 @@ impl MmaOp {
     /// assert!(MmaOp::from_name("SM80_16x8x32_S32S8S8S32").is_none());
     /// ```
     pub fn from_name(name: &str) -> Option<MmaOp> {
-        warp_mmas().find(|e| e.name == name).map(|e| e.op)
+        match MmaOp::from_name_args(name, &[]) {
+            Some(Ok(op)) => Some(op),
+            _ => None,
+        }
+    }
+
+    /// The operation CuTe spells `name<args...>` (an SM90 GMMA's template arguments, C++
+    /// spellings: `GMMA::Major::K`, `GMMA::ScaleIn::Neg`); `None` for an unknown name, an error
+    /// naming the condition for an SM90 name the catalog does not have (`N = 36`, an MN-major
+    /// register A, missing majors).
+    ///
+    /// ```
+    /// # use cute_layout::atom::MmaOp;
+    /// let op = MmaOp::from_name_args("SM90_64x128x16_F32BF16BF16_SS", &["GMMA::Major::K", "GMMA::Major::MN"]);
+    /// let op = op.unwrap()?;
+    /// assert_eq!(op.to_string(), "SM90_64x128x16_F32BF16BF16_SS<GMMA::Major::K,GMMA::Major::MN>");
+    /// // print(MMA_Atom<SM90_64x128x16_F32BF16BF16_SS<GMMA::Major::K,GMMA::Major::MN>>{})
+    /// assert_eq!(op.shape_mnk().to_string(), "(_64,_128,_16)");
+    /// assert_eq!(op.b_layout().to_string(), "(_128,(_128,_16)):(_0,(_1,_128))");
+    /// assert!(MmaOp::from_name_args("SM90_64x36x16_F32F16F16_SS", &["GMMA::Major::K", "GMMA::Major::K"]).unwrap().is_err());
+    /// # Ok::<(), cute_layout::Error>(())
+    /// ```
+    pub fn from_name_args(name: &str, args: &[&str]) -> Option<Result<MmaOp>> {
+        if let Some(g) = Gmma::from_name(name, args) {
+            return Some(g.map(MmaOp::Sm90));
+        }
+        let e = warp_mmas().find(|e| e.name == name)?;
+        Some(if args.is_empty() {
+            Ok(e.op)
+        } else {
+            Err(crate::error::Error::Eval(format!(
+                "{name} takes no template arguments"
+            )))
+        })
     }
 
     /// The CuTe names of the warp MMAs of the catalog (`UniversalFMA<D,A,B,C>` aside).
@@ -468,7 +506,10 @@ impl MmaOp {
     /// assert_eq!(op.shape_mnk().to_string(), "(_8,_8,_16)");
     /// ```
     pub fn shape_mnk(&self) -> IntTuple {
-        let (m, n, k) = warp_entry(self).map_or((1, 1, 1), |e| e.mnk);
+        let (m, n, k) = match self {
+            MmaOp::Sm90(g) => g.mnk(),
+            op => warp_entry(op).map_or((1, 1, 1), |e| e.mnk),
+        };
         IntTuple::Tuple(vec![IntTuple::st(m), IntTuple::st(n), IntTuple::st(k)])
     }
 
@@ -482,6 +523,7 @@ impl MmaOp {
     pub fn types(&self) -> [ElemType; 4] {
         match *self {
             MmaOp::UniversalFma { d, a, b, c } => [d, a, b, c],
+            MmaOp::Sm90(g) => g.types(),
             _ => warp_entry(self).map_or([F32; 4], |e| e.types),
         }
     }
@@ -494,7 +536,10 @@ impl MmaOp {
     /// assert!(!MmaOp::from_name("SM80_16x8x32_S32S8S8S32_TN").unwrap().saturates());
     /// ```
     pub fn saturates(&self) -> bool {
-        warp_entry(self).is_some_and(|e| e.saturate)
+        match self {
+            MmaOp::Sm90(g) => g.saturate,
+            op => warp_entry(op).is_some_and(|e| e.saturate),
+        }
     }
 
     /// `ThrID`.
@@ -507,12 +552,16 @@ impl MmaOp {
     pub fn thr_id(&self) -> Layout {
         match self {
             MmaOp::UniversalFma { .. } => lit("_1:_0"),
+            MmaOp::Sm90(g) => g.thr_id(),
             _ => lit("_32:_1"),
         }
     }
 
     fn layout(&self, i: usize) -> Layout {
-        lit(warp_entry(self).map_or("(_1,_1):(_0,_0)", |e| e.layouts[i]))
+        match self {
+            MmaOp::Sm90(g) => [Gmma::a_layout, Gmma::b_layout, Gmma::c_layout][i](g),
+            op => lit(warp_entry(op).map_or("(_1,_1):(_0,_0)", |e| e.layouts[i])),
+        }
     }
 
     /// `ALayout`: (thread, value) -> (m,k) in the column-major M x K atom tile.
@@ -623,6 +672,7 @@ impl fmt::Display for MmaOp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             MmaOp::UniversalFma { d, a, b, c } => write!(f, "UniversalFMA<{d},{a},{b},{c}>"),
+            MmaOp::Sm90(g) => write!(f, "{g}"),
             op => f.write_str(warp_entry(op).map_or("?", |e| e.name)),
         }
     }

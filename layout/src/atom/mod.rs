@@ -8,11 +8,13 @@
 
 pub mod copy_op;
 pub mod draw;
+pub mod gmma;
 pub mod mma_op;
 mod tiled_copy;
 mod tiled_mma;
 
 pub use copy_op::{CopyOp, CopyOperation};
+pub use gmma::{Gmma, GmmaMajor};
 pub use mma_op::{MmaOp, MmaOperation};
 pub use tiled_copy::{
     make_tiled_copy, make_tiled_copy_A, make_tiled_copy_B, make_tiled_copy_C, CopyAtom, ThrCopy,

@@ -25,7 +25,11 @@ pub fn atom_type(name: &str, targs: &[TArg]) -> Option<Result<Value>> {
                 "MMA_Atom<OP>: expected one MMA operation".into(),
             )),
         }),
-        "UniversalFMA" => Some(mma_op(name, targs).map(|op| Value::MmaAtom(MmaAtom::new(op)))),
+        // a bare MMA operation with template arguments, as make_tiled_mma takes one
+        // (`SM90_64x128x16_F32F16F16_SS<GMMA::Major::K,GMMA::Major::K>`)
+        n if n == "UniversalFMA" || n.starts_with("SM90_") => {
+            Some(mma_op(name, targs).map(|op| Value::MmaAtom(MmaAtom::new(op))))
+        }
         _ => None,
     }
 }
@@ -93,8 +97,21 @@ fn mma_op(name: &str, targs: &[TArg]) -> Result<MmaOp> {
             )),
         };
     }
-    MmaOp::from_name(name)
-        .ok_or_else(|| Error::Eval(format!("MMA_Atom: unknown MMA operation {name}")))
+    // an SM90 GMMA's template arguments are names (`GMMA::Major::K`)
+    let args = targs
+        .iter()
+        .map(|t| match t {
+            TArg::Type(n, inner) if inner.is_empty() => Ok(n.as_str()),
+            _ => Err(Error::Eval(format!(
+                "{name}<...>: expected names as template arguments (GMMA::Major::K, GMMA::ScaleIn::One)"
+            ))),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    MmaOp::from_name_args(name, &args).unwrap_or_else(|| {
+        Err(Error::Eval(format!(
+            "MMA_Atom: unknown MMA operation {name}"
+        )))
+    })
 }
 
 /// The atom functions; `None` when `name` is not one of them.

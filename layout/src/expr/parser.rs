@@ -362,6 +362,11 @@ impl Parser {
     /// Template arguments up to and including '>', `depth` levels deep.
     fn targs(&mut self, depth: usize) -> Result<Vec<TArg>> {
         let mut out = Vec::new();
+        // `X<>`: the defaults of every argument (`SM90_64x64x8_F32TF32TF32_SS_TN<>`)
+        if self.peek_is(&Tok::Gt) {
+            self.pos += 1;
+            return Ok(out);
+        }
         loop {
             let t = self.next("a template argument")?;
             let depth = self.deeper(depth, t.col)?;

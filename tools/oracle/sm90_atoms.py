@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""Writes tests/oracle/cute-sm90-atoms.txt: C++ CuTe's print() of the SM90 GMMA MMA atoms and of
+TiledMMAs over them, one `@@ EXPRESSION` block each (the expression in the language of
+cute-expr.md, then what C++ printed for its C++ translation).
+
+The atoms: every family of mma_traits_sm90_gmma.hpp and _ext.hpp (F16 and F32 accumulate over
+FP16, F32 over BF16, TF32, the eight FP8 pairs, the four 8-bit integer pairs and their
+_SATURATE forms), SS and RS, every major pair a 16-bit SS atom takes and the K-major A of RS,
+at five N each (8, 24, 64, 128, 256; the integer ones 8, 24, 48, 128, 256), and a
+ScaleIn::Neg. The TiledMMAs: print and get_layoutA/B/C_TV of 2x1x1 and 1x2x1 warpgroups.
+
+Environment as gen.py: CUTE_INCLUDE (CUTLASS include/), CUDA_INCLUDE (its cccl/ is added), CXX.
+Usage, from the repository root: python3 tools/oracle/sm90_atoms.py
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+
+OUTPUT = "tests/oracle/cute-sm90-atoms.txt"
+REJECTED = "tests/oracle/cute-sm90-rejected.tsv"
+
+# Spellings C++ CuTe refuses (each compiled alone; the first error line is kept).
+BAD = [
+    "MMA_Atom<SM90_64x128x16_F32BF16BF16_RS<GMMA::Major::MN,GMMA::Major::K>>",
+    "MMA_Atom<SM90_64x36x16_F32F16F16_SS<GMMA::Major::K,GMMA::Major::K>>",
+    "MMA_Atom<SM90_64x40x32_S32S8S8_SS_TN>",
+    "MMA_Atom<SM90_64x264x16_F32F16F16_SS<GMMA::Major::K,GMMA::Major::K>>",
+    "MMA_Atom<SM90_64x64x16_F32TF32TF32_SS_TN<>>",
+    "MMA_Atom<SM90_64x64x16_F16BF16BF16_SS<GMMA::Major::K,GMMA::Major::K>>",
+    "MMA_Atom<SM90_64x64x8_F32TF32TF32_SS<GMMA::Major::K,GMMA::Major::K>>",
+    "MMA_Atom<SM90_64x64x16_F32F16F16_SS_TN<>>",
+    "MMA_Atom<SM90_64x64x32_S32S8S8_SS_TN_SATURATE<GMMA::ScaleIn::One>>",
+]
+
+K, MN = "GMMA::Major::K", "GMMA::Major::MN"
+SIXTEEN = ["F16F16F16", "F32F16F16", "F32BF16BF16"]
+FP8 = [f"{d}{a}{b}" for d in ("F16", "F32") for a in ("E4M3", "E5M2") for b in ("E4M3", "E5M2")]
+INT = [f"S32{a}{b}" for a in ("S8", "U8") for b in ("S8", "U8")]
+
+
+def atoms():
+    """The atom spellings (C++ and the expression language are the same here)."""
+    out = []
+    for types in SIXTEEN:
+        for n in (8, 24, 64, 128, 256):
+            for ma, mb in ((K, K), (K, MN), (MN, K), (MN, MN)):
+                out.append(f"SM90_64x{n}x16_{types}_SS<{ma},{mb}>")
+            for mb in (K, MN):
+                out.append(f"SM90_64x{n}x16_{types}_RS<{K},{mb}>")
+    for n in (8, 24, 64, 128, 256):
+        for src in ("SS", "RS"):
+            out.append(f"SM90_64x{n}x8_F32TF32TF32_{src}_TN<>")
+            for types in FP8:
+                out.append(f"SM90_64x{n}x32_{types}_{src}_TN<>")
+    for n in (8, 24, 48, 128, 256):
+        for src in ("SS", "RS"):
+            for types in INT:
+                for sat in ("", "_SATURATE"):
+                    out.append(f"SM90_64x{n}x32_{types}_{src}_TN{sat}")
+    out.append(f"SM90_64x64x16_F32F16F16_SS<{K},{K},GMMA::ScaleIn::Neg,GMMA::ScaleIn::One>")
+    out.append("SM90_64x32x32_F32E4M3E4M3_SS_TN<GMMA::ScaleIn::One,GMMA::ScaleIn::Neg>")
+    return out
+
+
+def cases():
+    """(expression, C++ expression) pairs."""
+    out = [(f"MMA_Atom<{a}>", f"MMA_Atom<{a}>{{}}") for a in atoms()]
+    tiled = [
+        f"SM90_64x128x16_F32BF16BF16_SS<{K},{K}>",
+        f"SM90_64x64x16_F16F16F16_RS<{K},{MN}>",
+        "SM90_64x256x8_F32TF32TF32_SS_TN<>",
+        "SM90_64x96x32_F32E4M3E5M2_RS_TN<>",
+        "SM90_64x48x32_S32U8S8_SS_TN",
+    ]
+    for a in tiled:
+        for thr in ("(_2,_1,_1)", "(_1,_2,_1)"):
+            cpp_thr = f"Layout<Shape<{thr[1:-1]}>>{{}}"
+            expr = f"make_tiled_mma(MMA_Atom<{a}>, make_layout({thr}))"
+            cpp = f"make_tiled_mma(MMA_Atom<{a}>{{}}, {cpp_thr})"
+            out.append((expr, cpp))
+            for m in ("A", "B", "C"):
+                out.append((f"{expr}.get_layout{m}_TV()", f"{cpp}.get_layout{m}_TV()"))
+    return out
+
+
+def program(pairs):
+    lines = [
+        "#include <cstdio>",
+        "#include <cute/tensor.hpp>",
+        "#include <cute/arch/mma_sm90_gmma_ext.hpp>",
+        "#include <cute/atom/mma_traits_sm90_gmma_ext.hpp>",
+        "using namespace cute;",
+        "int main() {",
+    ]
+    for expr, cpp in pairs:
+        lines.append(f'  printf("@@ %s\\n", "{expr}"); print({cpp}); printf("\\n");')
+    lines += ["  return 0;", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    cute = os.environ.get("CUTE_INCLUDE", "/tmp/cutlass/include")
+    cuda = os.environ.get("CUDA_INCLUDE", "/tmp/cudart/nvidia/cu13/include")
+    flags = [f"-I{cute}", f"-I{cuda}"]
+    if os.path.isdir(os.path.join(cuda, "cccl")):
+        flags.append(f"-I{os.path.join(cuda, 'cccl')}")
+    pairs = cases()
+    with tempfile.TemporaryDirectory() as d:
+        src, exe = os.path.join(d, "sm90.cpp"), os.path.join(d, "sm90")
+        with open(src, "w") as f:
+            f.write(program(pairs))
+        cxx = os.environ.get("CXX", "g++")
+        cc = subprocess.run([cxx, "-std=c++17", "-O0", "-w", *flags, src, "-o", exe],
+                            capture_output=True, text=True)
+        if cc.returncode != 0:
+            print(cc.stderr[:4000], file=sys.stderr)
+            return 1
+        text = subprocess.run([exe], check=True, capture_output=True, text=True).stdout
+    # print() of an atom ends in a newline and the program adds one: one blank line between blocks
+    blocks = [b.rstrip("\n") for b in text.split("@@ ")[1:]]
+    with open(OUTPUT, "w") as f:
+        for b in blocks:
+            f.write(f"@@ {b}\n")
+    print(f"{len(blocks)} blocks -> {OUTPUT}", file=sys.stderr)
+    with tempfile.TemporaryDirectory() as d, open(REJECTED, "w") as out:
+        out.write("# SM90 GMMA spellings C++ CuTe refuses (tools/oracle/sm90_atoms.py): EXPRESSION<TAB>first g++ error\n")
+        for expr in BAD:
+            src = os.path.join(d, "bad.cpp")
+            with open(src, "w") as f:
+                f.write(program([(expr, expr + "{}")]))
+            cc = subprocess.run([cxx, "-std=c++17", "-fsyntax-only", "-w", *flags, src],
+                                capture_output=True, text=True)
+            if cc.returncode == 0:
+                print(f"C++ accepts {expr}", file=sys.stderr)
+                return 1
+            first = next(l for l in cc.stderr.splitlines() if "error" in l)
+            out.write(f"{expr}\t{first.split('error: ', 1)[-1]}\n")
+    print(f"{len(BAD)} rejected -> {REJECTED}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
