@@ -19,6 +19,10 @@ pub struct ComposedLayout {
     offset: Int,
     /// The dynamic bits of O when it is a CuTe `MixedBits` (0 for a plain integer offset).
     mixed: i64,
+    /// `B` when O is CuTe's `smem_ptr_flag_bits<B>` (0 otherwise): the swizzle is not applied to
+    /// the layout's offsets but deferred to the byte address of the shared-memory pointer a
+    /// tensor over it gets (the GMMA layout atoms, `GMMA::Layout_K_SW128_Atom<T>`).
+    ptr_bits: u32,
     inner: Layout,
 }
 
@@ -66,8 +70,50 @@ impl ComposedLayout {
             outer,
             offset,
             mixed: 0,
+            ptr_bits: 0,
             inner,
         })
+    }
+
+    /// `ComposedLayout<Sw, smem_ptr_flag_bits<B>, L>`: the swizzle acts on the byte address of
+    /// a shared-memory pointer of `bits`-bit elements, not on the layout's offsets (CuTe's
+    /// position-independent swizzle, as the GMMA layout atoms are). It stays composed for any
+    /// swizzle, `Sw<0,4,3>` included, as C++ keeps it.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// let b = Layout::new(tup![s(8), s(64)], tup![s(64), s(1)])?; // (_8,_64):(_64,_1)
+    /// let a = ComposedLayout::smem_ptr_flag(Swizzle::new(3, 4, 3)?, 16, b);
+    /// // print(GMMA::Layout_K_SW128_Atom<half_t>{})
+    /// assert_eq!(a.to_string(), "Sw<3,4,3> o smem_ptr[16b](unset) o (_8,_64):(_64,_1)");
+    /// // the swizzle is the pointer's: a(1,8) is 72
+    /// assert_eq!(a.crd2idx(&tup![s(1), s(8)])?.to_string(), "_72");
+    /// # Ok::<(), cute_layout::Error>(())
+    /// ```
+    pub fn smem_ptr_flag(outer: Swizzle, bits: u32, inner: Layout) -> AnyLayout {
+        AnyLayout::Composed(ComposedLayout {
+            outer,
+            offset: s(0),
+            mixed: 0,
+            ptr_bits: bits.max(1),
+            inner,
+        })
+    }
+
+    /// The element bits `B` of an `smem_ptr_flag_bits<B>` offset; `None` for an integer offset.
+    pub fn smem_ptr_bits(&self) -> Option<u32> {
+        (self.ptr_bits > 0).then_some(self.ptr_bits)
+    }
+
+    /// An error for the operations this port does not carry over an `smem_ptr_flag` offset.
+    pub(crate) fn unflagged(&self, op: &'static str) -> Result<()> {
+        match self.smem_ptr_bits() {
+            None => Ok(()),
+            Some(_) => Err(crate::error::algebra(
+                op,
+                format!("{self}: a layout whose swizzle acts on the smem pointer (smem_ptr_flag) is not supported here; use its layout_b or a swizzled layout in element units"),
+            )),
+        }
     }
 
     /// `composition(A, O, B)` where O is a CuTe `MixedBits`: a known value whose bits under
@@ -82,6 +128,7 @@ impl ComposedLayout {
             outer,
             offset: crate::int::d(value),
             mixed: mask,
+            ptr_bits: 0,
             inner,
         })
     }
@@ -148,6 +195,9 @@ impl ComposedLayout {
     /// # Ok::<(), cute_layout::Error>(())
     /// ```
     pub fn with_inner(&self, inner: Layout) -> AnyLayout {
+        if self.ptr_bits > 0 {
+            return ComposedLayout::smem_ptr_flag(self.outer, self.ptr_bits, inner);
+        }
         ComposedLayout::composition(self.outer, self.offset.clone(), inner)
     }
 
@@ -163,6 +213,10 @@ impl ComposedLayout {
     /// ```
     pub fn crd2idx(&self, c: &crate::IntTuple) -> Result<Int> {
         let inner = self.inner.crd2idx(c)?;
+        if self.ptr_bits > 0 {
+            // the swizzle is the pointer's (C++: smem_ptr_flag + offset is the offset)
+            return Ok(inner);
+        }
         self.outer.apply_int(&self.offset.add(&inner)?)
     }
 
@@ -205,6 +259,7 @@ impl ComposedLayout {
     /// # Ok::<(), cute_layout::Error>(())
     /// ```
     pub fn slice_and_offset(&self, c: &Coord) -> Result<(AnyLayout, Int)> {
+        self.unflagged("slice")?;
         crate::swizzle_slice::slice_and_offset(self, c)
     }
 
@@ -224,11 +279,24 @@ impl ComposedLayout {
     /// # Ok::<(), cute_layout::Error>(())
     /// ```
     pub fn upcast(&self, n: i64) -> Result<AnyLayout> {
+        if self.ptr_bits > 0 {
+            // smem_ptr_flag_bits<B> becomes <B*N>; the swizzle (on bytes) stays
+            let bits = u32::try_from(n)
+                .ok()
+                .and_then(|n| self.ptr_bits.checked_mul(n))
+                .ok_or_else(|| crate::error::algebra("upcast", format!("{self}: upcast<{n}>")))?;
+            return Ok(ComposedLayout::smem_ptr_flag(
+                self.outer,
+                bits,
+                crate::upcast(&self.inner, n)?,
+            ));
+        }
         self.static_offset("upcast")?;
         Ok(AnyLayout::Composed(ComposedLayout {
             outer: self.outer.upcast(n)?,
             offset: safe_div(&self.offset, n)?,
             mixed: 0,
+            ptr_bits: 0,
             inner: crate::upcast(&self.inner, n)?,
         }))
     }
@@ -245,11 +313,29 @@ impl ComposedLayout {
     /// # Ok::<(), cute_layout::Error>(())
     /// ```
     pub fn downcast(&self, n: i64) -> Result<AnyLayout> {
+        if self.ptr_bits > 0 {
+            let bits = u32::try_from(n)
+                .ok()
+                .filter(|&n| n > 0 && self.ptr_bits.is_multiple_of(n))
+                .map(|n| self.ptr_bits / n)
+                .ok_or_else(|| {
+                    crate::error::algebra(
+                        "downcast",
+                        format!("{self}: downcast<{n}> of {}-bit elements", self.ptr_bits),
+                    )
+                })?;
+            return Ok(ComposedLayout::smem_ptr_flag(
+                self.outer,
+                bits,
+                crate::downcast(&self.inner, n)?,
+            ));
+        }
         self.static_offset("downcast")?;
         Ok(AnyLayout::Composed(ComposedLayout {
             outer: self.outer.downcast(n)?,
             offset: self.offset.mul(&s(n))?,
             mixed: 0,
+            ptr_bits: 0,
             inner: crate::downcast(&self.inner, n)?,
         }))
     }
@@ -400,6 +486,9 @@ impl From<Layout> for AnyLayout {
 impl fmt::Display for ComposedLayout {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} o ", self.outer)?;
+        if self.ptr_bits > 0 {
+            return write!(f, "smem_ptr[{}b](unset) o {}", self.ptr_bits, self.inner);
+        }
         match self.offset.value() {
             Some(v) if self.mixed != 0 => {
                 let m = self.mixed;

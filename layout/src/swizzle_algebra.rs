@@ -116,6 +116,7 @@ pub fn composition_swizzles(a: Swizzle, b: Swizzle) -> Result<Swizzle> {
 /// # Ok::<(), cute_layout::Error>(())
 /// ```
 pub fn composition_composed(a: &Layout, b: &ComposedLayout) -> Result<AnyLayout> {
+    b.unflagged("composition")?;
     if !b.offset().is_constant(0) {
         return Err(algebra(
             "composition",
@@ -157,6 +158,7 @@ impl Inverse for ComposedLayout {
 
 impl ComposedLayout {
     fn inverse_with(&self, op: &'static str, inv_b: Layout) -> Result<Part> {
+        self.unflagged(op)?;
         if !self.offset().is_static() {
             return Err(algebra(
                 op,
@@ -213,6 +215,7 @@ impl Inverse for AnyLayout {
 /// # Ok::<(), cute_layout::Error>(())
 /// ```
 pub fn composition_of_composed(a: &ComposedLayout, x: &Part) -> Result<Part> {
+    a.unflagged("composition")?;
     let inner = match x {
         Part::Swizzle(sw) => composition_swizzle(a.layout_b(), *sw)?,
         Part::Layout(AnyLayout::Composed(c)) => composition_composed(a.layout_b(), c)?,
@@ -244,6 +247,7 @@ pub fn composition_of_composed(a: &ComposedLayout, x: &Part) -> Result<Part> {
 /// # Ok::<(), cute_layout::Error>(())
 /// ```
 pub fn max_common_vector_any(a: &AnyLayout, b: &AnyLayout) -> Result<Int> {
+    unflagged_any("max_common_vector", [a, b])?;
     let cap = |sw: Swizzle| s(1i64 << sw.params().1);
     let vec = max_common_vector(a.shape_layout(), b.shape_layout())?;
     match (a, b) {
@@ -270,6 +274,7 @@ pub fn max_common_vector_any(a: &AnyLayout, b: &AnyLayout) -> Result<Int> {
 /// # Ok::<(), cute_layout::Error>(())
 /// ```
 pub fn max_common_layout_any(a: &AnyLayout, b: &AnyLayout) -> Result<Layout> {
+    unflagged_any("max_common_layout", [a, b])?;
     let (sw, plain_a, plain_b) = match (a, b) {
         (AnyLayout::Plain(x), AnyLayout::Plain(y)) => return max_common_layout(x, y),
         (AnyLayout::Composed(c), AnyLayout::Plain(y)) => (c.layout_a(), c.layout_b(), y),
@@ -306,6 +311,7 @@ pub fn max_common_layout_any(a: &AnyLayout, b: &AnyLayout) -> Result<Layout> {
 /// ```
 pub fn logical_product_swizzled(a: &Layout, t: &ComposedLayout) -> Result<AnyLayout> {
     const OP: &str = "logical_product";
+    t.unflagged(OP)?;
     if !t.offset().is_constant(0) {
         return Err(algebra(
             OP,
@@ -411,4 +417,14 @@ fn gcd(a: i64, b: i64) -> i64 {
     } else {
         gcd(b, a % b)
     }
+}
+
+/// The `smem_ptr_flag` guard of an operation on two layouts.
+fn unflagged_any(op: &'static str, ls: [&AnyLayout; 2]) -> Result<()> {
+    for l in ls {
+        if let AnyLayout::Composed(c) = l {
+            c.unflagged(op)?;
+        }
+    }
+    Ok(())
 }

@@ -354,6 +354,10 @@ impl Tensor {
     pub fn at(&self, c: &IntTuple) -> Result<Element> {
         match &self.engine {
             Engine::Ptr(_) => {
+                if let AnyLayout::Composed(cl) = &self.layout {
+                    // C++ returns a swizzled pointer here; the port does not model one
+                    cl.unflagged("tensor element")?;
+                }
                 let off = self.layout.crd2idx(c)?;
                 match self.advanced(c, off)? {
                     Engine::Ptr(p) => Ok(Element::Offset(p)),
@@ -664,6 +668,13 @@ impl fmt::Display for Engine {
 
 impl fmt::Display for Tensor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // a layout whose swizzle acts on the smem pointer: C++ moves the swizzle into the
+        // pointer (`Sw<3,4,3>_smem_ptr[16b](sA) o (_8,_64):(_64,_1)`)
+        if let AnyLayout::Composed(c) = &self.layout {
+            if c.smem_ptr_bits().is_some() {
+                return write!(f, "{}_{} o {}", c.layout_a(), self.engine, c.layout_b());
+            }
+        }
         write!(f, "{} o {}", self.engine, self.layout)
     }
 }

@@ -33,6 +33,18 @@ BAD = [
     "MMA_Atom<SM90_64x64x16_F32F16F16_SS_TN<>>",
     "MMA_Atom<SM90_64x64x32_S32S8S8_SS_TN_SATURATE<GMMA::ScaleIn::One>>",
 ]
+# descriptors C++ refuses (static_asserts of make_gmma_desc): the tile in the other major, a K of
+# 64 bytes, an SW128 atom read as SW64's canonical form cannot arise, so: a K-major tile of 4 rows
+BAD_DESC = [
+    ("make_gmma_desc<GMMA::Major::MN>(make_tensor(smem_ptr[16b](sA), tile_to_shape(GMMA::Layout_K_SW128_Atom<half_t>, (_64,_64))))",
+     "GMMA::make_gmma_desc<GMMA::Major::MN>(make_tensor(make_smem_ptr((half_t*)nullptr), tile_to_shape(GMMA::Layout_K_SW128_Atom<half_t>{}, make_shape(_64{},_64{}))))"),
+    ("make_gmma_desc<GMMA::Major::K>(make_tensor(smem_ptr[16b](sA), tile_to_shape(GMMA::Layout_K_SW128_Atom<half_t>, (_64,_64))))",
+     "GMMA::make_gmma_desc<GMMA::Major::K>(make_tensor(make_smem_ptr((half_t*)nullptr), tile_to_shape(GMMA::Layout_K_SW128_Atom<half_t>{}, make_shape(_64{},_64{}))))"),
+    ("make_gmma_desc<GMMA::Major::K>(make_tensor(smem_ptr[16b](sA), tile_to_shape(GMMA::Layout_MN_SW128_Atom<half_t>, (_64,_16))))",
+     "GMMA::make_gmma_desc<GMMA::Major::K>(make_tensor(make_smem_ptr((half_t*)nullptr), tile_to_shape(GMMA::Layout_MN_SW128_Atom<half_t>{}, make_shape(_64{},_16{}))))"),
+    ("make_gmma_desc<GMMA::Major::K>(make_tensor(smem_ptr[16b](sA), (_64,_16):(_16,_1)))",
+     "GMMA::make_gmma_desc<GMMA::Major::K>(make_tensor(make_smem_ptr((half_t*)nullptr), make_layout(make_shape(_64{},_16{}), make_stride(_16{},_1{}))))"),
+]
 
 K, MN = "GMMA::Major::K", "GMMA::Major::MN"
 SIXTEEN = ["F16F16F16", "F32F16F16", "F32BF16BF16"]
@@ -66,7 +78,7 @@ def atoms():
 
 def cases():
     """(expression, C++ expression) pairs."""
-    out = [(f"MMA_Atom<{a}>", f"MMA_Atom<{a}>{{}}") for a in atoms()]
+    out = [(f"MMA_Atom<{a}>", f"MMA_Atom<{a}>{{}}") for a in atoms()] + layout_cases()
     tiled = [
         f"SM90_64x128x16_F32BF16BF16_SS<{K},{K}>",
         f"SM90_64x64x16_F16F16F16_RS<{K},{MN}>",
@@ -82,6 +94,64 @@ def cases():
             out.append((expr, cpp))
             for m in ("A", "B", "C"):
                 out.append((f"{expr}.get_layout{m}_TV()", f"{cpp}.get_layout{m}_TV()"))
+    return out
+
+
+BITS = {"half_t": 16, "bfloat16_t": 16, "float": 32, "tfloat32_t": 32, "uint8_t": 8,
+        "float_e4m3_t": 8, "double": 64}
+
+
+def shape(dims):
+    """`(_a,_b)` and `make_shape(_a{},_b{})`."""
+    return "(" + ",".join(f"_{d}" for d in dims) + ")", "make_shape(" + ",".join(f"_{d}{{}}" for d in dims) + ")"
+
+
+def layout_cases():
+    """The GMMA layout atoms, their tilings and casts, and descriptors of tiles made from them."""
+    out = []
+    for major in ("K", "MN"):
+        for sw in ("INTER", "SW32", "SW64", "SW128"):
+            for t in BITS:
+                a = f"GMMA::Layout_{major}_{sw}_Atom<{t}>"
+                out.append((a, a + "{}"))
+    out.append(("GMMA::Layout_SW128_Atom<half_t, GMMA::Major::MN>", "GMMA::Layout_SW128_Atom<half_t, GMMA::Major::MN>{}"))
+    out.append(("GMMA::Layout_SW64_Atom<float, GMMA::Major::K>", "GMMA::Layout_SW64_Atom<float, GMMA::Major::K>{}"))
+    k128 = "GMMA::Layout_K_SW128_Atom<half_t>"
+    mn64 = "GMMA::Layout_MN_SW64_Atom<float>"
+    for a, dims in ((k128, (128, 64, 3)), (k128, (64, 128)), (mn64, (64, 32, 4)), ("GMMA::Layout_K_INTER_Atom<uint8_t>", (64, 64))):
+        e, c = shape(dims)
+        out.append((f"tile_to_shape({a}, {e})", f"tile_to_shape({a}{{}}, {c})"))
+    for f in ("upcast<2>", "downcast<2>", "coalesce", "size", "cosize"):
+        out.append((f"{f}({k128})", f"{f}({k128}{{}})"))
+    out.append((f"({k128})(1,8)", f"({k128}{{}})(1,8)"))
+    # descriptors: (type, major, swizzle, tile (MN,K), k-step block or None, start offsets)
+    for t, major, sw, tile, block in (
+        ("half_t", "K", "SW128", (64, 64), (64, 16)),
+        ("half_t", "K", "SW128", (128, 64), (128, 16)),
+        ("half_t", "K", "SW64", (64, 32), (64, 16)),
+        ("half_t", "K", "SW32", (64, 16), None),
+        ("half_t", "K", "INTER", (64, 16), None),
+        ("bfloat16_t", "K", "SW128", (256, 64), (256, 16)),
+        ("tfloat32_t", "K", "SW128", (64, 32), (64, 8)),
+        ("float_e4m3_t", "K", "SW128", (64, 128), (64, 32)),
+        ("half_t", "MN", "SW128", (128, 16), None),
+        ("half_t", "MN", "SW128", (64, 16), None),
+        ("half_t", "MN", "SW64", (128, 16), None),
+        ("half_t", "MN", "SW32", (64, 16), None),
+        ("half_t", "MN", "INTER", (64, 16), None),
+        ("bfloat16_t", "MN", "SW128", (256, 64), (256, 16)),
+    ):
+        a = f"GMMA::Layout_{major}_{sw}_Atom<{t}>"
+        e, c = shape(tile)
+        le, lc = f"tile_to_shape({a}, {e})", f"tile_to_shape({a}{{}}, {c})"
+        if block:
+            be, bc = shape(block)
+            le, lc = f"composition({le}, make_layout({be}))", f"composition({lc}, make_layout({bc}))"
+        # the start address is 0: host code has no shared-memory addresses (C++'s
+        # cast_smem_ptr_to_uint prints an error and gives 0 on the host)
+        pe, pc = f"smem_ptr[{BITS[t]}b](sA)", f"make_smem_ptr(({t}*)nullptr)"
+        out.append((f"make_gmma_desc<GMMA::Major::{major}>(make_tensor({pe}, {le}))",
+                    f"GMMA::make_gmma_desc<GMMA::Major::{major}>(make_tensor({pc}, {lc}))"))
     return out
 
 
@@ -119,17 +189,18 @@ def main() -> int:
             return 1
         text = subprocess.run([exe], check=True, capture_output=True, text=True).stdout
     # print() of an atom ends in a newline and the program adds one: one blank line between blocks
-    blocks = [b.rstrip("\n") for b in text.split("@@ ")[1:]]
+    host_only = "ERROR: cast_smem_ptr_to_uint not supported but used.\n"
+    blocks = [b.replace(host_only, "").rstrip("\n") for b in text.split("@@ ")[1:]]
     with open(OUTPUT, "w") as f:
         for b in blocks:
             f.write(f"@@ {b}\n")
     print(f"{len(blocks)} blocks -> {OUTPUT}", file=sys.stderr)
     with tempfile.TemporaryDirectory() as d, open(REJECTED, "w") as out:
         out.write("# SM90 GMMA spellings C++ CuTe refuses (tools/oracle/sm90_atoms.py): EXPRESSION<TAB>first g++ error\n")
-        for expr in BAD:
+        for expr, cpp in [(b, b + "{}") for b in BAD] + BAD_DESC:
             src = os.path.join(d, "bad.cpp")
             with open(src, "w") as f:
-                f.write(program([(expr, expr + "{}")]))
+                f.write(program([(expr, cpp)]))
             cc = subprocess.run([cxx, "-std=c++17", "-fsyntax-only", "-w", *flags, src],
                                 capture_output=True, text=True)
             if cc.returncode == 0:
@@ -137,7 +208,7 @@ def main() -> int:
                 return 1
             first = next(l for l in cc.stderr.splitlines() if "error" in l)
             out.write(f"{expr}\t{first.split('error: ', 1)[-1]}\n")
-    print(f"{len(BAD)} rejected -> {REJECTED}", file=sys.stderr)
+    print(f"{len(BAD) + len(BAD_DESC)} rejected -> {REJECTED}", file=sys.stderr)
     return 0
 
 

@@ -9,12 +9,14 @@
 pub mod copy_op;
 pub mod draw;
 pub mod gmma;
+pub mod gmma_desc;
 pub mod mma_op;
 mod tiled_copy;
 mod tiled_mma;
 
 pub use copy_op::{CopyOp, CopyOperation};
 pub use gmma::{Gmma, GmmaMajor};
+pub use gmma_desc::{gmma_layout_atom, make_gmma_desc, GmmaDescriptor, GmmaSwizzle};
 pub use mma_op::{MmaOp, MmaOperation};
 pub use tiled_copy::{
     make_tiled_copy, make_tiled_copy_A, make_tiled_copy_B, make_tiled_copy_C, CopyAtom, ThrCopy,

@@ -25,6 +25,7 @@ pub fn atom_type(name: &str, targs: &[TArg]) -> Option<Result<Value>> {
                 "MMA_Atom<OP>: expected one MMA operation".into(),
             )),
         }),
+        n if n.starts_with("GMMA::Layout_") => Some(gmma_layout(n, targs)),
         // a bare MMA operation with template arguments, as make_tiled_mma takes one
         // (`SM90_64x128x16_F32F16F16_SS<GMMA::Major::K,GMMA::Major::K>`)
         n if n == "UniversalFMA" || n.starts_with("SM90_") => {
@@ -122,6 +123,7 @@ pub fn call_atom(name: &str, targs: &[TArg], args: &[Value]) -> Option<Result<Va
             tiled_copy_for(name, args)
         }
         "make_tiled_mma" => tiled_mma(args),
+        "make_gmma_desc" => gmma_desc(targs, args),
         "partition_shape_A" | "partition_shape_B" | "partition_shape_C" => {
             partition_shape(name, args)
         }
@@ -363,4 +365,85 @@ fn operand_of(name: &str) -> Result<Operand> {
         Some('C') => Ok(Operand::C),
         _ => Err(Error::Eval(format!("no method .{name}()"))),
     }
+}
+
+/// `GMMA::Layout_{K,MN}_{INTER,SW32,SW64,SW128}_Atom<T>` and `GMMA::Layout_{SW..}_Atom<T, Major>`.
+fn gmma_layout(name: &str, targs: &[TArg]) -> Result<Value> {
+    use crate::atom::{gmma_layout_atom, GmmaMajor, GmmaSwizzle};
+    let usage = || {
+        Error::Eval(format!(
+            "{name}: expected GMMA::Layout_{{K,MN}}_{{INTER,SW32,SW64,SW128}}_Atom<T> or GMMA::Layout_{{INTER,SW32,SW64,SW128}}_Atom<T, GMMA::Major::K|MN>"
+        ))
+    };
+    let body = name
+        .strip_prefix("GMMA::Layout_")
+        .and_then(|r| r.strip_suffix("_Atom"))
+        .ok_or_else(usage)?;
+    let (major, sw) = match body.split_once('_') {
+        Some(("K", sw)) => (Some(GmmaMajor::K), sw),
+        Some(("MN", sw)) => (Some(GmmaMajor::MN), sw),
+        _ => (None, body),
+    };
+    let sw = match sw {
+        "INTER" => GmmaSwizzle::Inter,
+        "SW32" => GmmaSwizzle::Sw32,
+        "SW64" => GmmaSwizzle::Sw64,
+        "SW128" => GmmaSwizzle::Sw128,
+        _ => return Err(usage()),
+    };
+    let (elem, major) = match (targs, major) {
+        ([t], Some(m)) => (t, m),
+        ([t, TArg::Type(m, inner)], None) if inner.is_empty() => (
+            t,
+            match m.as_str() {
+                "GMMA::Major::K" => GmmaMajor::K,
+                "GMMA::Major::MN" => GmmaMajor::MN,
+                _ => return Err(usage()),
+            },
+        ),
+        _ => return Err(usage()),
+    };
+    let elem = type_name(elem)
+        .and_then(|(n, _)| ElemType::from_name(n))
+        .ok_or_else(usage)?;
+    Ok(Value::Layout(gmma_layout_atom(major, sw, elem)?))
+}
+
+/// `make_gmma_desc<GMMA::Major::K|MN>(tensor)` of a shared-memory tensor over a GMMA layout.
+fn gmma_desc(targs: &[TArg], args: &[Value]) -> Result<Value> {
+    use crate::atom::{make_gmma_desc, GmmaMajor};
+    let usage = || {
+        Error::Eval(
+            "make_gmma_desc<GMMA::Major::K|MN>(T): expected a major and a shared-memory tensor"
+                .into(),
+        )
+    };
+    let major = match targs {
+        [TArg::Type(m, inner)] if inner.is_empty() && m == "GMMA::Major::K" => GmmaMajor::K,
+        [TArg::Type(m, inner)] if inner.is_empty() && m == "GMMA::Major::MN" => GmmaMajor::MN,
+        _ => return Err(usage()),
+    };
+    let [Value::Tensor(t)] = args else {
+        return Err(usage());
+    };
+    let crate::tensor::Engine::Ptr(p) = t.engine() else {
+        return Err(Error::Eval("make_gmma_desc: GMMA Descriptors can only be constructed on smem (the tensor has no pointer)".into()));
+    };
+    if p.space != crate::tensor::MemSpace::Smem {
+        return Err(Error::Eval(format!(
+            "make_gmma_desc: {p}: GMMA Descriptors can only be constructed on smem"
+        )));
+    }
+    let off = p.offset.value().ok_or_else(|| {
+        Error::Eval(format!(
+            "make_gmma_desc: {p}: the pointer's offset must be known"
+        ))
+    })?;
+    let bytes = off.checked_mul(i64::from(p.bits)).ok_or_else(usage)? / 8;
+    Ok(Value::GmmaDesc(make_gmma_desc(
+        major,
+        p.bits,
+        t.layout(),
+        bytes,
+    )?))
 }

@@ -46,6 +46,8 @@ pub enum Value {
     TiledMma(Box<TiledMma>),
     /// One thread's slice of a TiledMMA.
     ThrMma(Box<ThrMma>),
+    /// A `wgmma` shared-memory matrix descriptor (`make_gmma_desc<Major>(tensor)`).
+    GmmaDesc(crate::atom::GmmaDescriptor),
     /// `_`.
     Under,
     /// `LayoutLeft` / `LayoutRight`.
@@ -135,6 +137,7 @@ impl Value {
             Value::MmaAtom(_) => "an MMA atom",
             Value::TiledMma(_) => "a TiledMMA",
             Value::ThrMma(_) => "a ThrMMA",
+            Value::GmmaDesc(_) => "a GMMA descriptor",
             Value::Under => "'_'",
             Value::Major(_) => "a layout major",
         }
@@ -206,6 +209,7 @@ impl Value {
                 format!("ThrCopy\n  ThrIdx: {}\n{}", t.thr_idx(), t.tiled().print()?)
             }
             Value::MmaAtom(a) => a.print(),
+            Value::GmmaDesc(d) => d.print(),
             Value::TiledMma(t) => t.print(),
             Value::ThrMma(t) => {
                 let mut v = String::new();
@@ -238,6 +242,7 @@ impl fmt::Display for Value {
             Value::MmaAtom(a) => write!(f, "{a}"),
             Value::TiledMma(t) => write!(f, "{t}"),
             Value::ThrMma(t) => write!(f, "{t}"),
+            Value::GmmaDesc(d) => write!(f, "{d}"),
             Value::Under => f.write_str("_"),
             Value::Major(Major::Left) => f.write_str("LayoutLeft"),
             Value::Major(Major::Right) => f.write_str("LayoutRight"),
