@@ -143,8 +143,10 @@ impl Feature {
 
     /// What an MMA atom lowers to: `mma.sync` of its A type; `None` for `UniversalFMA` (FFMA).
     pub fn of_mma(op: &MmaOp) -> Option<Feature> {
-        if matches!(op, MmaOp::UniversalFma { .. }) {
-            return None;
+        match op {
+            MmaOp::UniversalFma { .. } => return None,
+            MmaOp::Sm90(_) => return Some(Feature::Wgmma),
+            _ => {}
         }
         let kind = match op.types()[1] {
             ElemType::F16 => MmaType::F16,

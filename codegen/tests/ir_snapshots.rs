@@ -84,3 +84,15 @@ fn the_64_bit_build_differs_only_in_the_index_type() {
         );
     }
 }
+
+/// One warpgroup's wgmma tile (`recipes::wgmma_tile`): its IR and CUDA, descriptors included.
+#[test]
+fn the_wgmma_tile_ir_and_cuda() {
+    let k = cute_codegen::recipes::wgmma_tile(
+        "SM90_64x64x16_F32F16F16_SS<GMMA::Major::K,GMMA::Major::MN>",
+        64,
+    )
+    .unwrap();
+    insta::assert_snapshot!("wgmma_tile_f16_k_mn_ir", k.to_string());
+    insta::assert_snapshot!("wgmma_tile_f16_k_mn_cuda", emit(&k).unwrap().source);
+}

@@ -100,6 +100,35 @@ impl ComposedLayout {
         })
     }
 
+    /// A layout whose swizzle acts on the smem pointer (`smem_ptr_flag`) as the same function on
+    /// element offsets: `Sw<B,M,S>` on byte addresses of `b`-bit elements is `Sw<B,M-log2(b/8),S>
+    /// o _0 o L` on element offsets of a buffer aligned to the swizzle's period (what a
+    /// shared-memory buffer holding the tile computes). A layout with an integer offset is
+    /// returned as it is.
+    ///
+    /// ```
+    /// # use cute_layout::*;
+    /// let b = Layout::new(tup![s(8), s(64)], tup![s(64), s(1)])?;
+    /// let AnyLayout::Composed(a) = ComposedLayout::smem_ptr_flag(Swizzle::new(3, 4, 3)?, 16, b) else { unreachable!() };
+    /// assert_eq!(a.in_element_units()?.to_string(), "Sw<3,3,3> o _0 o (_8,_64):(_64,_1)");
+    /// # Ok::<(), cute_layout::Error>(())
+    /// ```
+    pub fn in_element_units(&self) -> Result<AnyLayout> {
+        let Some(bits) = self.smem_ptr_bits() else {
+            return Ok(AnyLayout::Composed(self.clone()));
+        };
+        let (b, m, s_) = self.outer.params();
+        let shift = (bits / 8).max(1).trailing_zeros();
+        if bits < 8 || !bits.is_power_of_two() || m < shift {
+            return Err(crate::error::algebra(
+                "in_element_units",
+                format!("{self}: {bits}-bit elements (whole bytes whose count is a power of two)"),
+            ));
+        }
+        let sw = Swizzle::new(i64::from(b), i64::from(m - shift), i64::from(s_))?;
+        Ok(ComposedLayout::composition(sw, s(0), self.inner.clone()))
+    }
+
     /// The element bits `B` of an `smem_ptr_flag_bits<B>` offset; `None` for an integer offset.
     pub fn smem_ptr_bits(&self) -> Option<u32> {
         (self.ptr_bits > 0).then_some(self.ptr_bits)

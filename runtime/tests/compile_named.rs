@@ -155,3 +155,36 @@ fn a_compile_error_carries_the_log_and_the_numbered_source() {
     );
     assert!(msg.contains("   1 | extern"), "{msg}");
 }
+
+/// The warpgroup `wgmma` tiles compile for sm_90a without spills (ptxas accepts the
+/// descriptors and the wgmma fences).
+#[test]
+fn the_wgmma_tiles_compile_for_sm_90a() {
+    if !cute_runtime::nvrtc_or_skip!() {
+        return;
+    }
+    for (atom, k) in [
+        (
+            "SM90_64x64x16_F32F16F16_SS<GMMA::Major::K,GMMA::Major::K>",
+            64,
+        ),
+        (
+            "SM90_64x32x16_F32BF16BF16_SS<GMMA::Major::MN,GMMA::Major::MN>",
+            64,
+        ),
+        ("SM90_64x16x8_F32TF32TF32_SS_TN<>", 32),
+    ] {
+        let k = cute_codegen::recipes::wgmma_tile(atom, k).unwrap();
+        let src = cute_codegen::cuda::emit(&k).unwrap();
+        if std::env::var_os("CUTE_DUMP").is_some() {
+            std::fs::write(format!("/tmp/{}.cu", src.name), &src.source).unwrap();
+        }
+        let c = nvrtc::compile(&src.name, &src.source, "sm_90a").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(c.spill_bytes, Some(0), "{}:\n{}", src.name, c.log);
+        assert!(
+            !c.log.contains("C7510") && !c.log.contains("C7515"),
+            "{}",
+            c.log
+        );
+    }
+}

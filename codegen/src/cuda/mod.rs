@@ -248,7 +248,10 @@ fn declarations(k: &Kernel, width: IndexWidth, pairs: &BTreeSet<String>, w: &mut
         }
     }
     if !k.smem.is_empty() {
-        w.line("extern __shared__ __align__(128) unsigned char smem_raw[];");
+        let align = k.smem.iter().map(|b| b.align).max().unwrap_or(128).max(128);
+        w.line(format!(
+            "extern __shared__ __align__({align}) unsigned char smem_raw[];"
+        ));
         let (offs, _) = smem_layout(k);
         for (b, off) in k.smem.iter().zip(offs) {
             let reuse = if b.reuses {

@@ -133,6 +133,10 @@ fn statement(k: &Kernel, s: &Stmt, w: &mut Writer, needs: &mut Needs) -> Result<
             }
             Barrier::CpAsyncCommit => lower::cp_async::commit(w),
             Barrier::CpAsyncWait(n) => lower::cp_async::wait(w, *n),
+            Barrier::ProxyAsync => lower::wgmma::fence_proxy_async(w),
+            Barrier::WgmmaFence => lower::wgmma::fence(w),
+            Barrier::WgmmaCommit => lower::wgmma::commit(w),
+            Barrier::WgmmaWait(n) => lower::wgmma::wait(w, *n),
         },
     }
     Ok(())
@@ -837,6 +841,9 @@ fn warp_gemm(
     w: &mut Writer,
     needs: &mut Needs,
 ) -> Result<()> {
+    if let MmaOp::Sm90(g) = op {
+        return warpgroup_gemm(k, here, &g, [a, b, c], w, needs);
+    }
     let (name, def) =
         lower::mma_sync::helper(op).ok_or_else(|| error(k, here, format!("{op}: no lowering")))?;
     needs.fns.insert(name.clone(), def);
@@ -872,6 +879,139 @@ fn warp_gemm(
         lower::mma_sync::call(w, &name, &rc, tc, &ra, &rb);
     }
     Ok(())
+}
+
+/// A warpgroup MMA (`wgmma`) over shared-memory partitions `(MMA,MMA_M,MMA_K)` of A and
+/// `(MMA,MMA_N,MMA_K)` of B and the accumulator `(V,MMA_M,MMA_N)`: per `(k, m, n)` in CuTe's
+/// order, the descriptors of A's and B's `(MMA)` tiles and the accumulator's N/2 floats.
+fn warpgroup_gemm(
+    k: &Kernel,
+    here: &str,
+    g: &cute_layout::atom::Gmma,
+    [a, b, c]: [&Tensor; 3],
+    w: &mut Writer,
+    needs: &mut Needs,
+) -> Result<()> {
+    let (name, def) = lower::wgmma::helper(g)
+        .ok_or_else(|| error(k, here, format!("{g}: the wgmma lowering takes FP32 accumulators over FP16, BF16, TF32 or FP8 from shared memory (SS)")))?;
+    needs.fns.insert(name.clone(), def);
+    needs
+        .fns
+        .insert("cute_gmma_desc".into(), lower::wgmma::DESC_FN.into());
+    needs.lds = true; // cute_smem_u32
+    let dims = |t: &Tensor| {
+        crate::ir::index::warp_dims(t)
+            .ok_or_else(|| error(k, here, format!("{t}: not a (V,X,Y) fragment")))
+    };
+    let ((va, mm, ka), (vb, nn, _), (vc, _, _)) = (dims(a)?, dims(b)?, dims(c)?);
+    let da = Descriptor::of(k, here, a, g.major_a, g.a)?;
+    let db = Descriptor::of(k, here, b, g.major_b, g.b)?;
+    for (kk, m, n) in crate::ir::index::mma_order(mm, nn, ka) {
+        let rc = elem_refs(k, here, c, vc * (m + mm * n), vc, needs)?;
+        let (xa, xb) = (
+            da.at(k, here, a, va * (m + mm * kk), needs)?,
+            db.at(k, here, b, vb * (n + nn * kk), needs)?,
+        );
+        w.line(format!("{name}({}, {xa}, {xb});", rc.join(", ")));
+    }
+    Ok(())
+}
+
+/// The descriptor of one operand's `(MMA)` tiles: the fields every tile shares (its layout's
+/// LBO, SBO and swizzle, `make_gmma_desc` of the tile with the buffer's swizzle in bytes) and
+/// the buffer; each tile adds its start address.
+struct Descriptor {
+    fields: u64,
+    buf: String,
+    bytes: i64,
+    /// The swizzle's period in elements: a pointer offset outside the swizzle must be a
+    /// multiple of it for the hardware's address-based swizzle to agree with the layout's.
+    period: i64,
+}
+
+impl Descriptor {
+    fn of(
+        k: &Kernel,
+        here: &str,
+        t: &Tensor,
+        major: cute_layout::atom::GmmaMajor,
+        elem: ElemType,
+    ) -> Result<Descriptor> {
+        let Engine::Ptr(p) = t.engine() else {
+            return Err(error(
+                k,
+                here,
+                format!("{t}: a wgmma operand is a shared-memory tensor"),
+            ));
+        };
+        let buf = k.smem_buf(&p.name).ok_or_else(|| {
+            error(
+                k,
+                here,
+                format!("{t}: a wgmma operand (SS) is in shared memory"),
+            )
+        })?;
+        let bytes = i64::from(elem.bits()) / 8;
+        let log_bytes = bytes.max(1).trailing_zeros() as i64;
+        let tile = t
+            .layout()
+            .shape_layout()
+            .mode(0)
+            .map_err(|e| error(k, here, format!("{t}: {e}")))?;
+        // the buffer's swizzle (element units) as the hardware applies it, on byte addresses
+        let (sw, period) = match &buf.layout {
+            cute_layout::AnyLayout::Composed(cl) => {
+                let (b, m, s) = cl.layout_a().params();
+                let (b, m, s) = (i64::from(b), i64::from(m), i64::from(s));
+                let sw = cute_layout::Swizzle::new(b, m + log_bytes, s)
+                    .map_err(|e| error(k, here, format!("{}: {e}", buf.name)))?;
+                (sw, 1i64 << (b + m + s).clamp(0, 62))
+            }
+            cute_layout::AnyLayout::Plain(_) => (
+                cute_layout::Swizzle::new(0, 4, 3).map_err(|e| error(k, here, e.to_string()))?,
+                1,
+            ),
+        };
+        let flagged = cute_layout::ComposedLayout::smem_ptr_flag(sw, elem.bits(), tile);
+        let d = cute_layout::atom::make_gmma_desc(major, elem.bits(), &flagged, 0)
+            .map_err(|e| error(k, here, format!("{t}: {e}")))?;
+        Ok(Descriptor {
+            fields: d.bits(),
+            buf: p.name.clone(),
+            bytes,
+            period,
+        })
+    }
+
+    /// `cute_gmma_desc(fields, address)` of the tile starting at element `j` of `t`: its
+    /// unswizzled offset (the hardware swizzles the address).
+    fn at(&self, k: &Kernel, here: &str, t: &Tensor, j: i64, needs: &mut Needs) -> Result<String> {
+        let Engine::Ptr(p) = t.engine() else {
+            return Err(error(k, here, format!("{t}: not a shared-memory tensor")));
+        };
+        let c = cute_layout::IntTuple::Int(cute_layout::s(j));
+        let le = |e: cute_layout::Error| error(k, here, format!("{t}, element {j}: {e}"));
+        let inside = match t.layout() {
+            cute_layout::AnyLayout::Plain(l) => l.crd2idx(&c).map_err(le)?,
+            cute_layout::AnyLayout::Composed(l) => l
+                .offset()
+                .add(&l.layout_b().crd2idx(&c).map_err(le)?)
+                .map_err(le)?,
+        };
+        if self.period > 1 && crate::ir::sym::divisible(&p.offset, self.period, &|_| false).is_err()
+        {
+            return Err(error(k, here, format!("{t}: its offset {} is not a multiple of the swizzle's {} elements, so the descriptor's address-based swizzle would not be the layout's", p.offset, self.period)));
+        }
+        let off = p.offset.add(&inside).map_err(le)?;
+        needs.gcd |= super::needs_gcd(&off);
+        Ok(format!(
+            "cute_gmma_desc(0x{:016x}ull, cute_smem_u32({}) + {}u * ({}))",
+            self.fields,
+            self.buf,
+            self.bytes,
+            CInt(&off)
+        ))
+    }
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -930,6 +930,9 @@ impl Machine<'_> {
                     }
                 }
             }
+            // the interpreter runs a wgmma when it is issued, its operands read then and its
+            // accumulator written then: the fences and groups order nothing further here
+            Barrier::ProxyAsync | Barrier::WgmmaFence | Barrier::WgmmaCommit | Barrier::WgmmaWait(_) => {}
         }
         Ok(())
     }

@@ -151,6 +151,23 @@ impl KernelBuilder {
         Tensor::new(Ptr::new(MemSpace::Smem, elem, name), layout)
     }
 
+    /// A shared-memory buffer whose start is aligned to `align` bytes (a power of two of at
+    /// least 128): the period of a swizzle the hardware applies to addresses, such as a
+    /// `wgmma` tile's 1024 bytes for `SW128`.
+    pub fn smem_aligned(
+        &mut self,
+        name: &str,
+        elem: ElemType,
+        layout: impl Into<AnyLayout>,
+        align: i64,
+    ) -> Tensor {
+        let t = self.smem(name, elem, layout);
+        if let Some(b) = self.kernel.smem.last_mut() {
+            b.align = align.max(128);
+        }
+        t
+    }
+
     /// A shared buffer over the memory of the buffers allocated before it, from the start of
     /// shared memory (the union of a CuTe kernel's `SharedStorage`): an epilogue stages its
     /// accumulators in the mainloop's stages once every thread is done reading them. The
@@ -326,6 +343,26 @@ impl KernelBuilder {
     /// `cp.async.wait_group n`.
     pub fn cp_async_wait(&mut self, n: i64) -> &mut Self {
         self.push(Stmt::Barrier(Barrier::CpAsyncWait(n)))
+    }
+
+    /// `fence.proxy.async.shared::cta`: shared-memory writes made visible to `wgmma` / TMA.
+    pub fn fence_proxy_async(&mut self) -> &mut Self {
+        self.push(Stmt::Barrier(Barrier::ProxyAsync))
+    }
+
+    /// `wgmma.fence.sync.aligned` (CuTe's `warpgroup_arrive`).
+    pub fn wgmma_fence(&mut self) -> &mut Self {
+        self.push(Stmt::Barrier(Barrier::WgmmaFence))
+    }
+
+    /// `wgmma.commit_group.sync.aligned` (`warpgroup_commit_batch`).
+    pub fn wgmma_commit(&mut self) -> &mut Self {
+        self.push(Stmt::Barrier(Barrier::WgmmaCommit))
+    }
+
+    /// `wgmma.wait_group.sync.aligned n` (`warpgroup_wait<n>`).
+    pub fn wgmma_wait(&mut self, n: i64) -> &mut Self {
+        self.push(Stmt::Barrier(Barrier::WgmmaWait(n)))
     }
 
     /// `for (int var = 0; var < extent; ++var) { body(var) }`; the body gets the loop index.

@@ -202,6 +202,16 @@ pub enum Barrier {
     CpAsyncCommit,
     /// `cp.async.wait_group N`: all but the `N` most recent groups have landed.
     CpAsyncWait(i64),
+    /// `fence.proxy.async.shared::cta`: this thread's shared-memory writes are visible to the
+    /// async proxy (`wgmma` and TMA read shared memory through it).
+    ProxyAsync,
+    /// `wgmma.fence.sync.aligned`: register and shared-memory accesses before it are ordered
+    /// before the warpgroup's next `wgmma`.
+    WgmmaFence,
+    /// `wgmma.commit_group.sync.aligned`: the `wgmma`s issued since the last commit form a group.
+    WgmmaCommit,
+    /// `wgmma.wait_group.sync.aligned N`: all but the `N` most recent groups are complete.
+    WgmmaWait(i64),
 }
 
 impl Kernel {

@@ -161,6 +161,10 @@ fn stmt(f: &mut fmt::Formatter<'_>, s: &Stmt, depth: usize) -> fmt::Result {
             Barrier::Cta => writeln!(f, "{pad}sync"),
             Barrier::CpAsyncCommit => writeln!(f, "{pad}cp.async commit"),
             Barrier::CpAsyncWait(n) => writeln!(f, "{pad}cp.async wait {n}"),
+            Barrier::ProxyAsync => writeln!(f, "{pad}fence.proxy.async"),
+            Barrier::WgmmaFence => writeln!(f, "{pad}wgmma fence"),
+            Barrier::WgmmaCommit => writeln!(f, "{pad}wgmma commit"),
+            Barrier::WgmmaWait(n) => writeln!(f, "{pad}wgmma wait {n}"),
         },
     }
 }

@@ -8,6 +8,7 @@ pub mod cp_async;
 pub mod ldmatrix;
 pub mod mma_sync;
 pub mod universal;
+pub mod wgmma;
 
 use std::collections::{BTreeMap, BTreeSet};
 

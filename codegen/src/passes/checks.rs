@@ -268,6 +268,9 @@ fn statement(k: &Kernel, s: &Stmt, path: &str, vars: &mut HashSet<String>) -> Re
             }
             Ok(())
         }
+        Stmt::Gemm { atom, a, b, c } if matches!(atom.op(), MmaOp::Sm90(_)) => {
+            warpgroup_mma(k, atom.op(), [a, b, c], path)
+        }
         Stmt::Gemm { atom, a, b, c } => {
             for t in [a, b, c] {
                 if storage_of(k, t, path)?.0 != MemSpace::Rmem {
@@ -453,6 +456,70 @@ fn ldmatrix(
 /// A warp MMA over `(V,MMA_M,MMA_K)`, `(V,MMA_N,MMA_K)`, `(V,MMA_M,MMA_N)` register fragments
 /// of the atom's value counts and types, on a target with its tensor cores, for a kernel of
 /// whole warps.
+/// A warpgroup MMA (`wgmma`, SS): the target has it, the block is whole warpgroups, A and B
+/// are shared-memory partitions `(MMA,X,Y)` of the atom's `64 x K` / `N x K` tiles and C the
+/// accumulator registers `(N/2,MMA_M,MMA_N)`, their modes agreeing. The descriptors are checked
+/// where they are written (the tile layouts `make_gmma_desc` accepts).
+fn warpgroup_mma(
+    k: &Kernel,
+    op: MmaOp,
+    [a, b, c]: [&cute_layout::Tensor; 3],
+    path: &str,
+) -> Result<()> {
+    let fail = |msg: String| Err(error(k, path, format!("{op}: {msg}")));
+    if !k.target.has(crate::target::Feature::Wgmma) {
+        return fail(format!("{} has no wgmma (sm_90a only)", k.target));
+    }
+    if k.threads() % 128 != 0 {
+        return fail(format!(
+            "{} threads: a wgmma needs whole warpgroups (128 threads)",
+            k.threads()
+        ));
+    }
+    let MmaOp::Sm90(g) = op else {
+        return fail("not a GMMA atom".into());
+    };
+    if crate::lower::wgmma::helper(&g).is_none() {
+        return fail("the wgmma lowering takes FP32 accumulators over FP16, BF16, TF32 or FP8 from shared memory (SS)".into());
+    }
+    let (m, n, kk) = g.mnk();
+    let [_, ta, tb, tc] = op.types();
+    let dims = |t: &cute_layout::Tensor,
+                v: i64,
+                ty: ElemType,
+                space: MemSpace,
+                what: &str|
+     -> Result<(i64, i64)> {
+        let (sp, e, _) = storage_of(k, t, path)?;
+        if sp != space || e.bits() != ty.bits() {
+            return Err(error(
+                k,
+                path,
+                format!("{op}: {what} {t} is {e} in {sp:?}, the atom takes {ty} in {space:?}"),
+            ));
+        }
+        match crate::ir::index::warp_dims(t) {
+            Some((x, y, z)) if x == v => Ok((y, z)),
+            _ => Err(error(
+                k,
+                path,
+                format!("{op}: {what} {t} is not ({v},{what}_X,{what}_Y)"),
+            )),
+        }
+    };
+    let ((ma, ka), (nb, kb), (mc, nc)) = (
+        dims(a, m * kk, ta, MemSpace::Smem, "A")?,
+        dims(b, n * kk, tb, MemSpace::Smem, "B")?,
+        dims(c, n / 2, tc, MemSpace::Rmem, "C")?,
+    );
+    if ka != kb || ma != mc || nb != nc {
+        return fail(format!(
+            "A is (_,{ma},{ka}), B (_,{nb},{kb}), C (_,{mc},{nc}): their M, N and K modes disagree"
+        ));
+    }
+    Ok(())
+}
+
 fn warp_mma(k: &Kernel, op: MmaOp, [a, b, c]: [&cute_layout::Tensor; 3], path: &str) -> Result<()> {
     let fail = |msg: String| Err(error(k, path, format!("{op}: {msg}")));
     if let Some(f) = crate::target::Feature::of_mma(&op) {

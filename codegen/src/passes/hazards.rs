@@ -556,6 +556,12 @@ fn barrier(st: &mut State, b: Barrier) {
                 push(&mut st.written, a);
             }
         }
+        // a wgmma's shared-memory reads are checked where it is issued (the interpreter runs
+        // it there); its fences and groups order nothing this pass tracks
+        Barrier::ProxyAsync
+        | Barrier::WgmmaFence
+        | Barrier::WgmmaCommit
+        | Barrier::WgmmaWait(_) => {}
     }
 }
 

@@ -15,6 +15,7 @@ mod gemm_tc;
 pub mod problem;
 mod softmax;
 mod transpose;
+mod wgmma_tile;
 
 pub use gemm::{gemm, gemm_for};
 pub use gemm_case::{
@@ -23,6 +24,7 @@ pub use gemm_case::{
 pub use problem::{case, Case, Verdict};
 pub use softmax::row_softmax;
 pub use transpose::transpose;
+pub use wgmma_tile::wgmma_tile;
 
 use cute_layout::ElemType;
 

@@ -12,29 +12,40 @@ use crate::ir::index::{mma_order, size, warp_dims};
 
 /// The element of the atom's tile that `(thread, value)` holds: `tv(lane + 32 * value)`.
 fn at(tv: &Layout, lane: usize, v: i64) -> Option<i64> {
-    tv.eval(lane as i64 + 32 * v).ok()
+    at_in(tv, 32, lane, v)
+}
+
+/// The same for an atom of `group` threads (a warpgroup's 128).
+fn at_in(tv: &Layout, group: i64, lane: usize, v: i64) -> Option<i64> {
+    tv.eval(lane as i64 + group * v).ok()
 }
 
 impl Machine<'_> {
     /// The warps of the block, each with all its lanes active (or an error naming the first
     /// that is not).
     fn whole_warps(&self, what: &str, here: &str) -> Result<usize> {
-        if !self.threads.is_multiple_of(32) {
+        self.whole_groups(what, 32, here)
+    }
+
+    /// The groups of `group` threads (warps, warpgroups) of the block, all active.
+    fn whole_groups(&self, what: &str, group: usize, here: &str) -> Result<usize> {
+        let unit = if group == 32 { "warp" } else { "warpgroup" };
+        if !self.threads.is_multiple_of(group) {
             return Err(self.err(
                 here,
                 None,
-                format!("{what} needs whole warps ({} threads)", self.threads),
+                format!("{what} needs whole {unit}s ({} threads)", self.threads),
             ));
         }
         if let Some(t) = (0..self.threads).find(|&t| !self.active[t]) {
             let msg = format!(
-                "{what} is warp-collective: lane {} of warp {} does not take part",
-                t % 32,
-                t / 32
+                "{what} is {unit}-collective: thread {} of {unit} {} does not take part",
+                t % group,
+                t / group
             );
             return Err(self.err(here, Some(t), msg));
         }
-        Ok(self.threads / 32)
+        Ok(self.threads / group)
     }
 
     /// `copy(atom, src, dst)` of a warp-collective atom (`ldmatrix`): per atom, the tile
@@ -89,10 +100,11 @@ impl Machine<'_> {
         self.tick((atoms * (vs + vd)) as u64 * self.threads as u64, here)
     }
 
-    /// `gemm(mma, a, b, c)` of a warp MMA: per `(k, m, n)` of the fragments, the atom's
-    /// `M x K`, `N x K` and `M x N` tiles gathered from the warp's lanes by `ALayout`, `BLayout`
-    /// and `CLayout`, `D = A * B + C` (products summed in f64, TF32 operands rounded to TF32
-    /// first), and `D` written back by `CLayout` (rounded to the accumulator's type).
+    /// `gemm(mma, a, b, c)` of a warp or warpgroup MMA: per `(k, m, n)` of the fragments, the
+    /// atom's `M x K`, `N x K` and `M x N` tiles gathered from the group's threads by `ALayout`,
+    /// `BLayout` and `CLayout` (a GMMA's shared-memory operand is every thread's whole tile),
+    /// `D = A * B + C` (products summed in f64, TF32 operands rounded to TF32 first), and `D`
+    /// written back by `CLayout` (rounded to the accumulator's type).
     pub(super) fn warp_gemm(
         &mut self,
         op: MmaOp,
@@ -101,7 +113,16 @@ impl Machine<'_> {
         c: &Tensor,
         here: &str,
     ) -> Result<()> {
-        let warps = self.whole_warps(&op.to_string(), here)?;
+        let group = op
+            .thr_id()
+            .size()
+            .ok()
+            .and_then(|n| n.as_static())
+            .unwrap_or(32);
+        let warps = self.whole_groups(&op.to_string(), group as usize, here)?;
+        // a shared-memory operand (GMMA SS) is the same tile for every thread: read it once
+        let shared = |t: &Tensor| matches!(t.engine(), cute_layout::Engine::Ptr(p) if p.space == cute_layout::MemSpace::Smem);
+        let (a_once, b_once) = (shared(a), shared(b));
         let dims = |t: &Tensor| {
             warp_dims(t).ok_or_else(|| self.err(here, None, format!("{t}: not a (V,X,Y) fragment")))
         };
@@ -130,25 +151,30 @@ impl Machine<'_> {
                 let mut ta_ = vec![0.0; (am * ak) as usize];
                 let mut tb_ = vec![0.0; (an * ak) as usize];
                 let mut tc_ = vec![0.0; (am * an) as usize];
-                for lane in 0..32 {
-                    let t = 32 * w + lane;
-                    for v in 0..va {
-                        let x = at(&al, lane, v).unwrap_or(-1) as usize;
-                        ta_[x] = input(ta, self.read(a, v + va * (m + mm * kk), t, here)?);
+                let g = group as usize;
+                for lane in 0..g {
+                    let t = g * w + lane;
+                    if lane == 0 || !a_once {
+                        for v in 0..va {
+                            let x = at_in(&al, group, lane, v).unwrap_or(-1) as usize;
+                            ta_[x] = input(ta, self.read(a, v + va * (m + mm * kk), t, here)?);
+                        }
                     }
-                    for v in 0..vb {
-                        let x = at(&bl, lane, v).unwrap_or(-1) as usize;
-                        tb_[x] = input(tb, self.read(b, v + vb * (n + nn * kk), t, here)?);
+                    if lane == 0 || !b_once {
+                        for v in 0..vb {
+                            let x = at_in(&bl, group, lane, v).unwrap_or(-1) as usize;
+                            tb_[x] = input(tb, self.read(b, v + vb * (n + nn * kk), t, here)?);
+                        }
                     }
                     for v in 0..vc {
-                        let x = at(&cl, lane, v).unwrap_or(-1) as usize;
+                        let x = at_in(&cl, group, lane, v).unwrap_or(-1) as usize;
                         tc_[x] = self.read(c, v + vc * (m + mm * n), t, here)?;
                     }
                 }
-                for lane in 0..32 {
-                    let t = 32 * w + lane;
+                for lane in 0..g {
+                    let t = g * w + lane;
                     for v in 0..vc {
-                        let x = at(&cl, lane, v).unwrap_or(-1);
+                        let x = at_in(&cl, group, lane, v).unwrap_or(-1);
                         let (mi, ni) = (x % am, x / am);
                         let dot: f64 = (0..ak)
                             .map(|q| ta_[(mi + am * q) as usize] * tb_[(ni + an * q) as usize])

@@ -1,0 +1,175 @@
+//! The SM90 warpgroup MMAs (`SM90_64xNxK_F32{F16,BF16,TF32,E4M3,E5M2}..._SS`): one
+//! `wgmma.mma_async.sync.aligned` per atom, A and B read from shared memory through matrix
+//! descriptors, wrapped in a device function per atom whose operands are the accumulator's N/2
+//! floats and the two 64-bit descriptors, as CuTe's `SM90::GMMA::MMA_64xNxK_*::fma` takes them.
+//! The descriptors are [`cute_layout::atom::make_gmma_desc`]'s, their constant fields computed
+//! here from the tile's layout and their start address at run time
+//! (`cute_gmma_desc(fields, address)`). The fences and groups that order them
+//! (`wgmma.fence`, `commit_group`, `wait_group`, `fence.proxy.async`) are here too.
+
+use cute_layout::atom::{Gmma, GmmaMajor};
+use cute_layout::ElemType;
+
+use crate::writer::Writer;
+
+/// The PTX type of a GMMA operand (`None`: not lowered here).
+fn ptx_type(t: ElemType) -> Option<&'static str> {
+    Some(match t {
+        ElemType::F16 => "f16",
+        ElemType::Bf16 => "bf16",
+        ElemType::Tf32 => "tf32",
+        ElemType::E4M3 => "e4m3",
+        ElemType::E5M2 => "e5m2",
+        _ => return None,
+    })
+}
+
+/// The device function name of an atom (`cute_sm90_64x64x16_f32f16f16_ss_k_k`).
+pub fn name(g: &Gmma) -> String {
+    let mut s = String::from("cute_");
+    let mut last = '_';
+    for c in g.to_string().chars() {
+        let c = if c.is_ascii_alphanumeric() {
+            c.to_ascii_lowercase()
+        } else {
+            '_'
+        };
+        if c != '_' || last != '_' {
+            s.push(c);
+        }
+        last = c;
+    }
+    s.trim_end_matches('_').to_string()
+}
+
+/// The PTX of one warpgroup MMA over an FP32 accumulator of `n/2` registers, descriptors
+/// `%{n/2}` and `%{n/2+1}`, the scale-d predicate from `%{n/2+2}`.
+pub fn ptx(g: &Gmma) -> Option<String> {
+    let (_, n, k) = g.mnk();
+    if g.d != ElemType::F32 || g.a_in_registers {
+        return None;
+    }
+    let (ta, tb) = (ptx_type(g.a)?, ptx_type(g.b)?);
+    let regs = n / 2;
+    let d: Vec<String> = (0..regs).map(|i| format!("%{i}")).collect();
+    let scale = |neg: bool| if neg { "-1" } else { "1" };
+    // only the 16-bit types take the transpose immediates (1: MN-major)
+    let trans = match g.a.bits() {
+        16 => {
+            let t = |m: GmmaMajor| if m == GmmaMajor::MN { "1" } else { "0" };
+            format!(", {}, {}", t(g.major_a), t(g.major_b))
+        }
+        _ => String::new(),
+    };
+    Some(format!(
+        "wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{ta}.{tb} {{{}}}, %{regs}, %{}, p, {}, {}{trans};",
+        d.join(", "),
+        regs + 1,
+        scale(g.negate_a),
+        scale(g.negate_b),
+    ))
+}
+
+/// The device function of a GMMA atom: its name and definition (`None` for one not lowered:
+/// an FP16 or integer accumulator, a register-sourced A).
+pub fn helper(g: &Gmma) -> Option<(String, String)> {
+    let ptx = ptx(g)?;
+    let regs = g.mnk().1 / 2;
+    let name = name(g);
+    let params: Vec<String> = (0..regs)
+        .map(|i| format!("float& d{i}"))
+        .chain([
+            "unsigned long long desc_a".into(),
+            "unsigned long long desc_b".into(),
+        ])
+        .collect();
+    let outs: Vec<String> = (0..regs).map(|i| format!("\"+f\"(d{i})")).collect();
+    let mut w = Writer::new();
+    w.comment(format!("{g}: {ptx} (D += A * B, A and B by descriptor)"));
+    w.open(format!(
+        "__device__ __forceinline__ void {name}({})",
+        params.join(", ")
+    ));
+    w.line(format!(
+        "asm volatile(\"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{}, 0;\\n{ptx}\\n}}\\n\" : {} : \"l\"(desc_a), \"l\"(desc_b), \"r\"(1));",
+        regs + 2,
+        outs.join(", ")
+    ));
+    w.close("");
+    Some((name, w.finish()))
+}
+
+/// `cute_gmma_desc(fields, address)`: a descriptor's constant fields with the 14-bit start
+/// address (`address >> 4`) of a shared-window byte address.
+pub const DESC_FN: &str = "__device__ __forceinline__ unsigned long long cute_gmma_desc(unsigned long long fields, unsigned address) { return fields | static_cast<unsigned long long>((address >> 4) & 0x3fffu); }";
+
+/// `fence.proxy.async.shared::cta`.
+pub fn fence_proxy_async(w: &mut Writer) {
+    w.line("asm volatile(\"fence.proxy.async.shared::cta;\\n\" ::: \"memory\");");
+}
+
+/// `wgmma.fence.sync.aligned`.
+pub fn fence(w: &mut Writer) {
+    w.line("asm volatile(\"wgmma.fence.sync.aligned;\\n\" ::: \"memory\");");
+}
+
+/// `wgmma.commit_group.sync.aligned`.
+pub fn commit(w: &mut Writer) {
+    w.line("asm volatile(\"wgmma.commit_group.sync.aligned;\\n\" ::: \"memory\");");
+}
+
+/// `wgmma.wait_group.sync.aligned n`.
+pub fn wait(w: &mut Writer, n: i64) {
+    w.line(format!(
+        "asm volatile(\"wgmma.wait_group.sync.aligned {n};\\n\" ::: \"memory\");"
+    ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cute_layout::atom::MmaOp;
+
+    fn gmma(name: &str, args: &[&str]) -> Gmma {
+        match MmaOp::from_name_args(name, args).unwrap().unwrap() {
+            MmaOp::Sm90(g) => g,
+            op => panic!("{op}"),
+        }
+    }
+
+    #[test]
+    fn the_fp16_atom_takes_n_over_2_floats_and_two_descriptors() {
+        let g = gmma(
+            "SM90_64x64x16_F32F16F16_SS",
+            &["GMMA::Major::K", "GMMA::Major::MN"],
+        );
+        let (name, def) = helper(&g).unwrap();
+        assert_eq!(
+            name,
+            "cute_sm90_64x64x16_f32f16f16_ss_gmma_major_k_gmma_major_mn"
+        );
+        assert!(
+            def.contains("float& d31, unsigned long long desc_a"),
+            "{def}"
+        );
+        assert!(
+            def.contains("wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1,"),
+            "{def}"
+        );
+        assert!(def.contains("%31}, %32, %33, p, 1, 1, 0, 1;"), "{def}");
+        let t = gmma("SM90_64x8x8_F32TF32TF32_SS_TN", &[]);
+        assert!(ptx(&t)
+            .unwrap()
+            .ends_with("{%0, %1, %2, %3}, %4, %5, p, 1, 1;"));
+        let rs = gmma(
+            "SM90_64x64x16_F32F16F16_RS",
+            &["GMMA::Major::K", "GMMA::Major::K"],
+        );
+        assert!(helper(&rs).is_none());
+        let f16 = gmma(
+            "SM90_64x64x16_F16F16F16_SS",
+            &["GMMA::Major::K", "GMMA::Major::K"],
+        );
+        assert!(helper(&f16).is_none());
+    }
+}
