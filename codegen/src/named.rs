@@ -1,7 +1,8 @@
 //! The named plans of the seed kernels, reachable by name (`cute emit NAME`).
 
 use cute_layout::atom::{
-    make_tiled_copy, make_tiled_mma, CopyAtom, CopyOp, MmaAtom, MmaOp, Operand, TiledMma,
+    gmma_layout_atom, make_tiled_copy, make_tiled_mma, CopyAtom, CopyOp, GmmaMajor, GmmaSwizzle,
+    MmaAtom, MmaOp, Operand, TiledMma,
 };
 use cute_layout::{
     compose_swizzle, s, tile_to_shape, tup, AnyLayout, ElemType, Layout, MemSpace, ModeOrder,
@@ -32,6 +33,9 @@ pub const TENSOR_CORE_NAMES: &[&str] = &[
     "bgemm-sm80",
     "tf32gemm-sm80",
     "hgemm-sm80-bias-relu",
+    "hgemm-sm90",
+    "bgemm-sm90",
+    "tf32gemm-sm90",
 ];
 
 /// The plan called `name` for a layout, for the default target (`sm_90a`, the H100/H200).
@@ -52,6 +56,11 @@ pub fn plan_for(name: &str, layout: GemmLayout, target: &Target) -> Result<GemmP
     };
     let tensor_core = |elem| -> Result<Policy> {
         Ok(Policy::TensorCore(Box::new(tensor_core_sm80(
+            name, layout, target, elem,
+        )?)))
+    };
+    let warpgroup = |elem| -> Result<Policy> {
+        Ok(Policy::TensorCore(Box::new(tensor_core_sm90(
             name, layout, target, elem,
         )?)))
     };
@@ -93,6 +102,9 @@ pub fn plan_for(name: &str, layout: GemmLayout, target: &Target) -> Result<GemmP
             Epilogue::bias_relu(Bias::PerRow),
         ),
         "tf32gemm-sm80" => (tensor_core(ElemType::Tf32)?, Epilogue::linear()),
+        "hgemm-sm90" => (warpgroup(ElemType::F16)?, Epilogue::linear()),
+        "bgemm-sm90" => (warpgroup(ElemType::Bf16)?, Epilogue::linear()),
+        "tf32gemm-sm90" => (warpgroup(ElemType::Tf32)?, Epilogue::linear()),
         _ => return Err(CodegenError::Unknown(name.to_string())),
     };
     Ok(GemmPlan {
@@ -446,8 +458,119 @@ fn tensor_core_sm80(
         smem_b,
         copy_a,
         copy_b,
-        s2r_a: ldsm(s2r_a)?,
-        s2r_b: ldsm(s2r_b)?,
+        s2r_a: Some(ldsm(s2r_a)?),
+        s2r_b: Some(ldsm(s2r_b)?),
+        mma,
+        stages,
+        min_blocks_per_sm: 1,
+        out: ElemType::F32,
+    })
+}
+
+/// The SM90 tensor-core GEMM of `elem` (FP16, BF16; TF32 in TN): a 128x256xBLK_K CTA tile
+/// (BLK_K 128 bytes of K) of two warpgroups along M, each issuing
+/// `SM90_64x256xK_F32{T}{T}_SS` over its 64 rows; 4 stages of `GMMA::Layout_{K,MN}_SW128_Atom<T>`
+/// tiles (192 KiB) filled by 128-bit `cp.async` along the operand's major; C staged through
+/// shared memory as the SM80 kernels stage it. M- or N-major 16-bit operands are read by the
+/// descriptor's transpose (`GMMA::Major::MN`); TF32 is K-major only (GMMA has `_SS_TN` only).
+fn tensor_core_sm90(
+    name: &str,
+    layout: GemmLayout,
+    target: &Target,
+    elem: ElemType,
+) -> Result<TensorCore> {
+    let e = lerr(name, "plan");
+    let refuse = |part, msg: String| CodegenError::Plan {
+        plan: name.to_string(),
+        part,
+        msg,
+    };
+    if !target.has(crate::target::Feature::Wgmma) {
+        return Err(refuse(
+            "target",
+            format!("{target} has no wgmma: the SM90 GEMMs are built for sm_90a"),
+        ));
+    }
+    if elem == ElemType::Tf32 && (layout.a != Major::K || layout.b != Major::K) {
+        return Err(refuse(
+            "layout",
+            format!(
+                "{layout}: TF32 GMMA operands are K-major only (SM90_64xNx8_F32TF32TF32_SS_TN): TN"
+            ),
+        ));
+    }
+    let gmajor = |m: Major| match m {
+        Major::K => GmmaMajor::K,
+        Major::MN => GmmaMajor::MN,
+    };
+    let (bm, bn, stages, threads) = (128, 256, 4, 256);
+    let bk = 1024 / i64::from(elem.bits()); // 128 bytes of K: one SW128 row
+    let op = match elem {
+        ElemType::Tf32 => format!("SM90_64x{bn}x8_F32TF32TF32_SS_TN<>"),
+        _ => format!(
+            "SM90_64x{bn}x16_F32{t}{t}_SS<{},{}>",
+            gmajor(layout.a),
+            gmajor(layout.b),
+            t = if elem == ElemType::F16 { "F16" } else { "BF16" }
+        ),
+    };
+    let (op_name, args) = op.split_once('<').unwrap_or((&op, ">"));
+    let args: Vec<&str> = args
+        .trim_end_matches('>')
+        .split(',')
+        .filter(|a| !a.is_empty())
+        .collect();
+    let op = MmaOp::from_name_args(op_name, &args)
+        .ok_or_else(|| CodegenError::Unknown(op.clone()))?
+        .map_err(&e)?;
+    let mma = make_tiled_mma(
+        MmaAtom::new(op),
+        &Layout::col_major(&tup![s(2), s(1), s(1)]).map_err(&e)?,
+        &[],
+    )
+    .map_err(&e)?;
+    let v = 128 / i64::from(elem.bits()); // values per 16-byte vector
+    let atom = CopyAtom::new(CopyOp::CpAsyncCacheGlobal { bits: 128 }, elem).map_err(&e)?;
+    let operand = |rows: i64, major: Major| -> Result<(cute_layout::atom::TiledCopy, AnyLayout)> {
+        let (thr, val) = match major {
+            Major::K => {
+                let tk = bk / v;
+                (
+                    Layout::new(tup![s(threads / tk), s(tk)], tup![s(tk), s(1)]),
+                    Layout::new(tup![s(1), s(v)], tup![s(0), s(1)]),
+                )
+            }
+            Major::MN => {
+                let tm = (rows / v).min(threads);
+                (
+                    Layout::new(tup![s(tm), s(threads / tm)], tup![s(1), s(tm)]),
+                    Layout::new(tup![s(v), s(1)], tup![s(1), s(0)]),
+                )
+            }
+        };
+        let copy = make_tiled_copy(&atom, &thr.map_err(&e)?, &val.map_err(&e)?).map_err(&e)?;
+        let gmma_atom = gmma_layout_atom(gmajor(major), GmmaSwizzle::Sw128, elem).map_err(&e)?;
+        let order = ModeOrder::Major(cute_layout::Major::Left);
+        let tiled = gmma_atom
+            .map(|l| tile_to_shape(l, &tup![s(rows), s(bk), s(stages)], &order))
+            .map_err(&e)?;
+        let smem = match &tiled {
+            AnyLayout::Composed(c) => c.in_element_units().map_err(&e)?,
+            plain => plain.clone(),
+        };
+        Ok((copy, smem))
+    };
+    let (copy_a, smem_a) = operand(bm, layout.a)?;
+    let (copy_b, smem_b) = operand(bn, layout.b)?;
+    Ok(TensorCore {
+        elem,
+        cta: (bm, bn, bk),
+        smem_a,
+        smem_b,
+        copy_a,
+        copy_b,
+        s2r_a: None,
+        s2r_b: None,
         mma,
         stages,
         min_blocks_per_sm: 1,

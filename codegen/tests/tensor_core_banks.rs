@@ -49,7 +49,15 @@ fn the_tf32_mn_major_tile_avoids_the_two_way_swizzle() {
     assert_eq!(chosen.layout_a(), Swizzle::new(2, 3, 2).unwrap());
     let banks = |sw: Swizzle| {
         let l = compose_swizzle(sw, chosen.layout_b());
-        tensor_core_operand(&tc.mma, Operand::A, &tc.copy_a, &tc.s2r_a, &l, 32).unwrap()
+        tensor_core_operand(
+            &tc.mma,
+            Operand::A,
+            &tc.copy_a,
+            tc.s2r_a.as_ref().unwrap(),
+            &l,
+            32,
+        )
+        .unwrap()
     };
     let conventional = banks(Swizzle::new(3, 2, 3).unwrap());
     assert_eq!((conventional.writes, conventional.reads), (1, 2));

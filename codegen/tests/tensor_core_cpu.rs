@@ -242,3 +242,30 @@ fn an_unreferenced_case_takes_the_callers_reference() {
         assert!(got.is_nan() == want.is_nan() && (got.is_nan() || (got - want).abs() < 1e-12));
     }
 }
+
+/// The SM90 GEMMs (`wgmma` from shared memory through descriptors, two warpgroups): hgemm-sm90
+/// in every layout at the sizes above, bgemm-sm90 in NT and TT (MN-major B, the descriptor's
+/// transpose) and tf32gemm-sm90 in TN at a ragged size over several k-tiles; TF32 in another
+/// layout and any of them for a target without wgmma are plan errors saying why.
+#[test]
+fn the_sm90_gemms_agree_with_float64_on_the_cpu() {
+    every_layout("hgemm-sm90");
+    for l in ["NT", "TT"] {
+        check(
+            "bgemm-sm90",
+            GemmLayout::parse(l).unwrap(),
+            (130, 67, 33),
+            0.5,
+        );
+    }
+    let tn = GemmLayout::parse("TN").unwrap();
+    check("tf32gemm-sm90", tn, (33, 40, 300), 0.5);
+    let err = plan("tf32gemm-sm90", GemmLayout::parse("NN").unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("K-major only"), "{err}");
+    let err = cute_codegen::named::plan_for("hgemm-sm90", tn, &cute_codegen::Target::sm80())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("sm_80 has no wgmma"), "{err}");
+}

@@ -1,7 +1,8 @@
 //! Every named kernel compiles with NVRTC for each target it was planned for (sm_90a and sm_80
 //! in every layout; sm_86 and sm_89 for the kernels whose launch bounds or tiles differ there;
 //! the tensor-core GEMMs with mma.sync in their source, and ldmatrix unless both operands are
-//! TF32 M-/N-major), without
+//! TF32 M-/N-major; the SM90 ones with wgmma, on sm_90a only, without ptxas's wgmma
+//! serialization warnings C7510/C7511/C7515), without
 //! spills and within the registers its launch bounds leave a thread on that target; ptxas's
 //! report (registers, spills) is printed. Without NVRTC these tests skip, saying so, except in CI
 //! (`CI` set), where they fail: see `cute_runtime::testing`.
@@ -27,6 +28,18 @@ fn every_named_kernel_compiles_for_its_target() {
     ] {
         for name in NAMES.iter().chain(TENSOR_CORE_NAMES) {
             for layout in GemmLayout::all() {
+                // the SM90 GEMMs are sm_90a's alone (wgmma), TF32's in TN alone
+                if name.ends_with("-sm90")
+                    && (target != Target::sm90a()
+                        || (name.starts_with("tf32") && layout.to_string() != "TN"))
+                {
+                    let err = plan_for(name, layout, &target).unwrap_err().to_string();
+                    assert!(
+                        err.contains("has no wgmma") || err.contains("K-major only"),
+                        "{err}"
+                    );
+                    continue;
+                }
                 let plan = plan_for(name, layout, &target).unwrap();
                 let (ctas, tensor_core, ldsm) = match &plan.policy {
                     Policy::Pipelined(p) => (p.min_blocks_per_sm, false, false),
@@ -36,6 +49,7 @@ fn every_named_kernel_compiles_for_its_target() {
                         true,
                         [&p.s2r_a, &p.s2r_b]
                             .iter()
+                            .flat_map(|a| a.as_ref())
                             .any(|a| matches!(a.op(), CopyOp::LdsmN { .. } | CopyOp::LdsmT { .. })),
                     ),
                     _ => (1, false, false),
@@ -49,7 +63,9 @@ fn every_named_kernel_compiles_for_its_target() {
                     continue;
                 }
                 let k = emit(&plan).unwrap();
-                if tensor_core {
+                if tensor_core && name.ends_with("-sm90") {
+                    assert!(k.source.contains("wgmma.mma_async.sync.aligned.m64n256k"));
+                } else if tensor_core {
                     assert!(k.source.contains("mma.sync.aligned.m16n8k"));
                     assert_eq!(k.source.contains("ldmatrix.sync.aligned.x4"), ldsm);
                 }
@@ -58,6 +74,10 @@ fn every_named_kernel_compiles_for_its_target() {
                 let c = nvrtc::compile(&k.name, &k.source, arch).unwrap_or_else(|e| panic!("{e}"));
                 assert!(!c.cubin.is_empty());
                 assert_eq!(c.arch, arch);
+                // ptxas's warnings of a silently slow wgmma kernel (serialized wgmmas)
+                for w in ["C7510", "C7511", "C7515"] {
+                    assert!(!c.log.contains(w), "{} on {arch}: {w}\n{}", k.name, c.log);
+                }
                 println!(
                     "{:<24} {arch:<7} ctas_per_sm={ctas} registers={:?} spill_bytes={:?}",
                     k.name, c.registers, c.spill_bytes

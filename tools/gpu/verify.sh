@@ -10,7 +10,9 @@
 #   to 4096x4096 against their float64 references, memcheck and racecheck at 130x67; then the
 #   tensor-core GEMMs (hgemm-sm80, bgemm-sm80, tf32gemm-sm80, hgemm-sm80-bias-relu, all four
 #   layouts): check at the same sizes as the SIMT GEMMs against cuBLAS DGEMM of the rounded
-#   operands (256 checks), memcheck at 300x17x1000, racecheck at 127x129x65; then
+#   operands (256 checks), memcheck at 300x17x1000, racecheck at 127x129x65; then the SM90
+#   GEMMs (hgemm-sm90, bgemm-sm90 in all four layouts, tf32gemm-sm90 in TN: 144 checks), memcheck
+#   at 300x17x1000, racecheck and synccheck at 127x129x65; then
 #   hgemm-sm80 with an FP16 C and bgemm-sm80 with a BF16 C (--out-dtype), all four layouts at the
 #   same sizes (128 checks), memcheck at 300x17x1000, racecheck (hgemm) at 127x129x65
 # Usage (from the repository root, after `cargo build --release` on the build machine):
@@ -32,6 +34,11 @@ TC="hgemm-sm80 bgemm-sm80 tf32gemm-sm80 hgemm-sm80-bias-relu"
 TCL="--layout NN --layout NT --layout TN --layout TT"
 "$CUTE" check $TC $TCL >> "$OUT/check.txt" 2>&1 || status=1
 tail -1 "$OUT/check.txt"
+SM90="hgemm-sm90 bgemm-sm90"
+"$CUTE" check $SM90 $TCL >> "$OUT/check.txt" 2>&1 || status=1
+tail -1 "$OUT/check.txt"
+"$CUTE" check tf32gemm-sm90 --layout TN >> "$OUT/check.txt" 2>&1 || status=1
+tail -1 "$OUT/check.txt"
 "$CUTE" check hgemm-sm80 $TCL --out-dtype f16 >> "$OUT/check.txt" 2>&1 || status=1
 tail -1 "$OUT/check.txt"
 "$CUTE" check bgemm-sm80 $TCL --out-dtype bf16 >> "$OUT/check.txt" 2>&1 || status=1
@@ -43,6 +50,10 @@ if [ -x "$SAN" ]; then
     >> "$OUT/memcheck.txt" 2>&1 || status=1
   "$SAN" --tool memcheck --error-exitcode 3 "$CUTE" check $TC $TCL --m 300 --n 17 --k 1000 \
     >> "$OUT/memcheck.txt" 2>&1 || status=1
+  "$SAN" --tool memcheck --error-exitcode 3 "$CUTE" check $SM90 $TCL --m 300 --n 17 --k 1000 \
+    >> "$OUT/memcheck.txt" 2>&1 || status=1
+  "$SAN" --tool memcheck --error-exitcode 3 "$CUTE" check tf32gemm-sm90 --layout TN --m 300 \
+    --n 17 --k 1000 >> "$OUT/memcheck.txt" 2>&1 || status=1
   for o in "hgemm-sm80 --out-dtype f16" "bgemm-sm80 --out-dtype bf16"; do
     "$SAN" --tool memcheck --error-exitcode 3 "$CUTE" check $o $TCL --m 300 --n 17 --k 1000 \
       >> "$OUT/memcheck.txt" 2>&1 || status=1
@@ -56,6 +67,11 @@ if [ -x "$SAN" ]; then
     $TCL --m 127 --n 129 --k 65 >> "$OUT/racecheck.txt" 2>&1 || status=1
   "$SAN" --tool racecheck --racecheck-report hazard --error-exitcode 3 "$CUTE" check \
     hgemm-sm80 --out-dtype f16 $TCL --m 127 --n 129 --k 65 >> "$OUT/racecheck.txt" 2>&1 || status=1
+  "$SAN" --tool racecheck --racecheck-report hazard --error-exitcode 3 "$CUTE" check $SM90 \
+    $TCL --m 127 --n 129 --k 65 >> "$OUT/racecheck.txt" 2>&1 || status=1
+  "$SAN" --tool synccheck --error-exitcode 3 "$CUTE" check $SM90 $TCL --m 127 --n 129 --k 65 \
+    > "$OUT/synccheck.txt" 2>&1 || status=1
+  echo "synccheck: $(grep -E 'ERROR SUMMARY' "$OUT/synccheck.txt" | tr '\n' ' ')"
   echo "racecheck: $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/racecheck.txt" | tr '\n' ' ')"
 else
   echo "compute-sanitizer not found: memcheck and racecheck skipped"

@@ -97,7 +97,25 @@ fn statement(k: &Kernel, s: &Stmt, w: &mut Writer, needs: &mut Needs) -> Result<
             w,
             needs,
         )?,
-        Stmt::Gemm { atom, a, b, c } => gemm(k, &here, atom.op(), a, b, c, w, needs)?,
+        Stmt::Gemm {
+            atom,
+            a,
+            b,
+            c,
+            overwrite,
+        } => match (atom.op(), overwrite) {
+            (MmaOp::Sm90(g), first) => {
+                warpgroup_gemm(k, &here, &g, [a, b, c], first.as_ref(), w, needs)?
+            }
+            (op, None) => gemm(k, &here, op, a, b, c, w, needs)?,
+            (op, Some(_)) => {
+                return Err(error(
+                    k,
+                    &here,
+                    format!("{op}: only a GMMA's first k block overwrites its accumulator"),
+                ))
+            }
+        },
         Stmt::Map { dst, srcs, f, pred } => map(k, &here, dst, srcs, f, pred.as_ref(), w, needs)?,
         Stmt::Reduce { var, op, src } => {
             let n = size(src).unwrap_or(0);
@@ -841,9 +859,6 @@ fn warp_gemm(
     w: &mut Writer,
     needs: &mut Needs,
 ) -> Result<()> {
-    if let MmaOp::Sm90(g) = op {
-        return warpgroup_gemm(k, here, &g, [a, b, c], w, needs);
-    }
     let (name, def) =
         lower::mma_sync::helper(op).ok_or_else(|| error(k, here, format!("{op}: no lowering")))?;
     needs.fns.insert(name.clone(), def);
@@ -889,6 +904,7 @@ fn warpgroup_gemm(
     here: &str,
     g: &cute_layout::atom::Gmma,
     [a, b, c]: [&Tensor; 3],
+    overwrite: Option<&Cond>,
     w: &mut Writer,
     needs: &mut Needs,
 ) -> Result<()> {
@@ -906,13 +922,18 @@ fn warpgroup_gemm(
     let ((va, mm, ka), (vb, nn, _), (vc, _, _)) = (dims(a)?, dims(b)?, dims(c)?);
     let da = Descriptor::of(k, here, a, g.major_a, g.a)?;
     let db = Descriptor::of(k, here, b, g.major_b, g.b)?;
+    // scale-d: 0 (D = A * B) for the first k block where `overwrite` holds, else 1
+    let first = overwrite.map_or("1".to_string(), |c| {
+        format!("({}) ? 0 : 1", cond_c(c, needs))
+    });
     for (kk, m, n) in crate::ir::index::mma_order(mm, nn, ka) {
         let rc = elem_refs(k, here, c, vc * (m + mm * n), vc, needs)?;
         let (xa, xb) = (
             da.at(k, here, a, va * (m + mm * kk), needs)?,
             db.at(k, here, b, vb * (n + nn * kk), needs)?,
         );
-        w.line(format!("{name}({}, {xa}, {xb});", rc.join(", ")));
+        let scale = if kk == 0 { first.as_str() } else { "1" };
+        w.line(format!("{name}({}, {xa}, {xb}, {scale});", rc.join(", ")));
     }
     Ok(())
 }

@@ -178,9 +178,10 @@ pub struct TensorCore {
     /// gmem -> smem.
     pub copy_a: cute_layout::atom::TiledCopy,
     pub copy_b: cute_layout::atom::TiledCopy,
-    /// smem -> registers (`ldmatrix`).
-    pub s2r_a: cute_layout::atom::CopyAtom,
-    pub s2r_b: cute_layout::atom::CopyAtom,
+    /// smem -> registers (`ldmatrix`, or 32-bit loads); `None` where the MMA reads the operand
+    /// from shared memory itself (a GMMA atom's `SS` operands, through descriptors).
+    pub s2r_a: Option<cute_layout::atom::CopyAtom>,
+    pub s2r_b: Option<cute_layout::atom::CopyAtom>,
     pub mma: cute_layout::atom::TiledMma,
     pub stages: i64,
     pub min_blocks_per_sm: i64,

@@ -361,10 +361,19 @@ impl Machine<'_> {
                 dst,
                 pred,
             } => self.copy(atom.op(), atom.val_type(), src, dst, pred.as_ref(), here),
-            Stmt::Gemm { atom, a, b, c }
-                if !matches!(atom.op(), cute_layout::atom::MmaOp::UniversalFma { .. }) =>
-            {
-                self.warp_gemm(atom.op(), a, b, c, here)
+            Stmt::Gemm {
+                atom,
+                a,
+                b,
+                c,
+                overwrite,
+            } if !matches!(atom.op(), cute_layout::atom::MmaOp::UniversalFma { .. }) => {
+                // a block-uniform condition: thread 0's value
+                let first = overwrite
+                    .as_ref()
+                    .map(|c| self.cond(c, 0).unwrap_or(false))
+                    .unwrap_or(false);
+                self.warp_gemm(atom.op(), [a, b, c], first, here)
             }
             Stmt::Gemm { a, b, c, .. } => self.gemm(a, b, c, here),
             Stmt::Map { dst, srcs, f, pred } => self.map(dst, srcs, f, pred.as_ref(), here),

@@ -268,6 +268,24 @@ impl KernelBuilder {
             a: a.clone(),
             b: b.clone(),
             c: c.clone(),
+            overwrite: None,
+        })
+    }
+
+    /// `gemm(mma, a, b, c)` whose first k block writes `c = a * b` where `when` holds
+    /// (`accumulate_ = GMMA::ScaleOut::Zero` on a GMMA's first k-tile), `c += a * b` otherwise.
+    pub fn gemm_overwrite(
+        &mut self,
+        atom: &MmaAtom,
+        [a, b, c]: [&Tensor; 3],
+        when: Cond,
+    ) -> &mut Self {
+        self.push(Stmt::Gemm {
+            atom: *atom,
+            a: a.clone(),
+            b: b.clone(),
+            c: c.clone(),
+            overwrite: Some(when),
         })
     }
 

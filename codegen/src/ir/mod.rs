@@ -122,12 +122,16 @@ pub enum Stmt {
         dst: Tensor,
         pred: Option<Pred>,
     },
-    /// `gemm(mma, a, b, c)`: `c += a * b` over register fragments.
+    /// `gemm(mma, a, b, c)`: `c += a * b` over register fragments (a GMMA's A and B: shared
+    /// partitions). Where `overwrite` holds, the first k block of each `(m, n)` writes `a * b`
+    /// instead of adding it (CuTe's `accumulate_ = GMMA::ScaleOut::Zero`: the accumulator needs
+    /// no zeros first, which `wgmma` would have to wait for); GMMA atoms only.
     Gemm {
         atom: MmaAtom,
         a: Tensor,
         b: Tensor,
         c: Tensor,
+        overwrite: Option<Cond>,
     },
     /// `dst(i) = f(srcs[0](i), srcs[1](i), ...)` for every element of `dst`, guarded by `pred`.
     Map {

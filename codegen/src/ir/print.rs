@@ -132,7 +132,19 @@ fn stmt(f: &mut fmt::Formatter<'_>, s: &Stmt, depth: usize) -> fmt::Result {
         } => {
             writeln!(f, "{pad}copy({}){}: {src} -> {dst}", atom.op(), pred(p))
         }
-        Stmt::Gemm { atom, a, b, c } => writeln!(f, "{pad}gemm({}): {a} x {b} -> {c}", atom.op()),
+        Stmt::Gemm {
+            atom,
+            a,
+            b,
+            c,
+            overwrite,
+        } => {
+            let first = match overwrite {
+                Some(cond) => format!(" (k block 0 overwrites where {cond:?})"),
+                None => String::new(),
+            };
+            writeln!(f, "{pad}gemm({}): {a} x {b} -> {c}{first}", atom.op())
+        }
         Stmt::Map {
             dst,
             srcs,

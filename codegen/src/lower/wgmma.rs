@@ -43,7 +43,7 @@ pub fn name(g: &Gmma) -> String {
 }
 
 /// The PTX of one warpgroup MMA over an FP32 accumulator of `n/2` registers, descriptors
-/// `%{n/2}` and `%{n/2+1}`, the scale-d predicate from `%{n/2+2}`.
+/// `%{n/2}` and `%{n/2+1}`, the scale-d predicate from `%{n/2+2}` (0: D = A * B, 1: D += A * B).
 pub fn ptx(g: &Gmma) -> Option<String> {
     let (_, n, k) = g.mnk();
     if g.d != ElemType::F32 || g.a_in_registers {
@@ -81,6 +81,7 @@ pub fn helper(g: &Gmma) -> Option<(String, String)> {
         .chain([
             "unsigned long long desc_a".into(),
             "unsigned long long desc_b".into(),
+            "int scale_d".into(),
         ])
         .collect();
     let outs: Vec<String> = (0..regs).map(|i| format!("\"+f\"(d{i})")).collect();
@@ -91,7 +92,7 @@ pub fn helper(g: &Gmma) -> Option<(String, String)> {
         params.join(", ")
     ));
     w.line(format!(
-        "asm volatile(\"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{}, 0;\\n{ptx}\\n}}\\n\" : {} : \"l\"(desc_a), \"l\"(desc_b), \"r\"(1));",
+        "asm volatile(\"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{}, 0;\\n{ptx}\\n}}\\n\" : {} : \"l\"(desc_a), \"l\"(desc_b), \"r\"(scale_d));",
         regs + 2,
         outs.join(", ")
     ));

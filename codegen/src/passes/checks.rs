@@ -268,10 +268,22 @@ fn statement(k: &Kernel, s: &Stmt, path: &str, vars: &mut HashSet<String>) -> Re
             }
             Ok(())
         }
-        Stmt::Gemm { atom, a, b, c } if matches!(atom.op(), MmaOp::Sm90(_)) => {
+        Stmt::Gemm { atom, a, b, c, .. } if matches!(atom.op(), MmaOp::Sm90(_)) => {
             warpgroup_mma(k, atom.op(), [a, b, c], path)
         }
-        Stmt::Gemm { atom, a, b, c } => {
+        Stmt::Gemm {
+            overwrite: Some(_),
+            atom,
+            ..
+        } => Err(error(
+            k,
+            path,
+            format!(
+                "{}: only a GMMA's first k block overwrites its accumulator",
+                atom.op()
+            ),
+        )),
+        Stmt::Gemm { atom, a, b, c, .. } => {
             for t in [a, b, c] {
                 if storage_of(k, t, path)?.0 != MemSpace::Rmem {
                     return Err(error(

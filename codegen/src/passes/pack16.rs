@@ -30,7 +30,9 @@ pub fn paired_registers(k: &Kernel) -> BTreeSet<String> {
                 CopyOp::LdsmN { .. } | CopyOp::LdsmT { .. } => (vec![dst], vec![src]),
                 _ => (vec![], vec![src, dst]),
             },
-            Stmt::Gemm { atom, a, b, c } if !matches!(atom.op(), MmaOp::UniversalFma { .. }) => {
+            Stmt::Gemm { atom, a, b, c, .. }
+                if !matches!(atom.op(), MmaOp::UniversalFma { .. }) =>
+            {
                 (vec![a, b], vec![c])
             }
             Stmt::Gemm { a, b, c, .. } => (vec![], vec![a, b, c]),

@@ -37,6 +37,7 @@ pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Resul
     let e = layout_err(&plan.name, "tensor core");
     let (bm, bn, bk) = p.cta;
     let threads = mma_threads(plan, &p.mma)?;
+    let gmma = matches!(p.mma.atom().op(), cute_layout::atom::MmaOp::Sm90(_));
     let mut k = KernelBuilder::new(&name);
     let out = match p.out {
         F32 => "FP32 accumulate and out".to_string(),
@@ -53,6 +54,10 @@ pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Resul
         ("sA", Operand::A, &p.copy_a, &p.s2r_a, &p.smem_a),
         ("sB", Operand::B, &p.copy_b, &p.s2r_b, &p.smem_b),
     ] {
+        // an operand the MMA reads from shared memory itself (GMMA) has no fragment reads
+        let Some(s2r) = s2r else {
+            continue;
+        };
         let bits = i64::from(p.elem.bits());
         let banks = crate::gemm::banks::tensor_core_operand(&p.mma, which, copy, s2r, smem, bits)
             .map_err(&e)?;
@@ -83,21 +88,83 @@ pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Resul
     } = pr.cta_tiles(&mut k, p.cta, threads, &e)?;
     let tid = KernelBuilder::tid();
 
-    let s_a = k.smem("sA", p.elem, p.smem_a.clone()); // (BLK_M,BLK_K,PIPE)
-    let s_b = k.smem("sB", p.elem, p.smem_b.clone()); // (BLK_N,BLK_K,PIPE)
+    // a GMMA reads its tiles by descriptor: the hardware swizzles addresses, so the stages
+    // start on the 1024 bytes of the widest (SW128) swizzle's period
+    let align = if gmma { 1024 } else { 128 };
+    let s_a = k.smem_aligned("sA", p.elem, p.smem_a.clone(), align); // (BLK_M,BLK_K,PIPE)
+    let s_b = k.smem_aligned("sB", p.elem, p.smem_b.clone(), align); // (BLK_N,BLK_K,PIPE)
     let copy_a = Operand3::new(&mut k, "A", &p.copy_a, &g_a, &c_a, &s_a, [&m, &kk], &e)?;
     let copy_b = Operand3::new(&mut k, "B", &p.copy_b, &g_b, &c_b, &s_b, [&n, &kk], &e)?;
 
-    // the MMA's fragments (MMA,MMA_M,MMA_K), (MMA,MMA_N,MMA_K) of one stage, the accumulator
     let thr_mma = p.mma.get_slice(&tid).map_err(&e)?;
+    let ml = Mainloop {
+        plan,
+        p,
+        thr_mma: &thr_mma,
+        s: [&s_a, &s_b],
+        copies: [&copy_a, &copy_b],
+        g_c: &g_c,
+        k_tiles: &k_tiles,
+        e: &e,
+    };
+    let acc = if gmma {
+        super::gemm_wgmma::mainloop(&mut k, &ml)?
+    } else {
+        ldsm_mainloop(&mut k, &ml)?
+    };
+    epilogue(
+        &mut k,
+        plan,
+        p,
+        &thr_mma,
+        &acc,
+        [&g_c, &c_c],
+        g_bias.as_ref(),
+        (&m, &n),
+        threads,
+        &e,
+    )?;
+    k.finish()
+}
+
+/// What a mainloop works on: the plan, the thread's MMA slice, the stages `(rows,BLK_K,PIPE)`
+/// of A and B and their global copies, C's tile (for the accumulator's shape) and the k-tiles.
+#[derive(Clone, Copy)]
+pub(super) struct Mainloop<'a> {
+    pub plan: &'a GemmPlan,
+    pub p: &'a TensorCore,
+    pub thr_mma: &'a cute_layout::atom::ThrMma,
+    pub s: [&'a Tensor; 2],
+    pub copies: [&'a Operand3; 2],
+    pub g_c: &'a Tensor,
+    pub k_tiles: &'a Int,
+    pub e: &'a LayoutErr<'a>,
+}
+
+/// The `mma.sync` mainloop: `PIPE-1` k-tiles in flight, each k block's fragments read by
+/// `ldmatrix` into the other of two register slots before this one's MMAs run; returns the
+/// accumulator `(MMA,MMA_M,MMA_N)`, filled with zeros first.
+fn ldsm_mainloop(k: &mut KernelBuilder, ml: &Mainloop<'_>) -> Result<Tensor> {
+    let Mainloop {
+        plan,
+        p,
+        thr_mma,
+        s: [s_a, s_b],
+        copies: [copy_a, copy_b],
+        g_c,
+        k_tiles,
+        e,
+    } = *ml;
+    let tid = KernelBuilder::tid();
+    // the MMA's fragments (MMA,MMA_M,MMA_K), (MMA,MMA_N,MMA_K) of one stage, the accumulator
     let stage0 = Coord::Tuple(vec![X, X, s(0).into()]);
     let part = |which: Operand, t: &Tensor| -> Result<Layout> {
-        let stage = t.slice(&stage0).map_err(&e)?;
-        let l = thr_mma.partition(which, &stage).map_err(&e)?;
+        let stage = t.slice(&stage0).map_err(e)?;
+        let l = thr_mma.partition(which, &stage).map_err(e)?;
         Ok(l.layout().shape_layout().clone())
     };
-    let (part_a, part_b) = (part(Operand::A, &s_a)?, part(Operand::B, &s_b)?); // (MMA,MMA_M|N,MMA_K)
-    let k_blocks = part_a.mode(2).and_then(|m| m.size()).map_err(&e)?;
+    let (part_a, part_b) = (part(Operand::A, s_a)?, part(Operand::B, s_b)?); // (MMA,MMA_M|N,MMA_K)
+    let k_blocks = part_a.mode(2).and_then(|m| m.size()).map_err(e)?;
     let kb_n = k_blocks.as_static().filter(|n| n % 2 == 0).ok_or_else(|| {
         plan.error(
             "mma",
@@ -107,16 +174,16 @@ pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Resul
     // two k blocks of fragments: the one the MMAs read and the next one ldmatrix fills
     let two = |name: &str, l: &Layout, k: &mut KernelBuilder| -> Result<Tensor> {
         let shape = tup![
-            l.mode(0).map_err(&e)?.shape().clone(),
-            l.mode(1).map_err(&e)?.shape().clone(),
+            l.mode(0).map_err(e)?.shape().clone(),
+            l.mode(1).map_err(e)?.shape().clone(),
             s(2)
         ];
-        k.regs(name, p.elem, Layout::col_major(&shape).map_err(&e)?)
+        k.regs(name, p.elem, Layout::col_major(&shape).map_err(e)?)
     };
-    let r_a = two("rA", &part_a, &mut k)?; // (MMA,MMA_M,2)
-    let r_b = two("rB", &part_b, &mut k)?; // (MMA,MMA_N,2)
-    let t_cg_c = thr_mma.partition(Operand::C, &g_c).map_err(&e)?;
-    let acc_layout = Layout::col_major(t_cg_c.layout().shape_layout().shape()).map_err(&e)?;
+    let r_a = two("rA", &part_a, k)?; // (MMA,MMA_M,2)
+    let r_b = two("rB", &part_b, k)?; // (MMA,MMA_N,2)
+    let t_cg_c = thr_mma.partition(Operand::C, g_c).map_err(e)?;
+    let acc_layout = Layout::col_major(t_cg_c.layout().shape_layout().shape()).map_err(e)?;
     let acc = k.regs("acc", F32, acc_layout)?; // (MMA,MMA_M,MMA_N)
 
     // smem -> registers: ldmatrix, partitioned and retiled as CuTe does
@@ -131,82 +198,79 @@ pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Resul
             Operand::A => make_tiled_copy_A(atom, &p.mma),
             _ => make_tiled_copy_B(atom, &p.mma),
         }
-        .map_err(&e)?;
-        let thr = tiled.get_slice(&tid).map_err(&e)?;
-        let src = k.bind(&format!("tXs{name}"), thr.partition_s(smem).map_err(&e)?); // (CPY,CPY_M,CPY_K,PIPE)
-        let dst = k.bind(&format!("tXr{name}"), thr.retile(regs).map_err(&e)?); // (CPY,CPY_M,CPY_K)
+        .map_err(e)?;
+        let thr = tiled.get_slice(&tid).map_err(e)?;
+        let src = k.bind(&format!("tXs{name}"), thr.partition_s(smem).map_err(e)?); // (CPY,CPY_M,CPY_K,PIPE)
+        let dst = k.bind(&format!("tXr{name}"), thr.retile(regs).map_err(e)?); // (CPY,CPY_M,CPY_K)
         Ok((src, dst))
     };
-    let (t_xs_a, t_xr_a) = s2r(&p.s2r_a, Operand::A, &s_a, &r_a, "A", &mut k)?;
-    let (t_xs_b, t_xr_b) = s2r(&p.s2r_b, Operand::B, &s_b, &r_b, "B", &mut k)?;
+    let atom = |a: &Option<CopyAtom>| {
+        a.clone().ok_or_else(|| {
+            plan.error(
+                "copy",
+                "an mma.sync reads A and B from registers: a shared->register copy of each",
+            )
+        })
+    };
+    let (s2r_a, s2r_b) = (atom(&p.s2r_a)?, atom(&p.s2r_b)?);
+    let (t_xs_a, t_xr_a) = s2r(&s2r_a, Operand::A, s_a, &r_a, "A", k)?;
+    let (t_xs_b, t_xr_b) = s2r(&s2r_b, Operand::B, s_b, &r_b, "B", k)?;
     k.comment("the accumulator starts at zero");
     k.fill(&acc, 0.0);
-    prologue_copies(&mut k, p.stages, &copy_a, &copy_b, &k_tiles)?;
+    prologue_copies(k, p.stages, copy_a, copy_b, k_tiles)?;
     let pipe = s(p.stages);
     let mma_atom = MmaAtom::new(p.mma.atom().op());
     // k block `kb` of stage `stage` into its registers: (CPY,CPY_M) of A and B by ldmatrix
     let read = |k: &mut KernelBuilder, kb: &Int, stage: &Int| -> Result<()> {
-        let slot = kb.rem(&s(2)).map_err(&e)?;
+        let slot = kb.rem(&s(2)).map_err(e)?;
         let src = |t: &Tensor| {
             let c = vec![X, X, kb.clone().into(), stage.clone().into()];
-            t.slice(&Coord::Tuple(c)).map_err(&e)
+            t.slice(&Coord::Tuple(c)).map_err(e)
         };
         let dst = |t: &Tensor| {
             t.slice(&Coord::Tuple(vec![X, X, slot.clone().into()]))
-                .map_err(&e)
+                .map_err(e)
         };
-        k.copy(&p.s2r_a, &src(&t_xs_a)?, &dst(&t_xr_a)?);
-        k.copy(&p.s2r_b, &src(&t_xs_b)?, &dst(&t_xr_b)?);
+        k.copy(&s2r_a, &src(&t_xs_a)?, &dst(&t_xr_a)?);
+        k.copy(&s2r_b, &src(&t_xs_b)?, &dst(&t_xr_b)?);
         Ok(())
     };
     k.cp_async_wait(p.stages - 2);
     k.sync();
     k.comment("the first k block of stage 0");
-    read(&mut k, &s(0), &s(0))?;
+    read(k, &s(0), &s(0))?;
     k.comment(
         "the mainloop: one k-tile per trip, each k block's MMAs behind the next one's ldmatrix",
     );
     k.for_("kt", k_tiles.clone(), Unroll::None, |k, kt| {
-        let stage = kt.rem(&pipe).map_err(&e)?;
+        let stage = kt.rem(&pipe).map_err(e)?;
         k.for_("kb", k_blocks.clone(), Unroll::Full, |k, kb| {
             k.if_(
                 Cond::Lt(kb.clone(), s(kb_n - 1)),
-                |k| read(k, &kb.add(&s(1)).map_err(&e)?, &stage),
+                |k| read(k, &kb.add(&s(1)).map_err(e)?, &stage),
                 |k| {
                     k.comment("the next stage: wait for its copies and for every thread to be done with this one");
                     k.cp_async_wait(p.stages - 2);
                     k.sync();
-                    read(k, &s(0), &kt.add(&s(1)).and_then(|x| x.rem(&pipe)).map_err(&e)?)
+                    read(k, &s(0), &kt.add(&s(1)).and_then(|x| x.rem(&pipe)).map_err(e)?)
                 },
             )?;
-            let slot = kb.rem(&s(2)).map_err(&e)?;
-            let frag = |t: &Tensor| t.slice(&Coord::Tuple(vec![X, X, slot.clone().into()])).map_err(&e);
+            let slot = kb.rem(&s(2)).map_err(e)?;
+            let frag = |t: &Tensor| t.slice(&Coord::Tuple(vec![X, X, slot.clone().into()])).map_err(e);
             k.gemm(&mma_atom, &frag(&r_a)?, &frag(&r_b)?, &acc);
             // after k block 0's MMAs, not before them: ptxas keeps the MMAs behind the copies'
             // branches, so copies issued first leave the tensor pipe idle while both warps of a
             // scheduler compute addresses (458 vs 420 TFLOP/s at 4096^3 TN on the H200)
             k.if_(
                 Cond::Le(kb.clone(), s(0)),
-                |k| issue_ahead(k, p.stages, &kt, &k_tiles, [&copy_a, &copy_b], &e),
+                |k| issue_ahead(k, p.stages, &kt, k_tiles, [copy_a, copy_b], e),
                 |_| Ok(()),
             )?;
             Ok(())
         })?;
         Ok(())
     })?;
-    epilogue(
-        &mut k,
-        plan,
-        p,
-        &thr_mma,
-        &acc,
-        [&g_c, &c_c],
-        g_bias.as_ref(),
-        (&m, &n),
-        threads,
-        &e,
-    )?;
-    k.finish()
+    Ok(acc)
 }
 
 /// The plan's parts agree: the TiledMMA's tile divides the CTA tile (its K, BLK_K), the

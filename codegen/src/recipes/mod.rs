@@ -12,6 +12,7 @@ mod gemm_case;
 mod gemm_pipelined;
 pub mod gemm_simple;
 mod gemm_tc;
+mod gemm_wgmma;
 pub mod problem;
 mod softmax;
 mod transpose;

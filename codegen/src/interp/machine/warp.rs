@@ -108,9 +108,8 @@ impl Machine<'_> {
     pub(super) fn warp_gemm(
         &mut self,
         op: MmaOp,
-        a: &Tensor,
-        b: &Tensor,
-        c: &Tensor,
+        [a, b, c]: [&Tensor; 3],
+        overwrite: bool,
         here: &str,
     ) -> Result<()> {
         let group = op
@@ -166,9 +165,12 @@ impl Machine<'_> {
                             tb_[x] = input(tb, self.read(b, v + vb * (n + nn * kk), t, here)?);
                         }
                     }
-                    for v in 0..vc {
-                        let x = at_in(&cl, group, lane, v).unwrap_or(-1) as usize;
-                        tc_[x] = self.read(c, v + vc * (m + mm * n), t, here)?;
+                    // the first k block of an overwriting gemm does not read C
+                    if !(overwrite && kk == 0) {
+                        for v in 0..vc {
+                            let x = at_in(&cl, group, lane, v).unwrap_or(-1) as usize;
+                            tc_[x] = self.read(c, v + vc * (m + mm * n), t, here)?;
+                        }
                     }
                 }
                 for lane in 0..g {
