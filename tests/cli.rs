@@ -363,7 +363,10 @@ fn out_dtype_gives_a_tensor_core_gemm_a_16_bit_c() {
     assert_eq!(o.status.code(), Some(1), "{err}");
     let names = cute::codegen::named::TENSOR_CORE_NAMES.join(", ");
     assert!(err.contains(&format!("plan sgemm-sm80: output type: C of bfloat16_t: only the tensor-core plans ({names}) write a 16-bit C")), "{err}");
-    assert!(names.starts_with("hgemm-sm80, bgemm-sm80, tf32gemm-sm80"), "{names}");
+    assert!(
+        names.starts_with("hgemm-sm80, bgemm-sm80, tf32gemm-sm80"),
+        "{names}"
+    );
 }
 
 /// `check --cpu` runs the interpreter at its own small sizes: a size meant for the GPU check is

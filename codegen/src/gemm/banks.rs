@@ -105,8 +105,7 @@ pub fn tensor_core_operand(
 ) -> cute_layout::Result<OperandBanks> {
     let tid = Int::index("tid");
     let (t, sw) = frag::tensor("s", MemSpace::Smem, smem);
-    let write_bits = access_bits(&copy.atom().op());
-    let w = frag::copy(&copy.get_slice(&tid)?, &t, sw, false)?;
+    let (writes, write_bits) = copy_writes(copy, smem, elem_bits)?;
     let reader = match which {
         Operand::A => make_tiled_copy_A(s2r, mma)?,
         _ => make_tiled_copy_B(s2r, mma)?,
@@ -115,9 +114,24 @@ pub fn tensor_core_operand(
     let r = frag::copy(&reader.get_slice(&tid)?, &t, sw, true)?;
     let ways = |f: &Frag, bits| fragment_ways(f, elem_bits, bits).unwrap_or(i64::MAX);
     Ok(OperandBanks {
-        writes: ways(&w, write_bits),
+        writes,
         write_bits,
         reads: ways(&r, read_bits),
         read_bits,
     })
+}
+
+/// `max_ways` of warp 0's writes of `copy`'s `partition_D` of the shared layout `smem` of
+/// `elem_bits`-bit values, and the access width: the figure of an operand an MMA reads from
+/// shared memory itself (a GMMA's, by descriptor).
+pub fn copy_writes(
+    copy: &TiledCopy,
+    smem: &AnyLayout,
+    elem_bits: i64,
+) -> cute_layout::Result<(i64, i64)> {
+    let tid = Int::index("tid");
+    let (t, sw) = frag::tensor("s", MemSpace::Smem, smem);
+    let bits = access_bits(&copy.atom().op());
+    let w = frag::copy(&copy.get_slice(&tid)?, &t, sw, false)?;
+    Ok((fragment_ways(&w, elem_bits, bits).unwrap_or(i64::MAX), bits))
 }

@@ -54,17 +54,20 @@ pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Resul
         ("sA", Operand::A, &p.copy_a, &p.s2r_a, &p.smem_a),
         ("sB", Operand::B, &p.copy_b, &p.s2r_b, &p.smem_b),
     ] {
+        let bits = i64::from(p.elem.bits());
         // an operand the MMA reads from shared memory itself (GMMA) has no fragment reads
         let Some(s2r) = s2r else {
+            let (ways, wbits) = crate::gemm::banks::copy_writes(copy, smem, bits).map_err(&e)?;
+            k.note(&format!(
+                "bank conflicts of {name} ({}, warp 0): {} by writes max_ways={ways} ({wbits}-bit), the MMA by descriptor",
+                swizzle_name(smem),
+                copy.atom().op()
+            ));
             continue;
         };
-        let bits = i64::from(p.elem.bits());
         let banks = crate::gemm::banks::tensor_core_operand(&p.mma, which, copy, s2r, smem, bits)
             .map_err(&e)?;
-        let sw = match smem {
-            cute_layout::AnyLayout::Composed(c) => c.layout_a().to_string(),
-            cute_layout::AnyLayout::Plain(_) => "no swizzle".to_string(),
-        };
+        let sw = swizzle_name(smem);
         k.note(&format!(
             "bank conflicts of {name} ({sw}, warp 0): {} by {}, {} by {}",
             copy.atom().op(),
@@ -125,6 +128,14 @@ pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Resul
         &e,
     )?;
     k.finish()
+}
+
+/// A shared layout's swizzle, as the header names it.
+fn swizzle_name(smem: &cute_layout::AnyLayout) -> String {
+    match smem {
+        cute_layout::AnyLayout::Composed(c) => c.layout_a().to_string(),
+        cute_layout::AnyLayout::Plain(_) => "no swizzle".to_string(),
+    }
 }
 
 /// What a mainloop works on: the plan, the thread's MMA slice, the stages `(rows,BLK_K,PIPE)`
