@@ -1,28 +1,16 @@
 //! `print_layout` equals C++ CuTe's output byte for byte (`tests/oracle/print_layout.txt`, copied
 //! verbatim from shared/oracle), through the library and through `cute print-layout`.
 
-use std::path::Path;
 use std::process::Command;
 
 use cute::layout::expr::{eval, Value};
 use cute::layout::print_layout;
 
+mod common;
+
 /// `(expression, expected table)` blocks: a `@@ EXPR` line, then the table.
 fn blocks() -> Vec<(String, String)> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/print_layout.txt");
-    let text = std::fs::read_to_string(path).unwrap();
-    let mut out: Vec<(String, String)> = Vec::new();
-    for line in text.split_inclusive('\n') {
-        match line.strip_prefix("@@ ") {
-            Some(expr) => out.push((expr.trim_end().to_string(), String::new())),
-            None => out
-                .last_mut()
-                .expect("file starts with @@")
-                .1
-                .push_str(line),
-        }
-    }
-    out
+    common::oracle_blocks("print_layout.txt")
 }
 
 #[test]

@@ -8,6 +8,8 @@ use std::path::Path;
 
 use cute::layout::expr::{eval, Value};
 
+mod common;
+
 fn oracle(name: &str) -> String {
     std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -19,18 +21,7 @@ fn oracle(name: &str) -> String {
 
 /// `(expression, what C++ printed)` blocks.
 fn blocks() -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = Vec::new();
-    for line in oracle("cute-sm90-atoms.txt").split_inclusive('\n') {
-        match line.strip_prefix("@@ ") {
-            Some(expr) => out.push((expr.trim_end().to_string(), String::new())),
-            None => out
-                .last_mut()
-                .expect("file starts with @@")
-                .1
-                .push_str(line),
-        }
-    }
-    out
+    common::oracle_blocks("cute-sm90-atoms.txt")
 }
 
 fn printed(v: &Value) -> String {

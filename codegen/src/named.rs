@@ -401,13 +401,11 @@ fn tensor_core_sm80(
     let operand = |rows: i64,
                    major: Major|
      -> Result<(cute_layout::atom::TiledCopy, AnyLayout, CopyOp)> {
-        let (thr, val, block, sw, s2r) = match major {
+        let copy = vector_copy(&atom, major, (rows, bk), v, threads).map_err(&e)?;
+        let (block, sw, s2r) = match major {
             Major::K => {
-                // 8 K-major rows of BLK_K values; threads along K, one vector each
-                let tk = bk / v;
+                // 8 K-major rows of BLK_K values
                 (
-                    Layout::new(tup![s(threads / tk), s(tk)], tup![s(tk), s(1)]),
-                    Layout::new(tup![s(1), s(v)], tup![s(0), s(1)]),
                     Layout::new(tup![s(8), s(bk)], tup![s(bk), s(1)]),
                     Swizzle::new(chunks.min(3), v.trailing_zeros() as i64, 3),
                     CopyOp::LdsmN { matrices: 4 },
@@ -421,21 +419,17 @@ fn tensor_core_sm80(
                 // value at a time (`UniversalCopy<tfloat32_t>`), as CUTLASS's SM80 TF32
                 // GEMMs read an MN-major tile
                 let atom_rows = 1024 / i64::from(elem.bits());
-                let tm = (rows / v).min(threads);
                 let s2r = match elem.bits() {
                     16 => CopyOp::LdsmT { matrices: 4 },
                     _ => CopyOp::UniversalCopy { bits: 32 },
                 };
                 (
-                    Layout::new(tup![s(tm), s(threads / tm)], tup![s(1), s(tm)]),
-                    Layout::new(tup![s(v), s(1)], tup![s(1), s(0)]),
                     Layout::new(tup![s(atom_rows), s(8)], tup![s(1), s(atom_rows)]),
                     Swizzle::new(3, v.trailing_zeros() as i64, 3),
                     s2r,
                 )
             }
         };
-        let copy = make_tiled_copy(&atom, &thr.map_err(&e)?, &val.map_err(&e)?).map_err(&e)?;
         let smem = tile_to_shape(
             &block.map_err(&e)?,
             &tup![s(rows), s(bk), s(stages)],
@@ -465,6 +459,35 @@ fn tensor_core_sm80(
         min_blocks_per_sm: 1,
         out: ElemType::F32,
     })
+}
+
+/// The global -> shared copy of a tensor-core operand's `(rows, BLK_K)` tile: `threads` threads,
+/// one `v`-value vector each, along the operand's contiguous mode (K for a K-major operand, M or
+/// N for an MN-major one), as CuTe's SM80 and SM90 configurations tile it.
+fn vector_copy(
+    atom: &CopyAtom,
+    major: Major,
+    (rows, bk): (i64, i64),
+    v: i64,
+    threads: i64,
+) -> cute_layout::Result<cute_layout::atom::TiledCopy> {
+    let (thr, val) = match major {
+        Major::K => {
+            let tk = bk / v;
+            (
+                Layout::new(tup![s(threads / tk), s(tk)], tup![s(tk), s(1)])?,
+                Layout::new(tup![s(1), s(v)], tup![s(0), s(1)])?,
+            )
+        }
+        Major::MN => {
+            let tm = (rows / v).min(threads);
+            (
+                Layout::new(tup![s(tm), s(threads / tm)], tup![s(1), s(tm)])?,
+                Layout::new(tup![s(v), s(1)], tup![s(1), s(0)])?,
+            )
+        }
+    };
+    make_tiled_copy(atom, &thr, &val)
 }
 
 /// The SM90 tensor-core GEMM of `elem` (FP16, BF16; TF32 in TN): a 128x256xBLK_K CTA tile
@@ -532,23 +555,7 @@ fn tensor_core_sm90(
     let v = 128 / i64::from(elem.bits()); // values per 16-byte vector
     let atom = CopyAtom::new(CopyOp::CpAsyncCacheGlobal { bits: 128 }, elem).map_err(&e)?;
     let operand = |rows: i64, major: Major| -> Result<(cute_layout::atom::TiledCopy, AnyLayout)> {
-        let (thr, val) = match major {
-            Major::K => {
-                let tk = bk / v;
-                (
-                    Layout::new(tup![s(threads / tk), s(tk)], tup![s(tk), s(1)]),
-                    Layout::new(tup![s(1), s(v)], tup![s(0), s(1)]),
-                )
-            }
-            Major::MN => {
-                let tm = (rows / v).min(threads);
-                (
-                    Layout::new(tup![s(tm), s(threads / tm)], tup![s(1), s(tm)]),
-                    Layout::new(tup![s(v), s(1)], tup![s(1), s(0)]),
-                )
-            }
-        };
-        let copy = make_tiled_copy(&atom, &thr.map_err(&e)?, &val.map_err(&e)?).map_err(&e)?;
+        let copy = vector_copy(&atom, major, (rows, bk), v, threads).map_err(&e)?;
         let gmma_atom = gmma_layout_atom(gmajor(major), GmmaSwizzle::Sw128, elem).map_err(&e)?;
         let order = ModeOrder::Major(cute_layout::Major::Left);
         let tiled = gmma_atom

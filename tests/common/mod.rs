@@ -1,9 +1,11 @@
 //! Shared by the facade's integration tests.
 
+#[allow(dead_code)]
 /// A small deterministic generator (xorshift64) for the randomized tests: the same seed gives
 /// the same cases on every machine.
 pub struct Rng(pub u64);
 
+#[allow(dead_code)]
 impl Rng {
     pub fn next(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
@@ -27,4 +29,26 @@ impl Rng {
     pub fn chance(&mut self, one_in: usize) -> bool {
         self.below(one_in) == 0
     }
+}
+
+/// The `@@ EXPRESSION` blocks of an oracle file of `tests/oracle`: `(expression, what C++
+/// printed)`, the expected text with its line ends.
+#[allow(dead_code)]
+pub fn oracle_blocks(file: &str) -> Vec<(String, String)> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/oracle")
+        .join(file);
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut out: Vec<(String, String)> = Vec::new();
+    for line in text.split_inclusive('\n') {
+        match line.strip_prefix("@@ ") {
+            Some(expr) => out.push((expr.trim_end().to_string(), String::new())),
+            None => out
+                .last_mut()
+                .expect("file starts with @@")
+                .1
+                .push_str(line),
+        }
+    }
+    out
 }
