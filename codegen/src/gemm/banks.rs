@@ -18,13 +18,18 @@ pub fn warp_max_ways(
     elem_bits: i64,
     bits: i64,
 ) -> Option<i64> {
+    // the 32 threads' bases are the same for every coordinate
+    let bases = (0..32)
+        .map(|tid| frag::base_at(&f.base, tid))
+        .collect::<Option<Vec<i64>>>()?;
     let mut rows = Vec::new();
     for (v, a, b) in coords {
         let at = [v, a, b, 0].map(cute_layout::s);
         let rel = f.rel(&at).ok()?.as_static()?;
-        let row = (0..32)
-            .map(|tid| {
-                let o = frag::base_at(&f.base, tid)? + rel;
+        let row = bases
+            .iter()
+            .map(|&base| {
+                let o = base + rel;
                 let o = match f.swizzle {
                     Some(sw) => sw.apply(o).ok()?,
                     None => o,

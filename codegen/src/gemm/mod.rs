@@ -59,7 +59,7 @@ pub fn emit_with(plan: &GemmPlan, width: IndexWidth) -> Result<Kernel> {
 
 /// Verifies a plan and lowers it by `emitter`. The plan's own checks run first either way: the
 /// kernel name and functors (`common::check_names`), a pipelined plan's coverage, budgets and
-/// copies (`pipelined::check`); the naive and tiled recipes check their tiles themselves. The IR
+/// copies (`pipelined::check`, which the IR recipe calls); the naive and tiled recipes check their tiles themselves. The IR
 /// refuses epilogue functors, the template 64-bit indices.
 pub fn emit_by(plan: &GemmPlan, emitter: Emitter, width: IndexWidth) -> Result<Kernel> {
     match (emitter, width) {
@@ -70,10 +70,8 @@ pub fn emit_by(plan: &GemmPlan, emitter: Emitter, width: IndexWidth) -> Result<K
         )),
         (Emitter::Ir, _) => {
             common::check_names(plan)?;
-            if let Policy::Pipelined(p) = &plan.policy {
-                pipelined::check(plan, p)?;
-            }
-            // the recipe's kernel comes checked from `KernelBuilder::finish`
+            // the recipe checks its plan (a pipelined one: `pipelined::check`), and its kernel
+            // comes checked from `KernelBuilder::finish`
             crate::cuda::emit_finished(&crate::recipes::gemm_for(plan, width)?, width)
         }
     }

@@ -59,14 +59,10 @@ fn checked<'a>(plan: &GemmPlan, p: &'a Pipelined) -> Result<(verify::Report, Par
     Ok((report, parts))
 }
 
-/// The checks of a pipelined plan, for the IR's kernel of it.
-pub fn check(plan: &GemmPlan, p: &Pipelined) -> Result<()> {
-    checked(plan, p).map(|_| ())
-}
-
-/// The bank-conflict figures of a pipelined plan's shared accesses (warp 0), a header line each.
-pub fn bank_figures(plan: &GemmPlan, p: &Pipelined) -> Result<Vec<String>> {
-    let parts = partitions(plan, p)?;
+/// The checks of a pipelined plan, for the IR's kernel of it, and the bank-conflict figures
+/// of its shared accesses (warp 0) that they computed, a header line each.
+pub fn check(plan: &GemmPlan, p: &Pipelined) -> Result<Vec<String>> {
+    let (_, parts) = checked(plan, p)?;
     Ok(bank_notes(&parts))
 }
 

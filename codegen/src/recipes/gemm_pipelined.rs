@@ -51,7 +51,8 @@ pub fn pipelined(plan: &GemmPlan, p: &Pipelined, width: IndexWidth) -> Result<Ke
     let threads = mma_threads(plan, &p.mma)?;
 
     let mut k = KernelBuilder::new(&name);
-    for line in crate::gemm::pipelined::bank_figures(plan, p)? {
+    // the plan's checks (coverage, budgets, copies), and the bank figures they computed
+    for line in crate::gemm::pipelined::check(plan, p)? {
         k.note(&line);
     }
     k.target(plan.target).doc(&format!(
