@@ -528,23 +528,20 @@ fn tensor_core_sm90(
     };
     let (bm, bn, stages, threads) = (128, 256, 4, 256);
     let bk = 1024 / i64::from(elem.bits()); // 128 bytes of K: one SW128 row
-    let op = match elem {
-        ElemType::Tf32 => format!("SM90_64x{bn}x8_F32TF32TF32_SS_TN<>"),
-        _ => format!(
-            "SM90_64x{bn}x16_F32{t}{t}_SS<{},{}>",
-            gmajor(layout.a),
-            gmajor(layout.b),
-            t = if elem == ElemType::F16 { "F16" } else { "BF16" }
+                                            // the atom's name and its template arguments, as C++ spells them
+    let (op_name, majors) = match elem {
+        ElemType::Tf32 => (format!("SM90_64x{bn}x8_F32TF32TF32_SS_TN"), vec![]),
+        _ => (
+            format!(
+                "SM90_64x{bn}x16_F32{t}{t}_SS",
+                t = if elem == ElemType::F16 { "F16" } else { "BF16" }
+            ),
+            vec![gmajor(layout.a).to_string(), gmajor(layout.b).to_string()],
         ),
     };
-    let (op_name, args) = op.split_once('<').unwrap_or((&op, ">"));
-    let args: Vec<&str> = args
-        .trim_end_matches('>')
-        .split(',')
-        .filter(|a| !a.is_empty())
-        .collect();
-    let op = MmaOp::from_name_args(op_name, &args)
-        .ok_or_else(|| CodegenError::Unknown(op.clone()))?
+    let majors: Vec<&str> = majors.iter().map(String::as_str).collect();
+    let op = MmaOp::from_name_args(&op_name, &majors)
+        .ok_or_else(|| CodegenError::Unknown(op_name.clone()))?
         .map_err(&e)?;
     let mma = make_tiled_mma(
         MmaAtom::new(op),

@@ -117,15 +117,15 @@ impl ComposedLayout {
         let Some(bits) = self.smem_ptr_bits() else {
             return Ok(AnyLayout::Composed(self.clone()));
         };
-        let (b, m, s_) = self.outer.params();
         let shift = (bits / 8).max(1).trailing_zeros();
-        if bits < 8 || !bits.is_power_of_two() || m < shift {
+        if bits < 8 || !bits.is_power_of_two() || self.outer.params().1 < shift {
             return Err(crate::error::algebra(
                 "in_element_units",
                 format!("{self}: {bits}-bit elements (whole bytes whose count is a power of two)"),
             ));
         }
-        let sw = Swizzle::new(i64::from(b), i64::from(m - shift), i64::from(s_))?;
+        // the byte swizzle for elements bits/8 bytes wide: upcast<bits/8>
+        let sw = self.outer.upcast(i64::from(bits / 8))?;
         Ok(ComposedLayout::composition(sw, s(0), self.inner.clone()))
     }
 

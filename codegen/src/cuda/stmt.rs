@@ -973,7 +973,6 @@ impl Descriptor {
             )
         })?;
         let bytes = i64::from(elem.bits()) / 8;
-        let log_bytes = bytes.max(1).trailing_zeros() as i64;
         let tile = t
             .layout()
             .shape_layout()
@@ -982,11 +981,16 @@ impl Descriptor {
         // the buffer's swizzle (element units) as the hardware applies it, on byte addresses
         let (sw, period) = match &buf.layout {
             cute_layout::AnyLayout::Composed(cl) => {
-                let (b, m, s) = cl.layout_a().params();
-                let (b, m, s) = (i64::from(b), i64::from(m), i64::from(s));
-                let sw = cute_layout::Swizzle::new(b, m + log_bytes, s)
+                // element offsets -> byte addresses: downcast<bytes>
+                let sw = cl
+                    .layout_a()
+                    .downcast(bytes.max(1))
                     .map_err(|e| error(k, here, format!("{}: {e}", buf.name)))?;
-                (sw, 1i64 << (b + m + s).clamp(0, 62))
+                let (b, m, s) = cl.layout_a().params();
+                (
+                    sw,
+                    1i64 << (i64::from(b) + i64::from(m) + i64::from(s)).clamp(0, 62),
+                )
             }
             cute_layout::AnyLayout::Plain(_) => (
                 cute_layout::Swizzle::new(0, 4, 3).map_err(|e| error(k, here, e.to_string()))?,
