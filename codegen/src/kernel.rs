@@ -28,6 +28,21 @@ pub enum ParamType {
         writable: bool,
         align: i64,
     },
+    /// A TMA tensor map over a global tensor of `elem` (`const __grid_constant__
+    /// cute_tensor_map`, CUDA's 128-byte `CUtensorMap`): the argument is the tensor's buffer,
+    /// which the runtime encodes as the kernel's [`TensorMap`] of that name says.
+    TensorMap { elem: ElemType },
+}
+
+/// The tensor map a [`ParamType::TensorMap`] parameter is encoded with
+/// (`cuTensorMapEncodeTiled`): its dimensions' extents and strides as expressions of the
+/// integer parameters, its box, swizzle and element type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TensorMap {
+    /// The parameter.
+    pub param: String,
+    /// The box and the tensor's dimensions (`cute_layout::atom::make_tma_box`).
+    pub tma: cute_layout::atom::TmaBox,
 }
 
 impl Param {
@@ -104,6 +119,9 @@ impl Param {
             } => {
                 format!("{}* __restrict__ {n}", crate::cuda::ctype(elem))
             }
+            ParamType::TensorMap { .. } => {
+                format!("const __grid_constant__ cute_tensor_map {n}")
+            }
         }
     }
 }
@@ -176,6 +194,8 @@ pub struct LaunchSpec {
     pub requirements: Vec<Requirement>,
     /// The width of its index arithmetic (and of its integer parameters).
     pub index: crate::cuda::IndexWidth,
+    /// How each tensor-map parameter is encoded.
+    pub tensor_maps: Vec<TensorMap>,
 }
 
 impl LaunchSpec {

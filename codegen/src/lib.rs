@@ -22,5 +22,5 @@ pub mod writer;
 
 pub use error::{CodegenError, Result};
 pub use gemm::{emit, GemmLayout, GemmPlan};
-pub use kernel::{Kernel, LaunchSpec, Param, ParamType, Requirement};
+pub use kernel::{Kernel, LaunchSpec, Param, ParamType, Requirement, TensorMap};
 pub use target::{Arch, Target};

@@ -25,7 +25,9 @@ pub const NAMES: &[&str] = &[
 ];
 
 /// The tensor-core plans (`hgemm-sm80`, `bgemm-sm80`, `tf32gemm-sm80`, and `hgemm-sm80-bias-relu`:
-/// hgemm-sm80 with the CuTe article's per-row bias and ReLU fused into its epilogue): reachable
+/// hgemm-sm80 with the CuTe article's per-row bias and ReLU fused into its epilogue; the SM90
+/// `hgemm-sm90`, `bgemm-sm90`, `tf32gemm-sm90`, warp-specialized over TMA, and
+/// `hgemm-sm90-cpasync`, the same wgmma mainloop fed by every thread's cp.async): reachable
 /// by name like the others, not yet in [`NAMES`] (the FP32 kernels `cute check` and `cute bench`
 /// run by default).
 pub const TENSOR_CORE_NAMES: &[&str] = &[
@@ -36,6 +38,7 @@ pub const TENSOR_CORE_NAMES: &[&str] = &[
     "hgemm-sm90",
     "bgemm-sm90",
     "tf32gemm-sm90",
+    "hgemm-sm90-cpasync",
 ];
 
 /// The plan called `name` for a layout, for the default target (`sm_90a`, the H100/H200).
@@ -59,9 +62,9 @@ pub fn plan_for(name: &str, layout: GemmLayout, target: &Target) -> Result<GemmP
             name, layout, target, elem,
         )?)))
     };
-    let warpgroup = |elem| -> Result<Policy> {
+    let warpgroup = |elem, tma| -> Result<Policy> {
         Ok(Policy::TensorCore(Box::new(tensor_core_sm90(
-            name, layout, target, elem,
+            name, layout, target, elem, tma,
         )?)))
     };
     let (policy, epilogue) = match name {
@@ -102,9 +105,11 @@ pub fn plan_for(name: &str, layout: GemmLayout, target: &Target) -> Result<GemmP
             Epilogue::bias_relu(Bias::PerRow),
         ),
         "tf32gemm-sm80" => (tensor_core(ElemType::Tf32)?, Epilogue::linear()),
-        "hgemm-sm90" => (warpgroup(ElemType::F16)?, Epilogue::linear()),
-        "bgemm-sm90" => (warpgroup(ElemType::Bf16)?, Epilogue::linear()),
-        "tf32gemm-sm90" => (warpgroup(ElemType::Tf32)?, Epilogue::linear()),
+        "hgemm-sm90" => (warpgroup(ElemType::F16, true)?, Epilogue::linear()),
+        "bgemm-sm90" => (warpgroup(ElemType::Bf16, true)?, Epilogue::linear()),
+        "tf32gemm-sm90" => (warpgroup(ElemType::Tf32, true)?, Epilogue::linear()),
+        // the previous step of the recipe: every thread copies with cp.async (the A/B baseline)
+        "hgemm-sm90-cpasync" => (warpgroup(ElemType::F16, false)?, Epilogue::linear()),
         _ => return Err(CodegenError::Unknown(name.to_string())),
     };
     Ok(GemmPlan {
@@ -458,6 +463,7 @@ fn tensor_core_sm80(
         stages,
         min_blocks_per_sm: 1,
         out: ElemType::F32,
+        tma: false,
     })
 }
 
@@ -501,6 +507,7 @@ fn tensor_core_sm90(
     layout: GemmLayout,
     target: &Target,
     elem: ElemType,
+    tma: bool,
 ) -> Result<TensorCore> {
     let e = lerr(name, "plan");
     let refuse = |part, msg: String| CodegenError::Plan {
@@ -554,7 +561,12 @@ fn tensor_core_sm90(
     let operand = |rows: i64, major: Major| -> Result<(cute_layout::atom::TiledCopy, AnyLayout)> {
         let copy = vector_copy(&atom, major, (rows, bk), v, threads).map_err(&e)?;
         let gmma_atom = gmma_layout_atom(gmajor(major), GmmaSwizzle::Sw128, elem).map_err(&e)?;
-        let order = ModeOrder::Major(cute_layout::Major::Left);
+        // CUTLASS's SM90 mainloops tile an MN-major atom along K first (`Step<_2,_1,_3>`), so
+        // a stage's (64,BLK_K) columns are whole TMA boxes; the cp.async kernel keeps M first
+        let order = match (major, tma) {
+            (Major::MN, true) => ModeOrder::Order(tup![s(2), s(1), s(3)]),
+            _ => ModeOrder::Major(cute_layout::Major::Left),
+        };
         let tiled = gmma_atom
             .map(|l| tile_to_shape(l, &tup![s(rows), s(bk), s(stages)], &order))
             .map_err(&e)?;
@@ -579,6 +591,7 @@ fn tensor_core_sm90(
         stages,
         min_blocks_per_sm: 1,
         out: ElemType::F32,
+        tma,
     })
 }
 

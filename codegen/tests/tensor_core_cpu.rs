@@ -6,6 +6,7 @@
 
 use cute_codegen::interp::run;
 use cute_codegen::interp::Arg;
+use cute_codegen::ir::{MbarrierOp, Stmt};
 use cute_codegen::named::{plan, TENSOR_CORE_NAMES};
 use cute_codegen::recipes::{gemm, gemm_case};
 use cute_codegen::{GemmLayout, GemmPlan};
@@ -243,13 +244,23 @@ fn an_unreferenced_case_takes_the_callers_reference() {
     }
 }
 
-/// The SM90 GEMMs (`wgmma` from shared memory through descriptors, two warpgroups): hgemm-sm90
-/// in every layout at the sizes above, bgemm-sm90 in NT and TT (MN-major B, the descriptor's
-/// transpose) and tf32gemm-sm90 in TN at a ragged size over several k-tiles; TF32 in another
-/// layout and any of them for a target without wgmma are plan errors saying why.
+/// The SM90 GEMMs (`wgmma` from shared memory through descriptors, two consumer warpgroups fed
+/// by a TMA producer warpgroup through mbarriers): hgemm-sm90 in every layout at the sizes
+/// above, bgemm-sm90 in NT and TT (MN-major B, the descriptor's transpose) and tf32gemm-sm90 in
+/// TN at a ragged size over several k-tiles, hgemm-sm90-cpasync (every thread's cp.async) in
+/// NN and TN; TF32 in another layout and any of them for a target without wgmma are plan errors
+/// saying why.
 #[test]
 fn the_sm90_gemms_agree_with_float64_on_the_cpu() {
     every_layout("hgemm-sm90");
+    for l in ["NN", "TN"] {
+        check(
+            "hgemm-sm90-cpasync",
+            GemmLayout::parse(l).unwrap(),
+            (130, 67, 300),
+            0.5,
+        );
+    }
     for l in ["NT", "TT"] {
         check(
             "bgemm-sm90",
@@ -268,4 +279,65 @@ fn the_sm90_gemms_agree_with_float64_on_the_cpu() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("sm_80 has no wgmma"), "{err}");
+}
+
+/// Calls `f` on every statement of `body`, depth first.
+fn each_stmt(body: &mut [Stmt], f: &mut impl FnMut(&mut Stmt)) {
+    for s in body {
+        f(s);
+        match s {
+            Stmt::For { body, .. } => each_stmt(body, f),
+            Stmt::If { then, els, .. } => {
+                each_stmt(then, f);
+                each_stmt(els, f);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// hgemm-sm90 TN with its IR changed by `f`, run over five k-tiles (more than its four stages).
+fn broken_pipeline(f: &mut impl FnMut(&mut Stmt)) -> Result<(), String> {
+    let p = plan("hgemm-sm90", GemmLayout::parse("TN").unwrap()).unwrap();
+    let mut k = gemm(&p).unwrap();
+    each_stmt(&mut k.body, f);
+    let mut c = gemm_case(&p, (33, 40, 300), 0.0, 7).unwrap();
+    run(&k, &mut c.args).map_err(|e| e.to_string())?;
+    match c.check(c.output()) {
+        v if v.ok() => Ok(()),
+        v => Err(format!("wrong result: {v:?}")),
+    }
+}
+
+/// The interpreter's model of the TMA pipeline catches what would hang or race on the GPU: no
+/// consumer releasing the stages (the producer would wait forever for the fifth k-tile's
+/// stage), a transaction count that is not the loads' bytes, consumers that do not wait for the
+/// loads (they read shared memory before it lands).
+#[test]
+fn a_broken_tma_pipeline_is_reported_not_run() {
+    let e = broken_pipeline(&mut |s| {
+        if matches!(s, Stmt::Mbarrier(MbarrierOp::Arrive(_))) {
+            *s = Stmt::Comment("no release".into());
+        }
+    })
+    .unwrap_err();
+    assert!(e.contains("wait for parity 0 of empty[0], which has not completed (the producer would wait forever)"), "{e}");
+    let e = broken_pipeline(&mut |s| {
+        if let Stmt::Mbarrier(MbarrierOp::ArriveExpectTx { bytes, .. }) = s {
+            *bytes -= 2;
+        }
+    })
+    .unwrap_err();
+    assert!(
+        e.contains("expects 49150 bytes, its TMA loads move 49152"),
+        "{e}"
+    );
+    let e = broken_pipeline(&mut |s| {
+        if matches!(s, Stmt::Mbarrier(MbarrierOp::Wait { bar, .. }) if bar.name == "full") {
+            *s = Stmt::Comment("no wait".into());
+        }
+    })
+    .unwrap_err();
+    assert!(e.contains("wrong result"), "{e}");
+    assert!(broken_pipeline(&mut |_| {}).is_ok());
 }

@@ -3,13 +3,14 @@
 //! kernel's divisibility requirements checked, then the launch. The GEMM API and the recipes'
 //! runners are layers over it.
 
-use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaSlice, DevicePtr, LaunchConfig, PushKernelArg};
 use cute_codegen::cuda::IndexWidth;
 use cute_codegen::{Kernel, ParamType, Requirement};
 use cute_layout::ElemType;
 
 use crate::error::{Result, RuntimeError};
 use crate::gpu::{Gpu, Loaded};
+use crate::tensor_map::{encode, TensorMapArg};
 
 /// A device buffer of a kernel argument.
 #[derive(Clone, Copy)]
@@ -94,7 +95,7 @@ pub fn check_args(kernel: &Kernel, args: &[Arg]) -> Result<[u32; 3]> {
             }
             (ParamType::Scalar(ElemType::F32 | ElemType::F64), Arg::Scalar(_)) => true,
             // TF32 operands live in FP32 buffers (the tensor cores read their top 19 bits)
-            (ParamType::Ptr { elem, .. }, Arg::Buf(b)) => {
+            (ParamType::Ptr { elem, .. } | ParamType::TensorMap { elem }, Arg::Buf(b)) => {
                 b.elem() == elem || (elem == ElemType::Tf32 && b.elem() == ElemType::F32)
             }
             _ => false,
@@ -195,9 +196,14 @@ pub fn launch(gpu: &Gpu, loaded: &Loaded, args: &[Arg]) -> Result<()> {
             _ => 0.0,
         })
         .collect();
+    let maps = tensor_maps(gpu, kernel, args)?;
     let mut b = gpu.stream.launch_builder(&loaded.func);
     for (i, (p, a)) in spec.params.iter().zip(args).enumerate() {
         match (a, p.ty) {
+            (_, ParamType::TensorMap { .. }) => match &maps[i] {
+                Some(m) => b.arg(m),
+                None => unreachable!("tensor_maps encodes every tensor-map parameter"),
+            },
             (Arg::Int(_), _) if wide => b.arg(&ints64[i]),
             (Arg::Int(_), _) => b.arg(&ints32[i]),
             (Arg::Scalar(_), ParamType::Scalar(ElemType::F64)) => b.arg(&f64s[i]),
@@ -212,4 +218,46 @@ pub fn launch(gpu: &Gpu, loaded: &Loaded, args: &[Arg]) -> Result<()> {
     // addresses (every access outside the problem is predicated).
     unsafe { b.launch(cfg) }.map_err(RuntimeError::driver(format!("launch of {}", kernel.name)))?;
     Ok(())
+}
+
+/// The encoded tensor map of each tensor-map parameter (by position; `None` elsewhere), over
+/// its argument's buffer.
+fn tensor_maps(
+    gpu: &Gpu,
+    kernel: &cute_codegen::Kernel,
+    args: &[Arg],
+) -> Result<Vec<Option<TensorMapArg>>> {
+    let env = int_env(kernel, args);
+    let spec = &kernel.launch;
+    spec.params
+        .iter()
+        .zip(args)
+        .map(|(p, a)| {
+            let ParamType::TensorMap { .. } = p.ty else {
+                return Ok(None);
+            };
+            let map = spec
+                .tensor_maps
+                .iter()
+                .find(|m| m.param == p.name)
+                .ok_or_else(|| {
+                    RuntimeError::Problem(format!(
+                        "{}: parameter {} has no tensor map",
+                        kernel.name, p.name
+                    ))
+                })?;
+            let base = match a {
+                Arg::Buf(Buf::F32(s)) => s.device_ptr(&gpu.stream).0,
+                Arg::Buf(Buf::F64(s)) => s.device_ptr(&gpu.stream).0,
+                Arg::Buf(Buf::Bits16(s, _)) => s.device_ptr(&gpu.stream).0,
+                _ => {
+                    return Err(RuntimeError::Problem(format!(
+                        "{}: the tensor map {} takes a buffer",
+                        kernel.name, p.name
+                    )))
+                }
+            };
+            encode(map, base, &env).map(Some)
+        })
+        .collect()
 }

@@ -12,6 +12,7 @@ pub mod launch;
 pub mod nvrtc;
 pub mod recipe;
 pub mod tensor_core;
+pub mod tensor_map;
 pub mod testing;
 
 pub use error::{Result, RuntimeError, NVRTC_INSTALL};

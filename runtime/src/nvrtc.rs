@@ -267,7 +267,11 @@ pub fn compile(kernel: &str, source: &str, arch: &str) -> Result<Compiled> {
     let mut opts = vec![format!("--gpu-architecture={arch}")];
     opts.extend(OPTIONS.iter().map(|o| o.to_string()));
     let (ok, log) = prog.compile(&opts);
-    if !ok {
+    if !ok || slow_warning(&log).is_some() {
+        let log = match slow_warning(&log) {
+            Some(w) if ok => format!("{w}: ptxas compiled a silently slow kernel, refused\n{log}"),
+            _ => log,
+        };
         return Err(RuntimeError::Compile {
             kernel: kernel.to_string(),
             arch: arch.to_string(),
@@ -282,6 +286,21 @@ pub fn compile(kernel: &str, source: &str, arch: &str) -> Result<Compiled> {
         arch: arch.to_string(),
         log,
     })
+}
+
+/// ptxas's warnings that mean a kernel runs silently slow: wgmma serialized (C7510, C7511,
+/// C7515: a wgmma waits for the one before, for registers the compiler could not keep in
+/// place) and `setmaxnreg` ignored (C7508). The first in the log, with its meaning.
+pub fn slow_warning(log: &str) -> Option<&'static str> {
+    const SLOW: [(&str, &str); 4] = [
+        ("C7508", "C7508 (setmaxnreg ignored)"),
+        ("C7510", "C7510 (wgmma serialized)"),
+        ("C7511", "C7511 (wgmma serialized)"),
+        ("C7515", "C7515 (wgmma serialized)"),
+    ];
+    SLOW.iter()
+        .find(|(code, _)| log.contains(code))
+        .map(|(_, w)| *w)
 }
 
 fn c_chars(v: &[c_char]) -> String {

@@ -93,6 +93,10 @@ fn write(
 ) -> Result<kernel::Kernel> {
     let mut needs = Needs {
         pairs: crate::passes::paired_registers(k),
+        tensor_map: k
+            .params
+            .iter()
+            .any(|p| matches!(p.ty, crate::ir::ParamType::TensorMap { .. })),
         ..Needs::default()
     };
     let mut body = Writer::new();
@@ -129,6 +133,7 @@ fn write(
             params: k.params.clone(),
             requirements,
             index: width,
+            tensor_maps: k.tensor_maps.clone(),
         },
     })
 }
@@ -196,6 +201,10 @@ fn header(k: &Kernel, width: IndexWidth, w: &mut Writer) {
 }
 
 fn helpers(needs: &Needs, w: &mut Writer) {
+    if needs.tensor_map {
+        w.line(lower::tma::TENSOR_MAP_TYPE);
+        w.line("");
+    }
     if needs.swizzle {
         w.block(crate::cexpr::SWIZZLE_FN);
         w.line("");
@@ -266,6 +275,12 @@ fn declarations(k: &Kernel, width: IndexWidth, pairs: &BTreeSet<String>, w: &mut
                 b.name
             ));
         }
+    }
+    for b in &k.mbarriers {
+        w.line(format!(
+            "__shared__ __align__(8) unsigned long long {}[{}]; // mbarriers of {} arrivals",
+            b.name, b.len, b.count
+        ));
     }
     for r in &k.regs {
         if pairs.contains(&r.name) {

@@ -3,13 +3,13 @@
 //! layout algebra gives element `j` of the tensor (`ir::index`).
 
 use cute_layout::atom::{CopyOp, MmaOp};
-use cute_layout::{ElemType, Engine, MemSpace, Tensor};
+use cute_layout::{ElemType, Engine, Int, MemSpace, Tensor};
 
 use super::cexpr::{CExpr, CInt, Names};
 use super::elem_loop;
 use crate::error::Result;
 use crate::ir::index::{addr, coord, size, Addr};
-use crate::ir::{Barrier, Cond, EExpr, Kernel, Pred, Stmt, Unroll};
+use crate::ir::{BarRef, Barrier, Cond, EExpr, Kernel, MbarrierOp, Pred, Stmt, Unroll};
 use crate::lower::{self, LoopBound, Needs};
 use crate::passes::{describe, error};
 use crate::writer::Writer;
@@ -155,8 +155,123 @@ fn statement(k: &Kernel, s: &Stmt, w: &mut Writer, needs: &mut Needs) -> Result<
             Barrier::WgmmaFence => lower::wgmma::fence(w),
             Barrier::WgmmaCommit => lower::wgmma::commit(w),
             Barrier::WgmmaWait(n) => lower::wgmma::wait(w, *n),
+            Barrier::Named { id, threads } => lower::tma::named_barrier(w, *id, *threads),
+            Barrier::SetMaxNReg { inc, regs } => lower::tma::setmaxnreg(w, *inc, *regs),
+            Barrier::MbarrierInit => lower::tma::fence_mbarrier_init(w),
         },
+        Stmt::Tma {
+            map,
+            coords,
+            dst,
+            bar,
+        } => tma_load(k, &here, map, coords, dst, bar, w, needs)?,
+        Stmt::Mbarrier(op) => mbarrier(k, op, w, needs),
     }
+    Ok(())
+}
+
+/// An mbarrier operation, through the `cute_mbar_*` helpers.
+fn mbarrier(k: &Kernel, op: &MbarrierOp, w: &mut Writer, needs: &mut Needs) {
+    needs.lds = true; // cute_smem_u32
+    needs
+        .fns
+        .insert("cute_mbar".into(), lower::tma::MBARRIER_FNS.into());
+    let at = |b: &BarRef, needs: &mut Needs| {
+        needs.gcd |= super::needs_gcd(&b.index);
+        format!("&{}[{}]", b.name, CInt(&b.index))
+    };
+    match op {
+        MbarrierOp::Init(name) => {
+            let (len, count) = k.mbarrier(name).map_or((0, 0), |b| (b.len, b.count));
+            w.open(format!("for (int i = 0; i < {len}; ++i)"));
+            w.line(format!("cute_mbar_init(&{name}[i], {count}u);"));
+            w.close("");
+        }
+        MbarrierOp::ArriveExpectTx { bar, bytes } => {
+            let b = at(bar, needs);
+            w.line(format!("cute_mbar_arrive_expect_tx({b}, {bytes}u);"));
+        }
+        MbarrierOp::Arrive(bar) => {
+            let b = at(bar, needs);
+            w.line(format!("cute_mbar_arrive({b});"));
+        }
+        MbarrierOp::Wait { bar, parity } => {
+            let b = at(bar, needs);
+            needs.gcd |= super::needs_gcd(parity);
+            w.line(format!(
+                "cute_mbar_wait({b}, static_cast<unsigned>({}));",
+                CInt(parity)
+            ));
+        }
+    }
+}
+
+/// One TMA load: the box of `map` at `coords` into the shared tile `dst`, whose first
+/// element's unswizzled offset must be a multiple of the swizzle's period (TMA swizzles the
+/// byte address, as the layout does only from a period's start).
+#[allow(clippy::too_many_arguments)]
+fn tma_load(
+    k: &Kernel,
+    here: &str,
+    map: &str,
+    coords: &[Int],
+    dst: &Tensor,
+    bar: &BarRef,
+    w: &mut Writer,
+    needs: &mut Needs,
+) -> Result<()> {
+    let Engine::Ptr(p) = dst.engine() else {
+        return Err(error(
+            k,
+            here,
+            format!("{dst}: a TMA load writes shared memory"),
+        ));
+    };
+    let buf = k
+        .smem_buf(&p.name)
+        .ok_or_else(|| error(k, here, format!("{dst}: {} is not a shared buffer", p.name)))?;
+    let le = |e: cute_layout::Error| error(k, here, format!("{dst}: {e}"));
+    let origin = cute_layout::IntTuple::Int(cute_layout::s(0));
+    let (inside, period) = match dst.layout() {
+        cute_layout::AnyLayout::Plain(l) => (l.crd2idx(&origin).map_err(le)?, 1),
+        cute_layout::AnyLayout::Composed(l) => {
+            let (b, m, s) = l.layout_a().params();
+            let at = l
+                .offset()
+                .add(&l.layout_b().crd2idx(&origin).map_err(le)?)
+                .map_err(le)?;
+            (
+                at,
+                1i64 << (i64::from(b) + i64::from(m) + i64::from(s)).clamp(0, 62),
+            )
+        }
+    };
+    let off = p.offset.add(&inside).map_err(le)?;
+    if period > 1 && crate::ir::sym::divisible(&off, period, &|_| false).is_err() {
+        return Err(error(k, here, format!("{dst}: its offset {off} is not a multiple of the swizzle's {period} elements, where TMA's address-based swizzle agrees with the layout's")));
+    }
+    let name = lower::tma::load_name(coords.len());
+    needs.lds = true;
+    needs
+        .fns
+        .insert(name.clone(), lower::tma::load_fn(coords.len()));
+    let bytes = i64::from(buf.elem.bits()) / 8;
+    let cs: Vec<String> = coords
+        .iter()
+        .map(|c| {
+            needs.gcd |= super::needs_gcd(c);
+            format!("static_cast<int>({})", CInt(c))
+        })
+        .collect();
+    needs.gcd |= super::needs_gcd(&off) || super::needs_gcd(&bar.index);
+    w.line(format!(
+        "{name}(cute_smem_u32({}) + {bytes}u * ({}), &{map}, &{}[{}], {});",
+        p.name,
+        CInt(&off),
+        bar.name,
+        CInt(&bar.index),
+        cs.join(", ")
+    ));
     Ok(())
 }
 

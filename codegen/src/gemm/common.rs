@@ -209,6 +209,7 @@ pub fn plain_kernel(plan: &GemmPlan, w: Writer, tile: (i64, i64), threads: i64) 
         params: params(plan),
         requirements: buffer_requirements(plan),
         index: crate::cuda::IndexWidth::I32,
+        tensor_maps: Vec::new(),
     };
     Ok(Kernel {
         name: plan.kernel_name(),

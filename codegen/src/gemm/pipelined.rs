@@ -102,6 +102,7 @@ pub fn emit(plan: &GemmPlan) -> Result<Kernel> {
         params: params(plan),
         requirements: requirements(plan, p),
         index: crate::cuda::IndexWidth::I32,
+        tensor_maps: Vec::new(),
     };
     Ok(Kernel {
         name: plan.kernel_name(),

@@ -187,6 +187,9 @@ pub struct TensorCore {
     pub min_blocks_per_sm: i64,
     /// The type of C (read for `beta != 0` and written): FP32, FP16 or BF16.
     pub out: cute_layout::ElemType,
+    /// A and B are loaded by TMA from a producer warpgroup into mbarrier-ordered stages
+    /// (warp specialization, SM90) instead of by every thread's `cp.async` (`copy_a`, `copy_b`).
+    pub tma: bool,
 }
 
 /// The pieces of a pipelined mainloop, all CuTe values.

@@ -1,6 +1,7 @@
 //! The interpreter's machine: the launch's blocks one after another, each block's threads in
 //! lockstep, with shadow state for the checks the module documents.
 
+mod pipeline;
 mod warp;
 
 use std::collections::HashMap;
@@ -85,6 +86,10 @@ struct Machine<'a> {
     current: HashMap<usize, (u64, Rc<Resolved>)>,
     /// Bumped whenever an integer (a loop variable, a block index) changes.
     generation: u64,
+    /// The mbarriers, by array and index (`pipeline`).
+    bars: HashMap<(String, usize), pipeline::Bar>,
+    /// Each thread's waits that nothing has completed yet (a producer's, `pipeline`).
+    gates: Vec<Vec<(String, usize, u64)>>,
 }
 
 /// A tensor's elements for every thread: `idx[t * n + j]` is element `j` of thread `t` in
@@ -111,6 +116,7 @@ pub(super) fn run(k: &Kernel, args: &mut [Arg]) -> Result<Report> {
         stmt: "arguments".into(),
         msg: m,
     };
+
     if args.len() != k.params.len() {
         return Err(fail(format!(
             "{} arguments for {} parameters",
@@ -129,6 +135,9 @@ pub(super) fn run(k: &Kernel, args: &mut [Arg]) -> Result<Report> {
             }
             (ParamType::Scalar(_), Arg::Scalar(v)) => {
                 scalars.insert(p.name.clone(), *v as f32);
+            }
+            (ParamType::TensorMap { elem }, Arg::Buffer(b)) if b.elem == elem => {
+                gbuf.insert(p.name.clone(), i);
             }
             (ParamType::Ptr { elem, writable, .. }, Arg::Buffer(b)) if b.elem == elem => {
                 gbuf.insert(p.name.clone(), i);
@@ -186,6 +195,8 @@ pub(super) fn run(k: &Kernel, args: &mut [Arg]) -> Result<Report> {
         names: HashMap::new(),
         current: HashMap::new(),
         generation: 0,
+        bars: HashMap::new(),
+        gates: Vec::new(),
     };
     let blocks = grid[0].saturating_mul(grid[1]).saturating_mul(grid[2]);
     if (blocks as u64).saturating_mul(threads as u64) > MAX_WORK {
@@ -222,6 +233,8 @@ impl Machine<'_> {
             self.ints.insert(n.to_string(), self.block[i]);
         }
         self.generation += 1;
+        self.bars.clear();
+        self.gates = vec![Vec::new(); self.threads];
         self.smem.clear();
         let (offs, total) = crate::cuda::smem_layout(self.k);
         for (b, off) in self.k.smem.iter().zip(offs) {
@@ -299,6 +312,9 @@ impl Machine<'_> {
     }
 
     fn statement(&mut self, s: &Stmt, here: &str, at: &str) -> Result<()> {
+        if !pipeline::gate_free(s) {
+            self.check_gates(here)?;
+        }
         match s {
             Stmt::Comment(_) | Stmt::Bind { .. } => Ok(()),
             Stmt::For {
@@ -425,6 +441,13 @@ impl Machine<'_> {
                 self.barrier(*b, here)?;
                 Ok(())
             }
+            Stmt::Tma {
+                map,
+                coords,
+                dst,
+                bar,
+            } => self.tma(map, coords, dst, bar, here),
+            Stmt::Mbarrier(op) => self.mbarrier(op, here),
         }
     }
 
@@ -942,6 +965,9 @@ impl Machine<'_> {
             // the interpreter runs a wgmma when it is issued, its operands read then and its
             // accumulator written then: the fences and groups order nothing further here
             Barrier::ProxyAsync | Barrier::WgmmaFence | Barrier::WgmmaCommit | Barrier::WgmmaWait(_) => {}
+            // the threads of a named barrier are the active ones (checked: whole warps)
+            Barrier::Named { .. } => self.epoch += 1,
+            Barrier::SetMaxNReg { .. } | Barrier::MbarrierInit => {}
         }
         Ok(())
     }

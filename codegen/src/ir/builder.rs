@@ -44,7 +44,12 @@ pub struct KernelBuilder {
     kernel: Kernel,
     /// The bodies being written: the kernel's, then each open loop's or branch's.
     open: Vec<Vec<Stmt>>,
+    /// What [`KernelBuilder::sync`] emits: `__syncthreads()`, or the named barrier of the
+    /// threads a branch runs on ([`KernelBuilder::with_sync`]).
+    sync_as: Barrier,
 }
+
+mod pipeline;
 
 /// A body under construction (the argument of [`KernelBuilder::for_`] and `if_`'s closures).
 pub type Body<'a> = &'a mut KernelBuilder;
@@ -61,6 +66,8 @@ impl KernelBuilder {
                 params: Vec::new(),
                 smem: Vec::new(),
                 regs: Vec::new(),
+                tensor_maps: Vec::new(),
+                mbarriers: Vec::new(),
                 block: [1, 1, 1],
                 grid: [Int::Static(1), Int::Static(1), Int::Static(1)],
                 min_blocks_per_sm: 1,
@@ -69,6 +76,7 @@ impl KernelBuilder {
                 target: Target::default(),
             },
             open: vec![Vec::new()],
+            sync_as: Barrier::Cta,
         }
     }
 
@@ -348,9 +356,9 @@ impl KernelBuilder {
         EExpr::var(var)
     }
 
-    /// `__syncthreads()`.
+    /// `__syncthreads()` (or, inside [`KernelBuilder::with_sync`], its barrier).
     pub fn sync(&mut self) -> &mut Self {
-        self.push(Stmt::Barrier(Barrier::Cta))
+        self.push(Stmt::Barrier(self.sync_as))
     }
 
     /// `cp.async.commit_group`.

@@ -31,7 +31,7 @@ use cute_layout::atom::{CopyAtom, MmaAtom};
 use cute_layout::{AnyLayout, ElemType, Int, Tensor};
 
 use crate::kernel::Requirement;
-pub use crate::kernel::{Param, ParamType};
+pub use crate::kernel::{Param, ParamType, TensorMap};
 use crate::target::Target;
 
 /// A kernel: its interface, its storage and its body.
@@ -49,6 +49,10 @@ pub struct Kernel {
     pub smem: Vec<SmemBuf>,
     /// Per-thread register fragments.
     pub regs: Vec<RegBuf>,
+    /// How the tensor-map parameters are encoded.
+    pub tensor_maps: Vec<TensorMap>,
+    /// The mbarrier arrays (static shared memory).
+    pub mbarriers: Vec<Mbarrier>,
     /// Threads per block (x, y, z).
     pub block: [i64; 3],
     /// Blocks (x, y, z), as expressions of the integer parameters.
@@ -158,6 +162,48 @@ pub enum Stmt {
     Let { var: String, f: EExpr },
     /// A barrier or an asynchronous-copy group operation.
     Barrier(Barrier),
+    /// One TMA load (`cp.async.bulk.tensor`): the box of tensor map `map` at `coords` (one per
+    /// map dimension, innermost first) into the shared tile `dst` (its first element), its bytes
+    /// completing on `bar`. Issued by one thread.
+    Tma {
+        map: String,
+        coords: Vec<Int>,
+        dst: Tensor,
+        bar: BarRef,
+    },
+    /// An mbarrier operation.
+    Mbarrier(MbarrierOp),
+}
+
+/// An array of `len` mbarriers in shared memory, each completing a phase when `count` threads
+/// have arrived (and the transactions they expect have landed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mbarrier {
+    pub name: String,
+    pub len: i64,
+    pub count: i64,
+}
+
+/// One mbarrier of an array: `name[index]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BarRef {
+    pub name: String,
+    pub index: Int,
+}
+
+/// The mbarrier operations of an asynchronous pipeline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MbarrierOp {
+    /// `mbarrier.init` of every barrier of the array with its arrival count (one thread).
+    Init(String),
+    /// This thread arrives and the phase also waits for `bytes` of transactions
+    /// (`mbarrier.arrive.expect_tx`: the TMA loads that complete on it).
+    ArriveExpectTx { bar: BarRef, bytes: i64 },
+    /// This thread arrives (`mbarrier.arrive`).
+    Arrive(BarRef),
+    /// Waits until the phase of that parity (0 or 1) has completed (`mbarrier.try_wait.parity`
+    /// in a loop); a barrier that has completed no phase counts as having completed parity 1.
+    Wait { bar: BarRef, parity: Int },
 }
 
 /// How a loop is unrolled.
@@ -216,6 +262,15 @@ pub enum Barrier {
     WgmmaCommit,
     /// `wgmma.wait_group.sync.aligned N`: all but the `N` most recent groups are complete.
     WgmmaWait(i64),
+    /// `bar.sync id, threads`: a barrier of the `threads` threads (whole warps) that reach it,
+    /// such as the consumer warpgroups of a warp-specialized kernel.
+    Named { id: i64, threads: i64 },
+    /// `setmaxnreg.{inc,dec}.sync.aligned.u32 regs`: the warpgroup's registers per thread
+    /// become `regs` (a producer gives its registers to the consumers).
+    SetMaxNReg { inc: bool, regs: i64 },
+    /// `fence.mbarrier_init.release.cluster`: the mbarrier inits are visible to the async
+    /// proxy (TMA's transaction counts) before the barrier after it.
+    MbarrierInit,
 }
 
 impl Kernel {
@@ -227,6 +282,16 @@ impl Kernel {
     /// The register fragment of that name.
     pub fn reg_buf(&self, name: &str) -> Option<&RegBuf> {
         self.regs.iter().find(|b| b.name == name)
+    }
+
+    /// The mbarrier array of that name.
+    pub fn mbarrier(&self, name: &str) -> Option<&Mbarrier> {
+        self.mbarriers.iter().find(|b| b.name == name)
+    }
+
+    /// The tensor map of the parameter of that name.
+    pub fn tensor_map(&self, name: &str) -> Option<&TensorMap> {
+        self.tensor_maps.iter().find(|m| m.param == name)
     }
 
     /// The parameter of that name.
@@ -297,6 +362,21 @@ pub fn visit_ints(body: &[Stmt], f: &mut impl FnMut(&Int)) {
         }
         Stmt::Reduce { src, .. } => tensor(src, f),
         Stmt::Bind { tensor: t, .. } => tensor(t, f),
+        Stmt::Tma {
+            coords, dst, bar, ..
+        } => {
+            coords.iter().for_each(&mut *f);
+            tensor(dst, f);
+            f(&bar.index);
+        }
+        Stmt::Mbarrier(op) => match op {
+            MbarrierOp::Init(_) => {}
+            MbarrierOp::ArriveExpectTx { bar, .. } | MbarrierOp::Arrive(bar) => f(&bar.index),
+            MbarrierOp::Wait { bar, parity } => {
+                f(&bar.index);
+                f(parity);
+            }
+        },
         Stmt::Comment(_) | Stmt::Shuffle { .. } | Stmt::Let { .. } | Stmt::Barrier(_) => {}
     });
 }

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use super::{Barrier, Cond, Kernel, ParamType, Pred, Stmt, Unroll};
+use super::{BarRef, Barrier, Cond, Kernel, MbarrierOp, ParamType, Pred, Stmt, Unroll};
 use crate::cuda::{CExpr, Names};
 
 struct Args;
@@ -35,9 +35,27 @@ impl fmt::Display for Kernel {
                     p.name,
                     if writable { "" } else { "const " }
                 ),
+                ParamType::TensorMap { elem } => format!("{}: tensor map of {elem}", p.name),
             })
             .collect();
         writeln!(f, "  params: {}", params.join(", "))?;
+        for m in &self.tensor_maps {
+            let dims: Vec<String> = m.tma.dims.iter().map(|d| format!("{}", d.extent)).collect();
+            writeln!(
+                f,
+                "  tensor map {}: dims ({}), {}",
+                m.param,
+                dims.join(","),
+                m.tma
+            )?;
+        }
+        for b in &self.mbarriers {
+            writeln!(
+                f,
+                "  mbarriers {}[{}] of {} arrivals",
+                b.name, b.len, b.count
+            )?;
+        }
         for b in &self.smem {
             let reuse = if b.reuses {
                 ", over the buffers before it"
@@ -177,6 +195,44 @@ fn stmt(f: &mut fmt::Formatter<'_>, s: &Stmt, depth: usize) -> fmt::Result {
             Barrier::WgmmaFence => writeln!(f, "{pad}wgmma fence"),
             Barrier::WgmmaCommit => writeln!(f, "{pad}wgmma commit"),
             Barrier::WgmmaWait(n) => writeln!(f, "{pad}wgmma wait {n}"),
+            Barrier::Named { id, threads } => writeln!(f, "{pad}bar.sync {id}, {threads}"),
+            Barrier::SetMaxNReg { inc, regs } => {
+                let dir = if *inc { "inc" } else { "dec" };
+                writeln!(f, "{pad}setmaxnreg.{dir} {regs}")
+            }
+            Barrier::MbarrierInit => writeln!(f, "{pad}fence.mbarrier_init"),
+        },
+        Stmt::Tma {
+            map,
+            coords,
+            dst,
+            bar,
+        } => {
+            let c: Vec<String> = coords.iter().map(|c| c.to_string()).collect();
+            writeln!(
+                f,
+                "{pad}tma load {map}({}) -> {dst} on {}",
+                c.join(", "),
+                bar_ref(bar)
+            )
+        }
+        Stmt::Mbarrier(op) => match op {
+            MbarrierOp::Init(name) => writeln!(f, "{pad}mbarrier init {name}"),
+            MbarrierOp::ArriveExpectTx { bar, bytes } => {
+                writeln!(
+                    f,
+                    "{pad}mbarrier arrive {} expecting {bytes} bytes",
+                    bar_ref(bar)
+                )
+            }
+            MbarrierOp::Arrive(bar) => writeln!(f, "{pad}mbarrier arrive {}", bar_ref(bar)),
+            MbarrierOp::Wait { bar, parity } => {
+                writeln!(f, "{pad}mbarrier wait {} parity {parity}", bar_ref(bar))
+            }
         },
     }
+}
+
+fn bar_ref(b: &BarRef) -> String {
+    format!("{}[{}]", b.name, b.index)
 }

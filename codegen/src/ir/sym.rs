@@ -15,6 +15,17 @@ pub fn names(i: &Int) -> BTreeSet<String> {
     out
 }
 
+/// The parameter an integer is, when it is exactly one (`ldA`).
+pub fn single_symbol(i: &Int) -> Option<String> {
+    match i {
+        Int::Dynamic(d) => match d.expr()? {
+            SymExpr::Var(n) => Some(n.clone()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 fn collect(d: &Dyn, out: &mut BTreeSet<String>) {
     let Some(e) = d.expr() else { return };
     match e {

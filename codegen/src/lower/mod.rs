@@ -7,6 +7,7 @@
 pub mod cp_async;
 pub mod ldmatrix;
 pub mod mma_sync;
+pub mod tma;
 pub mod universal;
 pub mod wgmma;
 
@@ -28,6 +29,8 @@ pub struct Needs {
     pub lds: bool,
     /// `cute_pack16` (`mma_sync::PACK16_FN`).
     pub pack16: bool,
+    /// `cute_tensor_map` (`tma::TENSOR_MAP_TYPE`): a parameter is a tensor map.
+    pub tensor_map: bool,
     /// The 16-bit register buffers held two values per `unsigned` (`passes::paired_registers`).
     pub pairs: BTreeSet<String>,
     /// The warp-level instruction helpers (`ldmatrix`, `mma.sync`): name -> definition.

@@ -132,7 +132,7 @@ fn storage(k: &Kernel) -> Result<()> {
 }
 
 /// The element type and space of the storage a tensor's pointer names.
-fn storage_of(k: &Kernel, t: &Tensor, path: &str) -> Result<(MemSpace, ElemType, bool)> {
+pub(super) fn storage_of(k: &Kernel, t: &Tensor, path: &str) -> Result<(MemSpace, ElemType, bool)> {
     let Engine::Ptr(p) = t.engine() else {
         return Err(error(
             k,
@@ -163,6 +163,11 @@ fn storage_of(k: &Kernel, t: &Tensor, path: &str) -> Result<(MemSpace, ElemType,
         ));
     }
     Ok((p.space, elem, writable))
+}
+
+/// The static size of a tensor, if it has one.
+pub(super) fn tensor_size(t: &Tensor) -> Option<i64> {
+    t.layout().shape_layout().size().ok()?.as_static()
 }
 
 /// The static size of a tensor (a fragment or a tile).
@@ -414,7 +419,10 @@ fn statement(k: &Kernel, s: &Stmt, path: &str, vars: &mut HashSet<String>) -> Re
             Engine::Coord(_) => Ok(()),
             Engine::Ptr(_) => storage_of(k, tensor, path).map(|_| ()),
         },
-        Stmt::Comment(_) | Stmt::Barrier(_) => Ok(()),
+        Stmt::Comment(_) => Ok(()),
+        Stmt::Barrier(_) | Stmt::Tma { .. } | Stmt::Mbarrier(_) => {
+            super::pipeline::statement(k, s, path)
+        }
     }
 }
 

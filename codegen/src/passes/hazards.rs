@@ -19,6 +19,10 @@
 //! `(kt + c - 1) % P` of iteration `kt`). Both branches of an undecided condition are walked and
 //! their states merged.
 //!
+//! TMA loads and the mbarrier phases that order them against their readers are not modelled
+//! (the pipeline's structure is the recipe's, verified on the GPU); a named barrier
+//! (`bar.sync id, n`) clears the state as `__syncthreads()` does, for the branch that reaches it.
+//!
 //! The check is conservative where threads touch only their own elements (it does not know
 //! which thread wrote what) and it tracks whether a `cp.async` has landed per buffer; the CPU
 //! interpreter's element-level race detection is the precise check.
@@ -205,6 +209,9 @@ impl Walk<'_> {
                     }
                 }
                 Stmt::Barrier(b) => barrier(st, *b),
+                // TMA writes and the wgmma reads they feed are ordered by mbarriers (full and
+                // empty phases), which this pass does not model
+                Stmt::Tma { .. } | Stmt::Mbarrier(_) => {}
                 Stmt::Gemm { .. }
                 | Stmt::Reduce { .. }
                 | Stmt::Shuffle { .. }
@@ -534,7 +541,8 @@ fn push(v: &mut Vec<Access>, a: Access) {
 
 fn barrier(st: &mut State, b: Barrier) {
     match b {
-        Barrier::Cta => {
+        // a named barrier orders the threads that reach it: the branch this pass walks
+        Barrier::Cta | Barrier::Named { .. } => {
             st.written.clear();
             st.read.clear();
         }
@@ -561,7 +569,9 @@ fn barrier(st: &mut State, b: Barrier) {
         Barrier::ProxyAsync
         | Barrier::WgmmaFence
         | Barrier::WgmmaCommit
-        | Barrier::WgmmaWait(_) => {}
+        | Barrier::WgmmaWait(_)
+        | Barrier::SetMaxNReg { .. }
+        | Barrier::MbarrierInit => {}
     }
 }
 

@@ -9,6 +9,7 @@ mod align;
 mod checks;
 mod hazards;
 mod pack16;
+mod pipeline;
 
 pub(crate) use align::prefix_mode;
 pub use align::vector_requirements;
@@ -80,5 +81,7 @@ pub fn describe(s: &Stmt) -> String {
         Stmt::Reduce { var, src, .. } => format!("reduce {} -> {var}", name(src)),
         Stmt::Let { var, .. } => format!("let {var}"),
         Stmt::Barrier(b) => format!("{b:?}"),
+        Stmt::Tma { map, dst, .. } => format!("tma load {map} -> {}", name(dst)),
+        Stmt::Mbarrier(op) => format!("mbarrier {op:?}"),
     }
 }

@@ -66,22 +66,28 @@ impl Problem {
     /// Declares `M, N, K, alpha, A, ldA, B, ldB, beta, C, ldC` and, when the epilogue adds one,
     /// `bias`, in that order.
     pub fn declare(k: &mut KernelBuilder, plan: &GemmPlan) -> Result<Problem> {
-        Problem::declare_typed(k, plan, F32)
+        Problem::declare_typed(k, plan, F32, false)
     }
 
     /// [`Problem::declare`] with A and B of type `elem` and C of the plan's output type (the
-    /// scalars and the bias FP32).
+    /// scalars and the bias FP32); A and B are tensor maps where `tma` holds.
     pub fn declare_typed(
         k: &mut KernelBuilder,
         plan: &GemmPlan,
         elem: ElemType,
+        tma: bool,
     ) -> Result<Problem> {
         let layout = plan.layout;
         let (m, n, kk) = (k.param_int("M"), k.param_int("N"), k.param_int("K"));
         k.param_scalar("alpha", F32);
-        let a = k.gmem("A", elem, false, layout.a_layout());
+        // A and B as pointers, or as the tensor maps TMA reads them through
+        let input = |k: &mut KernelBuilder, name: &str, l: Layout| match tma {
+            true => k.gmem_map(name, elem, l),
+            false => k.gmem(name, elem, false, l),
+        };
+        let a = input(k, "A", layout.a_layout());
         k.param_int("ldA");
-        let b = k.gmem("B", elem, false, layout.b_layout());
+        let b = input(k, "B", layout.b_layout());
         k.param_int("ldB");
         k.param_scalar("beta", F32);
         let c = k.gmem("C", plan.output_type(), true, layout.c_layout());

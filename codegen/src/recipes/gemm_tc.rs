@@ -43,40 +43,24 @@ pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Resul
         F32 => "FP32 accumulate and out".to_string(),
         o => format!("FP32 accumulate, {o} out"),
     };
+    let roles = match p.tma {
+        true => format!(
+            "{} threads (a TMA producer warpgroup, {threads} consumer threads)",
+            super::gemm_ws::THREADS
+        ),
+        false => format!("{threads} threads"),
+    };
     k.target(plan.target).doc(&format!(
-        "C = alpha * A * B + beta * C, {} layout, {} in, {out}, {bm}x{bn}x{bk} CTA tile, {} stages, {threads} threads, {}",
+        "C = alpha * A * B + beta * C, {} layout, {} in, {out}, {bm}x{bn}x{bk} CTA tile, {} stages, {roles}, {}",
         plan.layout,
         p.elem,
         p.stages,
         p.mma.atom().op()
     ));
-    for (name, which, copy, s2r, smem) in [
-        ("sA", Operand::A, &p.copy_a, &p.s2r_a, &p.smem_a),
-        ("sB", Operand::B, &p.copy_b, &p.s2r_b, &p.smem_b),
-    ] {
-        let bits = i64::from(p.elem.bits());
-        // an operand the MMA reads from shared memory itself (GMMA) has no fragment reads
-        let Some(s2r) = s2r else {
-            let (ways, wbits) = crate::gemm::banks::copy_writes(copy, smem, bits).map_err(&e)?;
-            k.note(&format!(
-                "bank conflicts of {name} ({}, warp 0): {} by writes max_ways={ways} ({wbits}-bit), the MMA by descriptor",
-                swizzle_name(smem),
-                copy.atom().op()
-            ));
-            continue;
-        };
-        let banks = crate::gemm::banks::tensor_core_operand(&p.mma, which, copy, s2r, smem, bits)
-            .map_err(&e)?;
-        let sw = swizzle_name(smem);
-        k.note(&format!(
-            "bank conflicts of {name} ({sw}, warp 0): {} by {}, {} by {}",
-            copy.atom().op(),
-            banks.write_fmt(),
-            s2r.op(),
-            banks.read_fmt()
-        ));
+    if !p.tma {
+        bank_notes(&mut k, p, &e)?;
     }
-    let pr = Problem::declare_typed(&mut k, plan, p.elem)?;
+    let pr = Problem::declare_typed(&mut k, plan, p.elem, p.tma)?;
     let (m, n, kk) = (pr.m.clone(), pr.n.clone(), pr.k.clone());
     k.min_blocks_per_sm(p.min_blocks_per_sm);
     let CtaTiles {
@@ -96,10 +80,54 @@ pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Resul
     let align = if gmma { 1024 } else { 128 };
     let s_a = k.smem_aligned("sA", p.elem, p.smem_a.clone(), align); // (BLK_M,BLK_K,PIPE)
     let s_b = k.smem_aligned("sB", p.elem, p.smem_b.clone(), align); // (BLK_N,BLK_K,PIPE)
+    let thr_mma = p.mma.get_slice(&tid).map_err(&e)?;
+    let epi = |k: &mut KernelBuilder, acc: &Tensor| {
+        let tiles = [&g_c, &c_c];
+        epilogue(
+            k,
+            plan,
+            p,
+            &thr_mma,
+            acc,
+            tiles,
+            g_bias.as_ref(),
+            (&m, &n),
+            threads,
+            &e,
+        )
+    };
+    if p.tma {
+        let [box_a, box_b] = super::gemm_ws::tma_boxes(&mut k, plan, p.elem, [&s_a, &s_b], &e)?;
+        let (bx, by) = (KernelBuilder::block_idx(0), KernelBuilder::block_idx(1));
+        let origin =
+            |b: &Int, rows: i64| -> Result<[Int; 2]> { Ok([b.mul(&s(rows)).map_err(&e)?, s(0)]) };
+        let ml = super::gemm_ws::WsMainloop {
+            p,
+            thr_mma: &thr_mma,
+            s: [&s_a, &s_b],
+            ops: [
+                super::gemm_ws::TmaOperand {
+                    map: "A",
+                    tma: &box_a,
+                    origin: origin(&bx, bm)?,
+                },
+                super::gemm_ws::TmaOperand {
+                    map: "B",
+                    tma: &box_b,
+                    origin: origin(&by, bn)?,
+                },
+            ],
+            g_c: &g_c,
+            k_tiles: &k_tiles,
+            e: &e,
+        };
+        k.threads(super::gemm_ws::THREADS);
+        super::gemm_ws::body(&mut k, &ml, epi)?;
+        return k.finish();
+    }
     let copy_a = Operand3::new(&mut k, "A", &p.copy_a, &g_a, &c_a, &s_a, [&m, &kk], &e)?;
     let copy_b = Operand3::new(&mut k, "B", &p.copy_b, &g_b, &c_b, &s_b, [&n, &kk], &e)?;
 
-    let thr_mma = p.mma.get_slice(&tid).map_err(&e)?;
     let ml = Mainloop {
         plan,
         p,
@@ -115,19 +143,40 @@ pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Resul
     } else {
         ldsm_mainloop(&mut k, &ml)?
     };
-    epilogue(
-        &mut k,
-        plan,
-        p,
-        &thr_mma,
-        &acc,
-        [&g_c, &c_c],
-        g_bias.as_ref(),
-        (&m, &n),
-        threads,
-        &e,
-    )?;
+    epi(&mut k, &acc)?;
     k.finish()
+}
+
+/// The header's bank figures of the cp.async stages: each operand's writes, and its
+/// ldmatrix (or 32-bit) reads where the MMA reads registers.
+fn bank_notes(k: &mut KernelBuilder, p: &TensorCore, e: &LayoutErr<'_>) -> Result<()> {
+    for (name, which, copy, s2r, smem) in [
+        ("sA", Operand::A, &p.copy_a, &p.s2r_a, &p.smem_a),
+        ("sB", Operand::B, &p.copy_b, &p.s2r_b, &p.smem_b),
+    ] {
+        let bits = i64::from(p.elem.bits());
+        // an operand the MMA reads from shared memory itself (GMMA) has no fragment reads
+        let Some(s2r) = s2r else {
+            let (ways, wbits) = crate::gemm::banks::copy_writes(copy, smem, bits).map_err(e)?;
+            k.note(&format!(
+                "bank conflicts of {name} ({}, warp 0): {} by writes max_ways={ways} ({wbits}-bit), the MMA by descriptor",
+                swizzle_name(smem),
+                copy.atom().op()
+            ));
+            continue;
+        };
+        let banks = crate::gemm::banks::tensor_core_operand(&p.mma, which, copy, s2r, smem, bits)
+            .map_err(e)?;
+        let sw = swizzle_name(smem);
+        k.note(&format!(
+            "bank conflicts of {name} ({sw}, warp 0): {} by {}, {} by {}",
+            copy.atom().op(),
+            banks.write_fmt(),
+            s2r.op(),
+            banks.read_fmt()
+        ));
+    }
+    Ok(())
 }
 
 /// A shared layout's swizzle, as the header names it.
@@ -370,7 +419,9 @@ fn epilogue(
     k.comment(
         "the epilogue: the accumulators staged through shared memory, then C in 128-bit vectors",
     );
-    k.cp_async_wait(0);
+    if !p.tma {
+        k.cp_async_wait(0);
+    }
     k.sync();
     let pad = Layout::new(tup![s(bm), s(bn)], tup![s(1), s(bm + 4)]).map_err(e)?;
     let s_c = k.smem_reuse("sC", F32, pad); // (BLK_M,BLK_N)

@@ -13,6 +13,7 @@ mod gemm_pipelined;
 pub mod gemm_simple;
 mod gemm_tc;
 mod gemm_wgmma;
+mod gemm_ws;
 pub mod problem;
 mod softmax;
 mod transpose;

@@ -13,6 +13,7 @@ pub mod gmma_desc;
 pub mod mma_op;
 mod tiled_copy;
 mod tiled_mma;
+pub mod tma;
 
 pub use copy_op::{CopyOp, CopyOperation};
 pub use gmma::{Gmma, GmmaMajor};
@@ -23,6 +24,7 @@ pub use tiled_copy::{
     TiledCopy,
 };
 pub use tiled_mma::{make_tiled_mma, MmaAtom, Operand, ThrMma, TiledMma};
+pub use tma::{make_tma_box, TmaBox, TmaDim, TmaIssue, TmaSwizzle};
 
 use crate::error::{Error, Result};
 use crate::int::Int;

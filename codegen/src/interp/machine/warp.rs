@@ -21,14 +21,16 @@ fn at_in(tv: &Layout, group: i64, lane: usize, v: i64) -> Option<i64> {
 }
 
 impl Machine<'_> {
-    /// The warps of the block, each with all its lanes active (or an error naming the first
-    /// that is not).
-    fn whole_warps(&self, what: &str, here: &str) -> Result<usize> {
+    /// The active warps of the block, each with all its lanes active (or an error naming the
+    /// first that is not).
+    fn whole_warps(&self, what: &str, here: &str) -> Result<Vec<usize>> {
         self.whole_groups(what, 32, here)
     }
 
-    /// The groups of `group` threads (warps, warpgroups) of the block, all active.
-    fn whole_groups(&self, what: &str, group: usize, here: &str) -> Result<usize> {
+    /// The groups of `group` threads (warps, warpgroups) that run the statement: each group
+    /// all active or all not (a warp-specialized kernel's consumer warpgroups issue wgmmas
+    /// while its producer's are in the other branch).
+    fn whole_groups(&self, what: &str, group: usize, here: &str) -> Result<Vec<usize>> {
         let unit = if group == 32 { "warp" } else { "warpgroup" };
         if !self.threads.is_multiple_of(group) {
             return Err(self.err(
@@ -37,15 +39,24 @@ impl Machine<'_> {
                 format!("{what} needs whole {unit}s ({} threads)", self.threads),
             ));
         }
-        if let Some(t) = (0..self.threads).find(|&t| !self.active[t]) {
-            let msg = format!(
-                "{what} is {unit}-collective: thread {} of {unit} {} does not take part",
-                t % group,
-                t / group
-            );
-            return Err(self.err(here, Some(t), msg));
+        let mut groups = Vec::new();
+        for g in 0..self.threads / group {
+            let lanes = &self.active[g * group..(g + 1) * group];
+            if let Some(l) = lanes
+                .iter()
+                .position(|a| !a)
+                .filter(|_| lanes.iter().any(|a| *a))
+            {
+                let msg = format!(
+                    "{what} is {unit}-collective: thread {l} of {unit} {g} does not take part"
+                );
+                return Err(self.err(here, Some(g * group + l), msg));
+            }
+            if lanes.iter().all(|a| *a) {
+                groups.push(g);
+            }
         }
-        Ok(self.threads / group)
+        Ok(groups)
     }
 
     /// `copy(atom, src, dst)` of a warp-collective atom (`ldmatrix`): per atom, the tile
@@ -70,7 +81,7 @@ impl Machine<'_> {
         );
         let warps = self.whole_warps(&op.to_string(), here)?;
         let atoms = size(src).unwrap_or(0) / vs;
-        for w in 0..warps {
+        for &w in &warps {
             for j in 0..atoms {
                 let mut tile = std::collections::HashMap::new();
                 for lane in 0..32 {
@@ -145,7 +156,7 @@ impl Machine<'_> {
             }
         };
         let order = mma_order(mm, nn, ka);
-        for w in 0..warps {
+        for &w in &warps {
             for &(kk, m, n) in &order {
                 let mut ta_ = vec![0.0; (am * ak) as usize];
                 let mut tb_ = vec![0.0; (an * ak) as usize];
@@ -187,7 +198,7 @@ impl Machine<'_> {
             }
         }
         self.tick(
-            (order.len() as i64 * am * an * ak) as u64 * warps as u64,
+            (order.len() as i64 * am * an * ak) as u64 * warps.len() as u64,
             here,
         )
     }

@@ -1,0 +1,81 @@
+//! SM90 asynchronous pipelines: TMA loads (`SM90_TMA_LOAD`: `cp.async.bulk.tensor` of a
+//! tensor map's box into shared memory, completing on an mbarrier's transaction count), the
+//! mbarriers that order them (init, arrive, arrive with expected transactions, wait on a phase
+//! parity), and the warp-specialization instructions around them (`bar.sync` of some warps,
+//! `setmaxnreg`, `fence.mbarrier_init`). The kernel passes a tensor map as a
+//! `const __grid_constant__` parameter of CUDA's 128-byte, 64-byte aligned `CUtensorMap`
+//! layout, declared here (no headers).
+
+use crate::writer::Writer;
+
+/// The parameter type of a tensor map (`CUtensorMap`: 16 opaque 64-bit words).
+pub const TENSOR_MAP_TYPE: &str =
+    "struct __align__(64) cute_tensor_map { unsigned long long opaque[16]; };";
+
+/// The mbarrier helpers (on a barrier's generic address; `cute_smem_u32` converts it).
+pub const MBARRIER_FNS: &str = r#"__device__ __forceinline__ void cute_mbar_init(unsigned long long* b, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" :: "r"(cute_smem_u32(b)), "r"(count) : "memory");
+}
+__device__ __forceinline__ void cute_mbar_arrive_expect_tx(unsigned long long* b, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" :: "r"(cute_smem_u32(b)), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void cute_mbar_arrive(unsigned long long* b) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" :: "r"(cute_smem_u32(b)) : "memory");
+}
+__device__ __forceinline__ void cute_mbar_wait(unsigned long long* b, unsigned parity) {
+  asm volatile("{\n.reg .pred p;\nWAIT:\nmbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n@!p bra WAIT;\n}\n" :: "r"(cute_smem_u32(b)), "r"(parity) : "memory");
+}"#;
+
+/// The name of the TMA load helper of a rank (`cute_tma_load_2d`).
+pub fn load_name(rank: usize) -> String {
+    format!("cute_tma_load_{rank}d")
+}
+
+/// The TMA load helper of a rank: the box at `c0..` into the shared byte address `dst`,
+/// completing on the mbarrier at `bar`.
+pub fn load_fn(rank: usize) -> String {
+    let coords: Vec<String> = (0..rank).map(|i| format!("int c{i}")).collect();
+    let slots: Vec<String> = (0..rank).map(|i| format!("%{}", i + 2)).collect();
+    let ins: Vec<String> = (0..rank).map(|i| format!("\"r\"(c{i})")).collect();
+    format!(
+        "__device__ __forceinline__ void {}(unsigned dst, const cute_tensor_map* map, unsigned long long* bar, {}) {{\n  \
+         asm volatile(\"cp.async.bulk.tensor.{rank}d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {{{}}}], [%{}];\\n\" :: \"r\"(dst), \"l\"(reinterpret_cast<unsigned long long>(map)), {}, \"r\"(cute_smem_u32(bar)) : \"memory\");\n}}",
+        load_name(rank),
+        coords.join(", "),
+        slots.join(", "),
+        rank + 2,
+        ins.join(", ")
+    )
+}
+
+/// `bar.sync id, threads`.
+pub fn named_barrier(w: &mut Writer, id: i64, threads: i64) {
+    w.line(format!(
+        "asm volatile(\"bar.sync {id}, {threads};\\n\" ::: \"memory\");"
+    ));
+}
+
+/// `setmaxnreg.{inc,dec}.sync.aligned.u32 regs`.
+pub fn setmaxnreg(w: &mut Writer, inc: bool, regs: i64) {
+    let dir = if inc { "inc" } else { "dec" };
+    w.line(format!(
+        "asm volatile(\"setmaxnreg.{dir}.sync.aligned.u32 {regs};\\n\" ::: \"memory\");"
+    ));
+}
+
+/// `fence.mbarrier_init.release.cluster`.
+pub fn fence_mbarrier_init(w: &mut Writer) {
+    w.line("asm volatile(\"fence.mbarrier_init.release.cluster;\\n\" ::: \"memory\");");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_2d_load_binds_two_coordinates_and_the_barrier() {
+        let f = load_fn(2);
+        assert!(f.contains("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"), "{f}");
+        assert!(f.contains("int c0, int c1)"), "{f}");
+    }
+}

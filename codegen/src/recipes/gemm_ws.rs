@@ -1,0 +1,271 @@
+//! The warp-specialized SM90 mainloop (CUTLASS's `KernelTmaWarpSpecializedCooperative`
+//! structure): a producer warpgroup whose one elected thread loads A and B by TMA into `PIPE`
+//! stages, and two consumer warpgroups that issue the k-tiles' `wgmma`s from them, the two sides
+//! ordered by mbarriers — `full[s]` (the producer's arrival with the stage's bytes expected,
+//! completed by TMA's transactions) and `empty[s]` (every consumer thread's arrival once the
+//! wgmmas reading the stage are done). The producer gives its registers to the consumers
+//! (`setmaxnreg.dec 40` / `.inc 232`: 128 x 40 + 256 x 232 registers fit the SM's 64K).
+//!
+//! The producer is the last warpgroup, so the consumers are threads `0..256` and the TiledMMA
+//! and the epilogue partition by `tid` as the cp.async kernels do; the epilogue's barriers are
+//! `bar.sync 1, 256` (the producer has left).
+//!
+//! Phases: k-tile `kt` uses stage `kt % PIPE` for the `kt / PIPE`-th time, so the consumers wait
+//! for parity `(kt / PIPE) % 2` of `full`, and the producer for parity `(kt / PIPE + 1) % 2` of
+//! `empty` — the phase before, which a fresh barrier counts as complete (the first `PIPE`
+//! k-tiles do not wait).
+
+use cute_layout::atom::{MmaAtom, Operand, TmaBox};
+use cute_layout::{s, Coord, ElemType::F32, Int, Layout, Tensor, X};
+
+use super::gemm::LayoutErr;
+use crate::error::Result;
+use crate::gemm::{GemmPlan, TensorCore};
+use crate::ir::{Barrier, Cond, KernelBuilder, Unroll};
+
+/// Threads of the consumer warpgroups (the TiledMMA's) and of the whole block.
+pub(super) const CONSUMERS: i64 = 256;
+pub(super) const THREADS: i64 = CONSUMERS + 128;
+
+/// Registers per thread after `setmaxnreg`: the producer's and the consumers'.
+const PRODUCER_REGS: i64 = 40;
+const CONSUMER_REGS: i64 = 232;
+
+/// The named barrier of the consumer warpgroups.
+pub(super) const CONSUMER_BARRIER: Barrier = Barrier::Named {
+    id: 1,
+    threads: CONSUMERS,
+};
+
+/// One operand loaded by TMA: its tensor-map parameter, its box, and the global coordinates
+/// (along the map's modes: rows, then K) of its CTA tile for k-tile 0.
+pub(super) struct TmaOperand<'a> {
+    pub map: &'a str,
+    pub tma: &'a TmaBox,
+    pub origin: [Int; 2],
+}
+
+/// What the warp-specialized mainloop works on.
+pub(super) struct WsMainloop<'a> {
+    pub p: &'a TensorCore,
+    pub thr_mma: &'a cute_layout::atom::ThrMma,
+    /// The stages `(rows,BLK_K,PIPE)` of A and B.
+    pub s: [&'a Tensor; 2],
+    pub ops: [TmaOperand<'a>; 2],
+    pub g_c: &'a Tensor,
+    pub k_tiles: &'a Int,
+    pub e: &'a LayoutErr<'a>,
+}
+
+/// The kernel body: barrier setup, the producer's branch, and the consumers' mainloop followed
+/// by `epilogue(k, acc)` under the consumers' named barrier.
+pub(super) fn body(
+    k: &mut KernelBuilder,
+    ml: &WsMainloop<'_>,
+    epilogue: impl FnOnce(&mut KernelBuilder, &Tensor) -> Result<()>,
+) -> Result<()> {
+    let (tid, stages) = (KernelBuilder::tid(), ml.p.stages);
+    k.mbarriers("full", stages, 1);
+    k.mbarriers("empty", stages, CONSUMERS);
+    k.comment("thread 0 sets up the pipeline's barriers; every thread sees them initialised");
+    k.if_(
+        Cond::Lt(tid.clone(), s(1)),
+        |k| {
+            k.mbarrier_init("full");
+            k.mbarrier_init("empty");
+            k.fence_mbarrier_init();
+            Ok(())
+        },
+        |_| Ok(()),
+    )?;
+    k.sync();
+    k.if_(
+        Cond::Le(s(CONSUMERS), tid.clone()),
+        |k| producer(k, ml),
+        |k| {
+            let acc = consumer(k, ml)?;
+            k.with_sync(CONSUMER_BARRIER, |k| epilogue(k, &acc))?;
+            Ok(())
+        },
+    )?;
+    Ok(())
+}
+
+/// The producer warpgroup: one thread waits for each stage to be empty, arms its `full`
+/// barrier with the bytes of A's and B's boxes and issues the TMA loads.
+fn producer(k: &mut KernelBuilder, ml: &WsMainloop<'_>) -> Result<()> {
+    let e = ml.e;
+    let (tid, pipe) = (KernelBuilder::tid(), s(ml.p.stages));
+    k.comment("the producer warpgroup: its registers go to the consumers");
+    k.setmaxnreg(false, PRODUCER_REGS);
+    let bytes: i64 = ml.ops.iter().map(|o| o.tma.tile_bytes()).sum();
+    k.if_(
+        Cond::Lt(tid, s(CONSUMERS + 1)),
+        |k| {
+            k.comment(
+                "one thread: k-tile kt into stage kt % PIPE once the consumers have emptied it",
+            );
+            k.for_("kt", ml.k_tiles.clone(), Unroll::None, |k, kt| {
+                let stage = kt.rem(&pipe).map_err(e)?;
+                let parity = kt
+                    .div(&pipe)
+                    .and_then(|x| x.add(&s(1)))
+                    .and_then(|x| x.rem(&s(2)))
+                    .map_err(e)?;
+                k.mbarrier_wait("empty", &stage, parity);
+                k.mbarrier_arrive_expect_tx("full", &stage, bytes);
+                for (op, smem) in ml.ops.iter().zip(ml.s) {
+                    let tile = smem
+                        .slice(&Coord::Tuple(vec![X, X, stage.clone().into()]))
+                        .map_err(e)?; // (rows,BLK_K)
+                    for issue in &op.tma.issues {
+                        let coords = box_coords(op, issue, &kt, ml.p.cta.2, e)?;
+                        let dst = offset_by(&tile, issue.smem_offset, e)?;
+                        k.tma_load(op.map, coords, &dst, ("full", &stage));
+                    }
+                }
+                Ok(())
+            })?;
+            Ok(())
+        },
+        |_| Ok(()),
+    )?;
+    Ok(())
+}
+
+/// The coordinates (innermost map dimension first) of one box of k-tile `kt`.
+fn box_coords(
+    op: &TmaOperand<'_>,
+    issue: &cute_layout::atom::TmaIssue,
+    kt: &Int,
+    bk: i64,
+    e: &LayoutErr<'_>,
+) -> Result<Vec<Int>> {
+    let k0 = kt.mul(&s(bk)).map_err(e)?;
+    op.tma
+        .dims
+        .iter()
+        .map(|d| {
+            let base = match d.mode {
+                0 => op.origin[0].clone(),
+                _ => op.origin[1].add(&k0).map_err(e)?,
+            };
+            let at = issue.coord.get(d.mode).copied().unwrap_or(0);
+            base.add(&s(at)).map_err(e)
+        })
+        .collect()
+}
+
+/// The tensor `t` with its pointer moved `by` elements (a box's start inside its stage).
+fn offset_by(t: &Tensor, by: i64, e: &LayoutErr<'_>) -> Result<Tensor> {
+    match t.engine() {
+        cute_layout::Engine::Ptr(p) => {
+            let mut p = p.clone();
+            p.offset = p.offset.add(&s(by)).map_err(e)?;
+            Ok(Tensor::from_engine(
+                cute_layout::Engine::Ptr(p),
+                t.layout().clone(),
+            ))
+        }
+        cute_layout::Engine::Coord(_) => Ok(t.clone()),
+    }
+}
+
+/// The consumer warpgroups: per k-tile, wait for its stage, issue its wgmmas as one group,
+/// and once the previous k-tile's group is complete release that k-tile's stage. Returns the
+/// accumulator `(MMA,MMA_M,MMA_N)`.
+fn consumer(k: &mut KernelBuilder, ml: &WsMainloop<'_>) -> Result<Tensor> {
+    let e = ml.e;
+    let [s_a, s_b] = ml.s;
+    k.comment("the consumer warpgroups");
+    k.setmaxnreg(true, CONSUMER_REGS);
+    let t_ca = k.bind("tCsA", ml.thr_mma.partition(Operand::A, s_a).map_err(e)?); // (MMA,MMA_M,MMA_K,PIPE)
+    let t_cb = k.bind("tCsB", ml.thr_mma.partition(Operand::B, s_b).map_err(e)?); // (MMA,MMA_N,MMA_K,PIPE)
+    let t_cg_c = ml.thr_mma.partition(Operand::C, ml.g_c).map_err(e)?;
+    let acc = k.regs(
+        "acc",
+        F32,
+        Layout::col_major(t_cg_c.layout().shape_layout().shape()).map_err(e)?,
+    )?; // (MMA,MMA_M,MMA_N)
+    let pipe = s(ml.p.stages);
+    let atom = MmaAtom::new(ml.p.mma.atom().op());
+    k.for_("kt", ml.k_tiles.clone(), Unroll::None, |k, kt| {
+        let stage = kt.rem(&pipe).map_err(e)?;
+        let parity = kt.div(&pipe).and_then(|x| x.rem(&s(2))).map_err(e)?;
+        k.comment("this k-tile's stage has landed");
+        k.mbarrier_wait("full", &stage, parity);
+        let at = |t: &Tensor| {
+            t.slice(&Coord::Tuple(vec![X, X, X, stage.clone().into()]))
+                .map_err(e)
+        };
+        k.wgmma_fence();
+        // k-tile 0's first k block writes the accumulator (scale-d 0): no zeros first, which
+        // ptxas would serialize the wgmmas behind (C7515)
+        k.gemm_overwrite(
+            &atom,
+            [&at(&t_ca)?, &at(&t_cb)?, &acc],
+            Cond::Lt(kt.clone(), s(1)),
+        );
+        k.wgmma_commit();
+        k.wgmma_wait(1);
+        k.comment("the previous k-tile's wgmmas are done: its stage goes back to the producer");
+        let prev = kt
+            .add(&pipe)
+            .and_then(|x| x.sub(&s(1)))
+            .and_then(|x| x.rem(&pipe))
+            .map_err(e)?;
+        k.if_(
+            Cond::Lt(s(0), kt.clone()),
+            |k| {
+                k.mbarrier_arrive("empty", &prev);
+                Ok(())
+            },
+            |_| Ok(()),
+        )?;
+        Ok(())
+    })?;
+    k.wgmma_wait(0);
+    k.if_(
+        Cond::Le(ml.k_tiles.clone(), s(0)),
+        |k| {
+            k.comment("K = 0: no wgmma wrote the accumulator");
+            k.fill(&acc, 0.0);
+            Ok(())
+        },
+        |_| Ok(()),
+    )?;
+    Ok(acc)
+}
+
+/// The TMA boxes of A's and B's stages (`make_tma_box` of the global operand and stage 0 of
+/// its shared tile), registered as the tensor maps `A` and `B`, with the header's notes.
+pub(super) fn tma_boxes(
+    k: &mut KernelBuilder,
+    plan: &GemmPlan,
+    elem: cute_layout::ElemType,
+    stages: [&Tensor; 2],
+    e: &LayoutErr<'_>,
+) -> Result<[TmaBox; 2]> {
+    let layout = plan.layout;
+    let mut out = Vec::with_capacity(2);
+    for ((name, gmem), smem) in [("A", layout.a_layout()), ("B", layout.b_layout())]
+        .into_iter()
+        .zip(stages)
+    {
+        let stage = smem
+            .slice(&Coord::Tuple(vec![X, X, s(0).into()]))
+            .map_err(e)?; // (rows,BLK_K)
+        let tma = cute_layout::atom::make_tma_box(&gmem, stage.layout(), elem).map_err(e)?;
+        k.note(&format!(
+            "s{name}: loaded by TMA, {tma}; the MMA reads it by descriptor"
+        ));
+        k.tensor_map(name, tma.clone());
+        out.push(tma);
+    }
+    let b = out.pop();
+    let a = out.pop();
+    match (a, b) {
+        (Some(a), Some(b)) => Ok([a, b]),
+        _ => Err(plan.error("tma", "two operands")),
+    }
+}
