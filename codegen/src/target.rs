@@ -130,7 +130,8 @@ pub enum MmaType {
 }
 
 impl Feature {
-    /// What a copy atom lowers to: `cp.async` or `ldmatrix`; `None` for plain loads and stores.
+    /// What a copy atom lowers to: `cp.async`, `ldmatrix` or `stmatrix`; `None` for plain loads
+    /// and stores.
     pub fn of_copy(op: &CopyOp) -> Option<Feature> {
         match op {
             CopyOp::UniversalCopy { .. } | CopyOp::AutoVectorizingCopy { .. } => None,
@@ -138,6 +139,7 @@ impl Feature {
                 Some(Feature::CpAsync)
             }
             CopyOp::LdsmN { .. } | CopyOp::LdsmT { .. } => Some(Feature::Ldmatrix),
+            CopyOp::StsmN { .. } | CopyOp::StsmT { .. } => Some(Feature::Stmatrix),
         }
     }
 

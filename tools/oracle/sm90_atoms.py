@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes tests/oracle/cute-sm90-atoms.txt: C++ CuTe's print() of the SM90 GMMA MMA atoms and of
-TiledMMAs over them, one `@@ EXPRESSION` block each (the expression in the language of
+TiledMMAs over them, of the stmatrix copy atoms and TiledCopies of C made from them, one
+`@@ EXPRESSION` block each (the expression in the language of
 cute-expr.md, then what C++ printed for its C++ translation).
 
 The atoms: every family of mma_traits_sm90_gmma.hpp and _ext.hpp (F16 and F32 accumulate over
@@ -86,6 +87,17 @@ def cases():
         "SM90_64x96x32_F32E4M3E5M2_RS_TN<>",
         "SM90_64x48x32_S32U8S8_SS_TN",
     ]
+    # the stmatrix copy atoms (copy_traits_sm90.hpp) and TiledCopies of C made from them
+    for op in ("SM90_U32x1_STSM_N", "SM90_U32x2_STSM_N", "SM90_U32x4_STSM_N",
+               "SM90_U16x2_STSM_T", "SM90_U16x4_STSM_T", "SM90_U16x8_STSM_T"):
+        for t in ("half_t", "bfloat16_t"):
+            out.append((f"Copy_Atom<{op}, {t}>", f"Copy_Atom<{op}, {t}>{{}}"))
+    for op, a in (("SM90_U32x4_STSM_N", f"SM90_64x128x16_F32F16F16_SS<{K},{K}>"),
+                  ("SM90_U16x8_STSM_T", f"SM90_64x64x16_F16F16F16_SS<{K},{MN}>")):
+        mma = f"make_tiled_mma(MMA_Atom<{a}>, make_layout((_2,_1,_1)))"
+        cmma = f"make_tiled_mma(MMA_Atom<{a}>{{}}, Layout<Shape<_2,_1,_1>>{{}})"
+        out.append((f"make_tiled_copy_C(Copy_Atom<{op}, half_t>, {mma})",
+                    f"make_tiled_copy_C(Copy_Atom<{op}, half_t>{{}}, {cmma})"))
     for a in tiled:
         for thr in ("(_2,_1,_1)", "(_1,_2,_1)"):
             cpp_thr = f"Layout<Shape<{thr[1:-1]}>>{{}}"

@@ -24,6 +24,11 @@ pub enum CopyOp {
     LdsmN { matrices: u32 },
     /// `SM75_U16x{2,4,8}_LDSM_T`: `ldmatrix.trans` of 1, 2 or 4 matrices.
     LdsmT { matrices: u32 },
+    /// `SM90_U32x{1,2,4}_STSM_N`: `stmatrix` of 1, 2 or 4 8x8 b16 matrices (registers to
+    /// shared memory: `ldmatrix`'s layouts, source and destination exchanged).
+    StsmN { matrices: u32 },
+    /// `SM90_U16x{2,4,8}_STSM_T`: `stmatrix.trans` of 1, 2 or 4 matrices.
+    StsmT { matrices: u32 },
 }
 
 impl CopyOp {
@@ -69,6 +74,12 @@ impl CopyOp {
             ("SM75_U16x2_LDSM_T", None) => CopyOp::LdsmT { matrices: 1 },
             ("SM75_U16x4_LDSM_T", None) => CopyOp::LdsmT { matrices: 2 },
             ("SM75_U16x8_LDSM_T", None) => CopyOp::LdsmT { matrices: 4 },
+            ("SM90_U32x1_STSM_N", None) => CopyOp::StsmN { matrices: 1 },
+            ("SM90_U32x2_STSM_N", None) => CopyOp::StsmN { matrices: 2 },
+            ("SM90_U32x4_STSM_N", None) => CopyOp::StsmN { matrices: 4 },
+            ("SM90_U16x2_STSM_T", None) => CopyOp::StsmT { matrices: 1 },
+            ("SM90_U16x4_STSM_T", None) => CopyOp::StsmT { matrices: 2 },
+            ("SM90_U16x8_STSM_T", None) => CopyOp::StsmT { matrices: 4 },
             _ => return None,
         })
     }
@@ -82,7 +93,10 @@ impl CopyOp {
     /// ```
     pub fn thr_id(&self) -> Layout {
         match self {
-            CopyOp::LdsmN { .. } | CopyOp::LdsmT { .. } => lit("_32:_1"),
+            CopyOp::LdsmN { .. }
+            | CopyOp::LdsmT { .. }
+            | CopyOp::StsmN { .. }
+            | CopyOp::StsmT { .. } => lit("_32:_1"),
             _ => lit("_1:_0"),
         }
     }
@@ -105,6 +119,9 @@ impl CopyOp {
                 2 => lit("((_16,_2),_128):((_128,_0),_1)"),
                 _ => lit("(_32,_128):(_128,_1)"),
             },
+            // copy_traits_sm90.hpp: an stmatrix's source is its ldmatrix's destination
+            CopyOp::StsmN { matrices } => CopyOp::LdsmN { matrices }.dst_layout(),
+            CopyOp::StsmT { matrices } => CopyOp::LdsmT { matrices }.dst_layout(),
         }
     }
 
@@ -125,6 +142,8 @@ impl CopyOp {
                 lit("((_4,_8),(_16,_2,_2)):((_256,_16),(_1,_128,_1024))")
             }
             CopyOp::LdsmT { .. } => lit("((_4,_8),(_16,_2,_4)):((_256,_16),(_1,_128,_1024))"),
+            CopyOp::StsmN { matrices } => CopyOp::LdsmN { matrices }.src_layout(),
+            CopyOp::StsmT { matrices } => CopyOp::LdsmT { matrices }.src_layout(),
             _ => self.src_layout(),
         }
     }
@@ -193,6 +212,15 @@ impl CopyOp {
                 "ldmatrix.sync.aligned.x{matrices}.trans.m8n8.shared.b16 {{{}}}, [%{matrices}];",
                 regs(matrices)
             )),
+            // copy_sm90.hpp: "stmatrix.sync.aligned.x4.m8n8.shared.b16 [%0], {%1, %2, %3, %4};"
+            CopyOp::StsmN { matrices } => Some(format!(
+                "stmatrix.sync.aligned.x{matrices}.m8n8.shared.b16 [%0], {{{}}};",
+                regs_from(1, matrices)
+            )),
+            CopyOp::StsmT { matrices } => Some(format!(
+                "stmatrix.sync.aligned.x{matrices}.trans.m8n8.shared.b16 [%0], {{{}}};",
+                regs_from(1, matrices)
+            )),
             CopyOp::UniversalCopy { .. } | CopyOp::AutoVectorizingCopy { .. } => None,
         }
     }
@@ -227,7 +255,12 @@ impl CopyOp {
 }
 
 fn regs(n: u32) -> String {
-    (0..n)
+    regs_from(0, n)
+}
+
+/// `%first, ..., %(first + n - 1)`.
+fn regs_from(first: u32, n: u32) -> String {
+    (first..first + n)
         .map(|i| format!("%{i}"))
         .collect::<Vec<_>>()
         .join(", ")
@@ -264,6 +297,10 @@ impl fmt::Display for CopyOp {
             CopyOp::LdsmN { matrices } => write!(f, "SM75_U32x{matrices}_LDSM_N"),
             CopyOp::LdsmT { matrices } => {
                 write!(f, "SM75_U16x{}_LDSM_T", u64::from(matrices) * 2)
+            }
+            CopyOp::StsmN { matrices } => write!(f, "SM90_U32x{matrices}_STSM_N"),
+            CopyOp::StsmT { matrices } => {
+                write!(f, "SM90_U16x{}_STSM_T", u64::from(matrices) * 2)
             }
         }
     }
@@ -336,6 +373,12 @@ fixed_copy_ops! {
     SM75_U16x2_LDSM_T => CopyOp::LdsmT { matrices: 1 };
     SM75_U16x4_LDSM_T => CopyOp::LdsmT { matrices: 2 };
     SM75_U16x8_LDSM_T => CopyOp::LdsmT { matrices: 4 };
+    SM90_U32x1_STSM_N => CopyOp::StsmN { matrices: 1 };
+    SM90_U32x2_STSM_N => CopyOp::StsmN { matrices: 2 };
+    SM90_U32x4_STSM_N => CopyOp::StsmN { matrices: 4 };
+    SM90_U16x2_STSM_T => CopyOp::StsmT { matrices: 1 };
+    SM90_U16x4_STSM_T => CopyOp::StsmT { matrices: 2 };
+    SM90_U16x8_STSM_T => CopyOp::StsmT { matrices: 4 };
 }
 
 /// `AutoVectorizingCopyWithAssumedAlignment<MaxVecBits>` (8, 16, 32, 64 or 128; another width
@@ -363,4 +406,30 @@ impl<const MAX_VEC_BITS: u32> CopyOperation
             max_vec_bits: MAX_VEC_BITS,
         }
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// copy_sm90.hpp's stmatrix: the shared address first, then the registers; the traits are
+    /// ldmatrix's with source and destination exchanged (copy_traits_sm90.hpp).
+    #[test]
+    fn stmatrix_is_ldmatrix_reversed() {
+        let st = CopyOp::from_name("SM90_U32x4_STSM_N", None).unwrap();
+        assert_eq!(
+            st.ptx().unwrap(),
+            "stmatrix.sync.aligned.x4.m8n8.shared.b16 [%0], {%1, %2, %3, %4};"
+        );
+        let ld = CopyOp::LdsmN { matrices: 4 };
+        assert_eq!(st.src_layout(), ld.dst_layout());
+        assert_eq!(st.dst_layout(), ld.src_layout());
+        assert_eq!(st.ref_layout(), st.src_layout());
+        let t = CopyOp::from_name("SM90_U16x8_STSM_T", None).unwrap();
+        assert_eq!(t.to_string(), "SM90_U16x8_STSM_T");
+        assert!(t
+            .ptx()
+            .unwrap()
+            .starts_with("stmatrix.sync.aligned.x4.trans.m8n8"));
+    }
 }
