@@ -145,6 +145,10 @@ fn statement(k: &Kernel, s: &Stmt, w: &mut Writer, needs: &mut Needs) -> Result<
         Stmt::Let { var, f } => {
             w.line(format!("{var} = {};", CExpr(f, &Args(vec![]))));
         }
+        Stmt::Index { var, value } => {
+            needs.gcd |= super::needs_gcd(value);
+            w.line(format!("const cute_idx {var} = {};", CInt(value)));
+        }
         Stmt::Barrier(b) => match b {
             Barrier::Cta => {
                 w.line("__syncthreads();");
@@ -158,6 +162,8 @@ fn statement(k: &Kernel, s: &Stmt, w: &mut Writer, needs: &mut Needs) -> Result<
             Barrier::Named { id, threads } => lower::tma::named_barrier(w, *id, *threads),
             Barrier::SetMaxNReg { inc, regs } => lower::tma::setmaxnreg(w, *inc, *regs),
             Barrier::MbarrierInit => lower::tma::fence_mbarrier_init(w),
+            Barrier::BulkCommit => lower::tma::bulk_commit(w),
+            Barrier::BulkWaitRead(n) => lower::tma::bulk_wait_read(w, *n),
         },
         Stmt::Tma {
             map,
@@ -165,6 +171,7 @@ fn statement(k: &Kernel, s: &Stmt, w: &mut Writer, needs: &mut Needs) -> Result<
             dst,
             bar,
         } => tma_load(k, &here, map, coords, dst, bar, w, needs)?,
+        Stmt::TmaStore { map, coords, src } => tma_store(k, &here, map, coords, src, w, needs)?,
         Stmt::Mbarrier(op) => mbarrier(k, op, w, needs),
     }
     Ok(())
@@ -206,9 +213,7 @@ fn mbarrier(k: &Kernel, op: &MbarrierOp, w: &mut Writer, needs: &mut Needs) {
     }
 }
 
-/// One TMA load: the box of `map` at `coords` into the shared tile `dst`, whose first
-/// element's unswizzled offset must be a multiple of the swizzle's period (TMA swizzles the
-/// byte address, as the layout does only from a period's start).
+/// One TMA load: the box of `map` at `coords` into the shared tile `dst`, completing on `bar`.
 #[allow(clippy::too_many_arguments)]
 fn tma_load(
     k: &Kernel,
@@ -220,19 +225,72 @@ fn tma_load(
     w: &mut Writer,
     needs: &mut Needs,
 ) -> Result<()> {
-    let Engine::Ptr(p) = dst.engine() else {
+    let smem = tma_smem(k, here, dst, needs)?;
+    let name = lower::tma::load_name(coords.len());
+    needs
+        .fns
+        .insert(name.clone(), lower::tma::load_fn(coords.len()));
+    needs.gcd |= super::needs_gcd(&bar.index);
+    w.line(format!(
+        "{name}({smem}, &{map}, &{}[{}], {});",
+        bar.name,
+        CInt(&bar.index),
+        tma_coords(coords, needs)
+    ));
+    Ok(())
+}
+
+/// One TMA store: the shared tile `src` into the box of `map` at `coords`.
+fn tma_store(
+    k: &Kernel,
+    here: &str,
+    map: &str,
+    coords: &[Int],
+    src: &Tensor,
+    w: &mut Writer,
+    needs: &mut Needs,
+) -> Result<()> {
+    let smem = tma_smem(k, here, src, needs)?;
+    let name = lower::tma::store_name(coords.len());
+    needs
+        .fns
+        .insert(name.clone(), lower::tma::store_fn(coords.len()));
+    w.line(format!(
+        "{name}(&{map}, {smem}, {});",
+        tma_coords(coords, needs)
+    ));
+    Ok(())
+}
+
+/// A box's coordinates as the helpers take them.
+fn tma_coords(coords: &[Int], needs: &mut Needs) -> String {
+    let cs: Vec<String> = coords
+        .iter()
+        .map(|c| {
+            needs.gcd |= super::needs_gcd(c);
+            format!("static_cast<int>({})", CInt(c))
+        })
+        .collect();
+    cs.join(", ")
+}
+
+/// The shared byte address of a TMA box's tile `t` (its first element), whose unswizzled
+/// offset must be a multiple of the swizzle's period (TMA swizzles the byte address, as the
+/// layout does only from a period's start).
+fn tma_smem(k: &Kernel, here: &str, t: &Tensor, needs: &mut Needs) -> Result<String> {
+    let Engine::Ptr(p) = t.engine() else {
         return Err(error(
             k,
             here,
-            format!("{dst}: a TMA load writes shared memory"),
+            format!("{t}: a TMA box's tile is in shared memory"),
         ));
     };
     let buf = k
         .smem_buf(&p.name)
-        .ok_or_else(|| error(k, here, format!("{dst}: {} is not a shared buffer", p.name)))?;
-    let le = |e: cute_layout::Error| error(k, here, format!("{dst}: {e}"));
+        .ok_or_else(|| error(k, here, format!("{t}: {} is not a shared buffer", p.name)))?;
+    let le = |e: cute_layout::Error| error(k, here, format!("{t}: {e}"));
     let origin = cute_layout::IntTuple::Int(cute_layout::s(0));
-    let (inside, period) = match dst.layout() {
+    let (inside, period) = match t.layout() {
         cute_layout::AnyLayout::Plain(l) => (l.crd2idx(&origin).map_err(le)?, 1),
         cute_layout::AnyLayout::Composed(l) => {
             let (b, m, s) = l.layout_a().params();
@@ -248,31 +306,12 @@ fn tma_load(
     };
     let off = p.offset.add(&inside).map_err(le)?;
     if period > 1 && crate::ir::sym::divisible(&off, period, &|_| false).is_err() {
-        return Err(error(k, here, format!("{dst}: its offset {off} is not a multiple of the swizzle's {period} elements, where TMA's address-based swizzle agrees with the layout's")));
+        return Err(error(k, here, format!("{t}: its offset {off} is not a multiple of the swizzle's {period} elements, where TMA's address-based swizzle agrees with the layout's")));
     }
-    let name = lower::tma::load_name(coords.len());
-    needs.lds = true;
-    needs
-        .fns
-        .insert(name.clone(), lower::tma::load_fn(coords.len()));
+    needs.lds = true; // cute_smem_u32
+    needs.gcd |= super::needs_gcd(&off);
     let bytes = i64::from(buf.elem.bits()) / 8;
-    let cs: Vec<String> = coords
-        .iter()
-        .map(|c| {
-            needs.gcd |= super::needs_gcd(c);
-            format!("static_cast<int>({})", CInt(c))
-        })
-        .collect();
-    needs.gcd |= super::needs_gcd(&off) || super::needs_gcd(&bar.index);
-    w.line(format!(
-        "{name}(cute_smem_u32({}) + {bytes}u * ({}), &{map}, &{}[{}], {});",
-        p.name,
-        CInt(&off),
-        bar.name,
-        CInt(&bar.index),
-        cs.join(", ")
-    ));
-    Ok(())
+    Ok(format!("cute_smem_u32({}) + {bytes}u * ({})", p.name, CInt(&off)))
 }
 
 /// The C names of a map's sources.

@@ -28,6 +28,8 @@ struct Shadow {
     r_epoch: u64,
     reader: u32,
     pending: u32,
+    /// TMA stores that read the element and have not been waited for (`bulk`).
+    bulk: u32,
 }
 
 /// A shared buffer in the CTA's shared memory: its first byte and its element type. Elements
@@ -67,6 +69,10 @@ struct Machine<'a> {
     vars: Vec<HashMap<String, f32>>,
     pending: Vec<Vec<Pending>>,
     groups: Vec<usize>,
+    /// Each thread's TMA stores not yet waited for: their bulk group (`None` until committed)
+    /// and the arena slots they read.
+    bulk: Vec<Vec<(Option<usize>, Vec<usize>)>>,
+    bulk_groups: Vec<usize>,
     /// The threads executing the current statement: all of them, except inside a condition
     /// that depends on the thread index.
     active: Vec<bool>,
@@ -183,6 +189,8 @@ pub(super) fn run(k: &Kernel, args: &mut [Arg]) -> Result<Report> {
         vars: Vec::new(),
         pending: Vec::new(),
         groups: Vec::new(),
+        bulk: Vec::new(),
+        bulk_groups: Vec::new(),
         active: Vec::new(),
         epoch: 1,
         work: 0,
@@ -264,6 +272,8 @@ impl Machine<'_> {
         self.vars = vec![HashMap::new(); self.threads];
         self.pending = (0..self.threads).map(|_| Vec::new()).collect();
         self.groups = vec![0; self.threads];
+        self.bulk = vec![Vec::new(); self.threads];
+        self.bulk_groups = vec![0; self.threads];
         self.active = vec![true; self.threads];
         self.epoch += 1;
     }
@@ -437,6 +447,14 @@ impl Machine<'_> {
                 }
                 Ok(())
             }
+            Stmt::Index { var, value } => {
+                let v = self.eval(value, 0).ok_or_else(|| {
+                    self.err(here, None, format!("the index {value} has no value"))
+                })?;
+                self.ints.insert(var.clone(), v);
+                self.generation += 1;
+                Ok(())
+            }
             Stmt::Barrier(b) => {
                 self.barrier(*b, here)?;
                 Ok(())
@@ -447,6 +465,7 @@ impl Machine<'_> {
                 dst,
                 bar,
             } => self.tma(map, coords, dst, bar, here),
+            Stmt::TmaStore { map, coords, src } => self.tma_store(map, coords, src, here),
             Stmt::Mbarrier(op) => self.mbarrier(op, here),
         }
     }
@@ -725,6 +744,9 @@ impl Machine<'_> {
     fn smem_write_check(&self, name: &str, i: usize, t: usize, here: &str) -> Result<()> {
         let sh = self.arena.shadow[self.slot(name, i)];
         let me = t as u32;
+        if sh.bulk > 0 {
+            return Err(self.err(here, Some(t), format!("writes {name}[{i}] while a TMA store still reads it (no cp.async.bulk.wait_group.read between)")));
+        }
         if sh.w_epoch == self.epoch && sh.writer != me {
             return Err(self.err(here, Some(t), format!("writes {name}[{i}], also written by thread {} with no __syncthreads() between (a race)", sh.writer)));
         }
@@ -968,6 +990,28 @@ impl Machine<'_> {
             // the threads of a named barrier are the active ones (checked: whole warps)
             Barrier::Named { .. } => self.epoch += 1,
             Barrier::SetMaxNReg { .. } | Barrier::MbarrierInit => {}
+            Barrier::BulkCommit => {
+                for t in (0..self.threads).filter(|&t| self.active[t]) {
+                    let g = self.bulk_groups[t];
+                    self.bulk_groups[t] += 1;
+                    for b in self.bulk[t].iter_mut().filter(|b| b.0.is_none()) {
+                        b.0 = Some(g);
+                    }
+                }
+            }
+            Barrier::BulkWaitRead(n) => {
+                for t in (0..self.threads).filter(|&t| self.active[t]) {
+                    let keep_from =
+                        self.bulk_groups[t].saturating_sub(usize::try_from(n).unwrap_or(0));
+                    let (done, still): (Vec<_>, Vec<_>) = std::mem::take(&mut self.bulk[t])
+                        .into_iter()
+                        .partition(|b| b.0.is_some_and(|g| g < keep_from));
+                    self.bulk[t] = still;
+                    for slot in done.into_iter().flat_map(|b| b.1) {
+                        self.arena.shadow[slot].bulk -= 1;
+                    }
+                }
+            }
         }
         Ok(())
     }

@@ -356,6 +356,15 @@ impl KernelBuilder {
         EExpr::var(var)
     }
 
+    /// `const cute_idx var = value;` (CTA-uniform): returns the index that reads it.
+    pub fn let_index(&mut self, var: &str, value: Int) -> Int {
+        self.push(Stmt::Index {
+            var: var.to_string(),
+            value,
+        });
+        Int::index(var)
+    }
+
     /// `__syncthreads()` (or, inside [`KernelBuilder::with_sync`], its barrier).
     pub fn sync(&mut self) -> &mut Self {
         self.push(Stmt::Barrier(self.sync_as))

@@ -160,6 +160,10 @@ pub enum Stmt {
     },
     /// A per-thread float scalar `var = f` (f over scalars and parameters).
     Let { var: String, f: EExpr },
+    /// A CTA-uniform index `const cute_idx var = value;`, which later integers read as
+    /// `Int::index(var)` (a persistent kernel's tile coordinates: written once, not in every
+    /// address of the tile).
+    Index { var: String, value: Int },
     /// A barrier or an asynchronous-copy group operation.
     Barrier(Barrier),
     /// One TMA load (`cp.async.bulk.tensor`): the box of tensor map `map` at `coords` (one per
@@ -170,6 +174,16 @@ pub enum Stmt {
         coords: Vec<Int>,
         dst: Tensor,
         bar: BarRef,
+    },
+    /// One TMA store (`cp.async.bulk.tensor ... .bulk_group`): the shared tile `src` (a whole
+    /// box from its first element) into the box of tensor map `map` at `coords`, elements
+    /// outside the tensor dropped; part of the issuing thread's bulk group
+    /// ([`Barrier::BulkCommit`], [`Barrier::BulkWaitRead`]). Issued by one thread, after each
+    /// writer's `fence.proxy.async` and a barrier.
+    TmaStore {
+        map: String,
+        coords: Vec<Int>,
+        src: Tensor,
     },
     /// An mbarrier operation.
     Mbarrier(MbarrierOp),
@@ -271,6 +285,12 @@ pub enum Barrier {
     /// `fence.mbarrier_init.release.cluster`: the mbarrier inits are visible to the async
     /// proxy (TMA's transaction counts) before the barrier after it.
     MbarrierInit,
+    /// `cp.async.bulk.commit_group`: this thread's TMA stores since the last commit form a
+    /// bulk group.
+    BulkCommit,
+    /// `cp.async.bulk.wait_group.read N`: all but this thread's `N` most recent bulk groups
+    /// have read their shared tiles (which may be written again).
+    BulkWaitRead(i64),
 }
 
 impl Kernel {
@@ -339,7 +359,7 @@ pub fn visit_ints(body: &[Stmt], f: &mut impl FnMut(&Int)) {
             .for_each(&mut *f);
     };
     visit_stmts(body, &mut |s| match s {
-        Stmt::For { extent, .. } => f(extent),
+        Stmt::For { extent, .. } | Stmt::Index { value: extent, .. } => f(extent),
         Stmt::If { cond, .. } => cond.visit(&mut *f),
         Stmt::Copy { src, dst, pred, .. } => {
             tensor(src, f);
@@ -368,6 +388,10 @@ pub fn visit_ints(body: &[Stmt], f: &mut impl FnMut(&Int)) {
             coords.iter().for_each(&mut *f);
             tensor(dst, f);
             f(&bar.index);
+        }
+        Stmt::TmaStore { coords, src, .. } => {
+            coords.iter().for_each(&mut *f);
+            tensor(src, f);
         }
         Stmt::Mbarrier(op) => match op {
             MbarrierOp::Init(_) => {}

@@ -187,6 +187,7 @@ fn stmt(f: &mut fmt::Formatter<'_>, s: &Stmt, depth: usize) -> fmt::Result {
             writeln!(f, "{pad}{var} = {op:?} across {across} lanes")
         }
         Stmt::Let { var, f: e } => writeln!(f, "{pad}{var} = {}", CExpr(e, &Args)),
+        Stmt::Index { var, value } => writeln!(f, "{pad}index {var} = {value}"),
         Stmt::Barrier(b) => match b {
             Barrier::Cta => writeln!(f, "{pad}sync"),
             Barrier::CpAsyncCommit => writeln!(f, "{pad}cp.async commit"),
@@ -201,6 +202,8 @@ fn stmt(f: &mut fmt::Formatter<'_>, s: &Stmt, depth: usize) -> fmt::Result {
                 writeln!(f, "{pad}setmaxnreg.{dir} {regs}")
             }
             Barrier::MbarrierInit => writeln!(f, "{pad}fence.mbarrier_init"),
+            Barrier::BulkCommit => writeln!(f, "{pad}bulk commit"),
+            Barrier::BulkWaitRead(n) => writeln!(f, "{pad}bulk wait {n} (read)"),
         },
         Stmt::Tma {
             map,
@@ -215,6 +218,10 @@ fn stmt(f: &mut fmt::Formatter<'_>, s: &Stmt, depth: usize) -> fmt::Result {
                 c.join(", "),
                 bar_ref(bar)
             )
+        }
+        Stmt::TmaStore { map, coords, src } => {
+            let c: Vec<String> = coords.iter().map(|c| c.to_string()).collect();
+            writeln!(f, "{pad}tma store {src} -> {map}({})", c.join(", "))
         }
         Stmt::Mbarrier(op) => match op {
             MbarrierOp::Init(name) => writeln!(f, "{pad}mbarrier init {name}"),

@@ -1,5 +1,6 @@
 //! SM90 asynchronous pipelines: TMA loads (`SM90_TMA_LOAD`: `cp.async.bulk.tensor` of a
-//! tensor map's box into shared memory, completing on an mbarrier's transaction count), the
+//! tensor map's box into shared memory, completing on an mbarrier's transaction count) and
+//! stores (`SM90_TMA_STORE`: a shared tile into a box, in bulk groups), the
 //! mbarriers that order them (init, arrive, arrive with expected transactions, wait on a phase
 //! parity), and the warp-specialization instructions around them (`bar.sync` of some warps,
 //! `setmaxnreg`, `fence.mbarrier_init`). The kernel passes a tensor map as a
@@ -48,6 +49,40 @@ pub fn load_fn(rank: usize) -> String {
     )
 }
 
+/// The name of the TMA store helper of a rank (`cute_tma_store_2d`).
+pub fn store_name(rank: usize) -> String {
+    format!("cute_tma_store_{rank}d")
+}
+
+/// The TMA store helper of a rank (`SM90_TMA_STORE`): the shared tile at byte address `src`
+/// into the box at `c0..` of the map, out-of-bounds elements dropped, in this thread's bulk
+/// group.
+pub fn store_fn(rank: usize) -> String {
+    let coords: Vec<String> = (0..rank).map(|i| format!("int c{i}")).collect();
+    let slots: Vec<String> = (0..rank).map(|i| format!("%{}", i + 2)).collect();
+    let ins: Vec<String> = (0..rank).map(|i| format!("\"r\"(c{i})")).collect();
+    format!(
+        "__device__ __forceinline__ void {}(const cute_tensor_map* map, unsigned src, {}) {{\n  \
+         asm volatile(\"cp.async.bulk.tensor.{rank}d.global.shared::cta.bulk_group [%0, {{{}}}], [%1];\\n\" :: \"l\"(reinterpret_cast<unsigned long long>(map)), \"r\"(src), {} : \"memory\");\n}}",
+        store_name(rank),
+        coords.join(", "),
+        slots.join(", "),
+        ins.join(", ")
+    )
+}
+
+/// `cp.async.bulk.commit_group`.
+pub fn bulk_commit(w: &mut Writer) {
+    w.line("asm volatile(\"cp.async.bulk.commit_group;\\n\" ::: \"memory\");");
+}
+
+/// `cp.async.bulk.wait_group.read n`.
+pub fn bulk_wait_read(w: &mut Writer, n: i64) {
+    w.line(format!(
+        "asm volatile(\"cp.async.bulk.wait_group.read {n};\\n\" ::: \"memory\");"
+    ));
+}
+
 /// `bar.sync id, threads`.
 pub fn named_barrier(w: &mut Writer, id: i64, threads: i64) {
     w.line(format!(
@@ -77,5 +112,12 @@ mod tests {
         let f = load_fn(2);
         assert!(f.contains("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"), "{f}");
         assert!(f.contains("int c0, int c1)"), "{f}");
+    }
+
+    #[test]
+    fn the_2d_store_reads_the_tile_into_the_box() {
+        let f = store_fn(2);
+        assert!(f.contains("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];"), "{f}");
+        assert!(f.contains("cute_tma_store_2d(const cute_tensor_map* map, unsigned src, int c0, int c1)"), "{f}");
     }
 }

@@ -392,6 +392,12 @@ fn statement(k: &Kernel, s: &Stmt, path: &str, vars: &mut HashSet<String>) -> Re
             }
             uniform(k, extent, "the loop extent", path)
         }
+        Stmt::Index { var, value } => {
+            if !is_ident(var) || k.param(var).is_some() || RESERVED.contains(&var.as_str()) {
+                return Err(error(k, path, format!("'{var}' cannot name an index")));
+            }
+            uniform(k, value, "the index", path)
+        }
         Stmt::If { cond, then, els } => {
             if cond.per_thread() {
                 divergent(k, then, path)?;
@@ -420,7 +426,7 @@ fn statement(k: &Kernel, s: &Stmt, path: &str, vars: &mut HashSet<String>) -> Re
             Engine::Ptr(_) => storage_of(k, tensor, path).map(|_| ()),
         },
         Stmt::Comment(_) => Ok(()),
-        Stmt::Barrier(_) | Stmt::Tma { .. } | Stmt::Mbarrier(_) => {
+        Stmt::Barrier(_) | Stmt::Tma { .. } | Stmt::TmaStore { .. } | Stmt::Mbarrier(_) => {
             super::pipeline::statement(k, s, path)
         }
     }

@@ -199,7 +199,8 @@ impl Walk<'_> {
                     }
                 }
                 Stmt::Map { dst, srcs, .. } => {
-                    for t in srcs {
+                    // a source that is the destination is each thread's own element, in place
+                    for t in srcs.iter().filter(|t| *t != dst) {
                         for (b, sl) in self.touched(t) {
                             self.read(st, &b, sl, &here)?;
                         }
@@ -211,11 +212,13 @@ impl Walk<'_> {
                 Stmt::Barrier(b) => barrier(st, *b),
                 // TMA writes and the wgmma reads they feed are ordered by mbarriers (full and
                 // empty phases), which this pass does not model
-                Stmt::Tma { .. } | Stmt::Mbarrier(_) => {}
+                // and TMA stores read their tiles after bulk waits, which it does not model either
+                Stmt::Tma { .. } | Stmt::TmaStore { .. } | Stmt::Mbarrier(_) => {}
                 Stmt::Gemm { .. }
                 | Stmt::Reduce { .. }
                 | Stmt::Shuffle { .. }
                 | Stmt::Let { .. }
+                | Stmt::Index { .. }
                 | Stmt::Comment(_)
                 | Stmt::Bind { .. } => {}
             }
@@ -571,7 +574,9 @@ fn barrier(st: &mut State, b: Barrier) {
         | Barrier::WgmmaCommit
         | Barrier::WgmmaWait(_)
         | Barrier::SetMaxNReg { .. }
-        | Barrier::MbarrierInit => {}
+        | Barrier::MbarrierInit
+        | Barrier::BulkCommit
+        | Barrier::BulkWaitRead(_) => {}
     }
 }
 

@@ -80,8 +80,10 @@ pub fn describe(s: &Stmt) -> String {
         ),
         Stmt::Reduce { var, src, .. } => format!("reduce {} -> {var}", name(src)),
         Stmt::Let { var, .. } => format!("let {var}"),
+        Stmt::Index { var, .. } => format!("index {var}"),
         Stmt::Barrier(b) => format!("{b:?}"),
         Stmt::Tma { map, dst, .. } => format!("tma load {map} -> {}", name(dst)),
+        Stmt::TmaStore { map, src, .. } => format!("tma store {} -> {map}", name(src)),
         Stmt::Mbarrier(op) => format!("mbarrier {op:?}"),
     }
 }

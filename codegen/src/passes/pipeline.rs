@@ -1,12 +1,12 @@
-//! Checks of the asynchronous-pipeline statements (SM90): TMA loads name a tensor map of the
-//! kernel with one coordinate per dimension and write a shared tile of its element type that
-//! holds a whole box; mbarrier operations name a declared array; named barriers are whole warps
+//! Checks of the asynchronous-pipeline statements (SM90): TMA loads and stores name a tensor
+//! map of the kernel with one coordinate per dimension and write (read) a shared tile of its
+//! element type that holds a whole box; mbarrier operations name a declared array; named barriers are whole warps
 //! of the block with an id other than 0 (`__syncthreads`'s); `setmaxnreg` asks for what the
 //! instruction allows (24 to 256 registers, a multiple of 8) on a target that has it.
 
 use super::error;
 use crate::error::Result;
-use crate::ir::{BarRef, Barrier, Kernel, MbarrierOp, Stmt};
+use crate::ir::{Barrier, Kernel, MbarrierOp, Stmt};
 use crate::target::Feature;
 
 /// The checks of one statement (others pass).
@@ -17,7 +17,13 @@ pub(super) fn statement(k: &Kernel, s: &Stmt, path: &str) -> Result<()> {
             coords,
             dst,
             bar,
-        } => tma(k, map, coords.len(), dst, bar, path),
+        } => {
+            tma_box(k, map, coords.len(), dst, "load", path)?;
+            declared(k, &bar.name, path)
+        }
+        Stmt::TmaStore { map, coords, src } => {
+            tma_box(k, map, coords.len(), src, "store", path)
+        }
         Stmt::Mbarrier(op) => match op {
             MbarrierOp::Init(name) => declared(k, name, path),
             MbarrierOp::ArriveExpectTx { bar, bytes } => {
@@ -83,12 +89,15 @@ fn declared(k: &Kernel, name: &str, path: &str) -> Result<()> {
     }
 }
 
-fn tma(
+/// A TMA `load` or `store` of map `map`'s box with `rank` coordinates, to or from the shared
+/// tile `t`: on a target with TMA, the map a parameter of that rank, the tile shared memory of
+/// the map's element width holding a whole box.
+fn tma_box(
     k: &Kernel,
     map: &str,
     rank: usize,
-    dst: &cute_layout::Tensor,
-    bar: &BarRef,
+    t: &cute_layout::Tensor,
+    what: &str,
     path: &str,
 ) -> Result<()> {
     if !k.target.has(Feature::Tma) {
@@ -107,26 +116,27 @@ fn tma(
             ),
         ));
     }
-    let (space, elem, _) = super::checks::storage_of(k, dst, path)?;
+    let (space, elem, _) = super::checks::storage_of(k, t, path)?;
     if space != cute_layout::MemSpace::Smem || elem.bits() != m.tma.elem.bits() {
+        let dir = if what == "load" { "writes" } else { "reads" };
         return Err(error(
             k,
             path,
             format!(
-                "{dst}: a TMA load of {map} writes {} in shared memory, not {elem} in {space:?}",
+                "{t}: a TMA {what} of {map} {dir} {} in shared memory, not {elem} in {space:?}",
                 m.tma.elem
             ),
         ));
     }
     let box_elems: i64 = m.tma.dims.iter().map(|d| d.box_extent).product();
-    if super::checks::tensor_size(dst).is_some_and(|n| n < box_elems) {
+    if super::checks::tensor_size(t).is_some_and(|n| n < box_elems) {
         return Err(error(
             k,
             path,
-            format!("{dst}: smaller than the {box_elems} elements of {map}'s box"),
+            format!("{t}: smaller than the {box_elems} elements of {map}'s box"),
         ));
     }
-    declared(k, &bar.name, path)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -172,10 +182,28 @@ mod tests {
         );
         let e = refused(&mut |s| {
             if let Stmt::Tma { map, .. } = s {
-                *map = "C".into();
+                *map = "D".into();
             }
         });
-        assert!(e.contains("C is not a tensor-map parameter"), "{e}");
+        assert!(e.contains("D is not a tensor-map parameter"), "{e}");
+        let e = refused(&mut |s| {
+            if let Stmt::TmaStore { coords, .. } = s {
+                coords.push(coords[0].clone());
+            }
+        });
+        assert!(
+            e.contains("3 coordinates for the 2-dimensional map C"),
+            "{e}"
+        );
+        let e = refused(&mut |s| {
+            if let Stmt::TmaStore { map, .. } = s {
+                *map = "A".into();
+            }
+        });
+        assert!(
+            e.contains("a TMA store of A reads half_t in shared memory, not float"),
+            "{e}"
+        );
         let e = refused(&mut |s| {
             if let Stmt::Mbarrier(MbarrierOp::Wait { bar, .. }) = s {
                 bar.name = "nope".into();

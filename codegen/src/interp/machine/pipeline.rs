@@ -45,8 +45,10 @@ pub(super) fn gate_free(s: &Stmt) -> bool {
         Stmt::Comment(_)
             | Stmt::Bind { .. }
             | Stmt::For { .. }
+            | Stmt::Index { .. }
             | Stmt::If { .. }
             | Stmt::Tma { .. }
+            | Stmt::TmaStore { .. }
             | Stmt::Mbarrier(MbarrierOp::Wait { .. } | MbarrierOp::ArriveExpectTx { .. })
     )
 }
@@ -210,54 +212,17 @@ impl Machine<'_> {
                 continue;
             }
             let key = self.bar_index(bar, t, here)?;
-            let ev = |i: &Int| {
-                self.eval(i, t)
-                    .ok_or_else(|| self.err(here, Some(t), format!("{i} has no value")))
-            };
-            let origin: Vec<i64> = coords.iter().map(ev).collect::<Result<_>>()?;
-            let extents: Vec<i64> = tma
-                .dims
-                .iter()
-                .map(|d| ev(&d.extent))
-                .collect::<Result<_>>()?;
-            let strides: Vec<i64> = tma
-                .dims
-                .iter()
-                .map(|d| ev(&d.stride))
-                .collect::<Result<_>>()?;
+            let boxes = self.tma_box(&tma, coords, t, here)?;
+            let n = boxes.len() as i64;
             let (buf, start, swizzle) = self.tma_dst(dst, t, here)?;
-            let boxes: Vec<i64> = tma.dims.iter().map(|d| d.box_extent).collect();
-            let n: i64 = boxes.iter().product();
-            let mut writes = Vec::with_capacity(n as usize);
-            for i in 0..n {
-                let (mut rest, mut inside, mut off) = (i, true, 0i64);
-                for d in 0..boxes.len() {
-                    let c = origin[d] + rest % boxes[d];
-                    rest /= boxes[d];
-                    inside &= (0..extents[d]).contains(&c);
-                    off += c * strides[d];
-                }
-                let v = match inside {
-                    true => self.tma_read(map, off, t, here)?,
-                    false => 0.0,
+            let mut writes = Vec::with_capacity(boxes.len());
+            for (i, off) in boxes.into_iter().enumerate() {
+                let v = match off {
+                    Some(off) => self.tma_read(map, off, t, here)?,
+                    None => 0.0,
                 };
-                let idx = match &swizzle {
-                    Some(sw) => sw
-                        .apply(start + i)
-                        .map_err(|e| self.err(here, Some(t), e.to_string()))?,
-                    None => start + i,
-                };
-                let len = self.smem[&buf].len as i64;
-                if !(0..len).contains(&idx) {
-                    return Err(self.err(
-                        here,
-                        Some(t),
-                        format!(
-                            "box element {i} lands at {buf}[{idx}], outside its {len} elements"
-                        ),
-                    ));
-                }
-                writes.push((buf.clone(), self.slot(&buf, idx as usize), v));
+                let idx = self.tma_smem_index(&buf, start + i as i64, swizzle.as_ref(), t, here)?;
+                writes.push((buf.clone(), self.slot(&buf, idx), v));
             }
             let bytes = n * i64::from(tma.elem.bits()) / 8;
             let b = self.bar(&key, t, here)?;
@@ -278,24 +243,128 @@ impl Machine<'_> {
         Ok(())
     }
 
-    /// Element `off` of the tensor map's buffer (checked: a map wider than its buffer is the
-    /// launch's error, not a read past it).
-    fn tma_read(&self, map: &str, off: i64, t: usize, here: &str) -> Result<f64> {
-        let data = match self.gbuf.get(map).map(|&i| &self.args[i]) {
-            Some(super::Arg::Buffer(b)) => &b.data,
-            _ => return Err(self.err(here, Some(t), format!("{map} has no buffer"))),
+    /// One TMA store: each issuing thread's box of `src` written into `map`'s tensor where it
+    /// lies inside it, its shared elements marked read until the thread's bulk wait.
+    pub(super) fn tma_store(
+        &mut self,
+        map: &str,
+        coords: &[Int],
+        src: &Tensor,
+        here: &str,
+    ) -> Result<()> {
+        let Some(m) = self.k.tensor_map(map) else {
+            return Err(self.err(here, None, format!("{map} has no tensor map")));
         };
-        usize::try_from(off)
+        let tma = m.tma.clone();
+        for t in 0..self.threads {
+            if !self.active[t] {
+                continue;
+            }
+            let boxes = self.tma_box(&tma, coords, t, here)?;
+            let (buf, start, swizzle) = self.tma_dst(src, t, here)?;
+            let mut slots = Vec::with_capacity(boxes.len());
+            for (i, off) in boxes.into_iter().enumerate() {
+                let idx = self.tma_smem_index(&buf, start + i as i64, swizzle.as_ref(), t, here)?;
+                let v = self.load(cute_layout::MemSpace::Smem, &buf, idx, t, here)?;
+                let slot = self.slot(&buf, idx);
+                self.arena.shadow[slot].bulk += 1;
+                slots.push(slot);
+                if let Some(off) = off {
+                    let i = self.tma_element(map, off, t, here)?;
+                    self.store(cute_layout::MemSpace::Gmem, map, i, t, v, here)?;
+                }
+            }
+            self.tick(slots.len() as u64, here)?;
+            self.bulk[t].push((None, slots));
+        }
+        Ok(())
+    }
+
+    /// The global offset of each element of the box at `coords` (`None` outside the tensor),
+    /// the box's first dimension fastest.
+    fn tma_box(
+        &self,
+        tma: &cute_layout::atom::TmaBox,
+        coords: &[Int],
+        t: usize,
+        here: &str,
+    ) -> Result<Vec<Option<i64>>> {
+        let ev = |i: &Int| {
+            self.eval(i, t)
+                .ok_or_else(|| self.err(here, Some(t), format!("{i} has no value")))
+        };
+        let origin: Vec<i64> = coords.iter().map(ev).collect::<Result<_>>()?;
+        let extents: Vec<i64> = tma.dims.iter().map(|d| ev(&d.extent)).collect::<Result<_>>()?;
+        let strides: Vec<i64> = tma.dims.iter().map(|d| ev(&d.stride)).collect::<Result<_>>()?;
+        let boxes: Vec<i64> = tma.dims.iter().map(|d| d.box_extent).collect();
+        let n: i64 = boxes.iter().product();
+        Ok((0..n)
+            .map(|i| {
+                let (mut rest, mut inside, mut off) = (i, true, 0i64);
+                for d in 0..boxes.len() {
+                    let c = origin[d] + rest % boxes[d];
+                    rest /= boxes[d];
+                    inside &= (0..extents[d]).contains(&c);
+                    off += c * strides[d];
+                }
+                inside.then_some(off)
+            })
+            .collect())
+    }
+
+    /// The shared element of a box's element at unswizzled offset `at` of buffer `buf`.
+    fn tma_smem_index(
+        &self,
+        buf: &str,
+        at: i64,
+        swizzle: Option<&cute_layout::Swizzle>,
+        t: usize,
+        here: &str,
+    ) -> Result<usize> {
+        let idx = match swizzle {
+            Some(sw) => sw
+                .apply(at)
+                .map_err(|e| self.err(here, Some(t), e.to_string()))?,
+            None => at,
+        };
+        let len = self.smem[buf].len as i64;
+        usize::try_from(idx)
             .ok()
-            .and_then(|i| data.get(i).copied())
+            .filter(|&i| (i as i64) < len)
             .ok_or_else(|| {
                 self.err(
                     here,
                     Some(t),
-                    format!(
-                        "the box reads {map}[{off}], outside its {} elements",
-                        data.len()
-                    ),
+                    format!("box element at {at} lands at {buf}[{idx}], outside its {len} elements"),
+                )
+            })
+    }
+
+    /// Element `off` of the tensor map's buffer (checked: a map wider than its buffer is the
+    /// launch's error, not a read past it).
+    fn tma_read(&self, map: &str, off: i64, t: usize, here: &str) -> Result<f64> {
+        let i = self.tma_element(map, off, t, here)?;
+        match self.gbuf.get(map).map(|&b| &self.args[b]) {
+            Some(super::Arg::Buffer(b)) => Ok(b.data[i]),
+            _ => Err(self.err(here, Some(t), format!("{map} has no buffer"))),
+        }
+    }
+
+    /// Element `off` of the tensor map's buffer, checked inside it (a map wider than its
+    /// buffer is the launch's error, not an access past it).
+    fn tma_element(&self, map: &str, off: i64, t: usize, here: &str) -> Result<usize> {
+        let len = match self.gbuf.get(map).map(|&i| &self.args[i]) {
+            Some(super::Arg::Buffer(b)) => b.data.len(),
+            _ => return Err(self.err(here, Some(t), format!("{map} has no buffer"))),
+        };
+        usize::try_from(off)
+            .ok()
+            .filter(|&i| i < len)
+            .ok_or_else(|| {
+                self.err(
+                    here,
+                    Some(t),
+                    format!("the box reaches {map}[{off}], outside its {len} elements"),
                 )
             })
     }

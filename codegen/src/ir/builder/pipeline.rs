@@ -49,6 +49,11 @@ impl KernelBuilder {
         self
     }
 
+    /// The names of the declared mbarrier arrays, in order.
+    pub fn mbarrier_arrays(&self) -> Vec<String> {
+        self.kernel.mbarriers.iter().map(|b| b.name.clone()).collect()
+    }
+
     /// `mbarrier.init` of every barrier of the array (by the thread that runs it).
     pub fn mbarrier_init(&mut self, name: &str) -> &mut Self {
         self.push(Stmt::Mbarrier(MbarrierOp::Init(name.to_string())))
@@ -90,6 +95,25 @@ impl KernelBuilder {
             dst: dst.clone(),
             bar: bar(name, index),
         })
+    }
+
+    /// One TMA store of the shared tile `src` into map `map`'s box at `coords`.
+    pub fn tma_store(&mut self, map: &str, coords: Vec<Int>, src: &Tensor) -> &mut Self {
+        self.push(Stmt::TmaStore {
+            map: map.to_string(),
+            coords,
+            src: src.clone(),
+        })
+    }
+
+    /// `cp.async.bulk.commit_group`.
+    pub fn bulk_commit(&mut self) -> &mut Self {
+        self.push(Stmt::Barrier(Barrier::BulkCommit))
+    }
+
+    /// `cp.async.bulk.wait_group.read n`.
+    pub fn bulk_wait_read(&mut self, n: i64) -> &mut Self {
+        self.push(Stmt::Barrier(Barrier::BulkWaitRead(n)))
     }
 
     /// `bar.sync id, threads`.
