@@ -285,6 +285,10 @@ pub struct Target {
     pub max_blocks_per_sm: i64,
     /// The instructions it has.
     pub features: Features,
+    /// The SMs a persistent kernel's grid is sized for: the architecture's largest part here
+    /// (H100 SXM and H200: 132; a GPU with fewer runs the extra CTAs as a second wave, correct
+    /// and slower).
+    pub sms: i64,
 }
 
 /// How many CTAs of one shape fit on an SM, by each of its resources; [`Occupancy::ctas`] is the
@@ -322,6 +326,7 @@ impl Target {
         max_threads_per_sm: i64,
         max_blocks_per_sm: i64,
         features: Features,
+        sms: i64,
     ) -> Target {
         let reserved = 1024;
         Target {
@@ -337,13 +342,14 @@ impl Target {
             max_threads_per_block: 1024,
             max_blocks_per_sm,
             features,
+            sms,
         }
     }
 
     /// Compute capability 8.0 (A100, A30): 164 KiB of shared memory per SM, 163 KiB per CTA,
     /// 2048 threads and 32 CTAs per SM.
     pub const fn sm80() -> Target {
-        Target::with(Arch::Sm80, "A100/A30", 164, 2048, 32, Features::AMPERE)
+        Target::with(Arch::Sm80, "A100/A30", 164, 2048, 32, Features::AMPERE, 108)
     }
 
     /// Compute capability 8.6 (A10, A40, RTX 30xx): 100 KiB per SM, 99 KiB per CTA, 1536 threads
@@ -356,6 +362,7 @@ impl Target {
             1536,
             16,
             Features::AMPERE,
+            84,
         )
     }
 
@@ -369,6 +376,7 @@ impl Target {
             1536,
             24,
             Features::AMPERE,
+            142,
         )
     }
 
@@ -383,7 +391,7 @@ impl Target {
             clusters: true,
             ..Features::AMPERE
         };
-        Target::with(Arch::Sm90a, "H100/H200", 228, 2048, 32, hopper)
+        Target::with(Arch::Sm90a, "H100/H200", 228, 2048, 32, hopper, 132)
     }
 
     /// The target of an architecture.

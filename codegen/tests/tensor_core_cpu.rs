@@ -248,18 +248,17 @@ fn an_unreferenced_case_takes_the_callers_reference() {
 /// by a TMA producer warpgroup through mbarriers): hgemm-sm90 in every layout at the sizes
 /// above, bgemm-sm90 in NT and TT (MN-major B, the descriptor's transpose) and tf32gemm-sm90 in
 /// TN at a ragged size over several k-tiles, hgemm-sm90-cpasync (every thread's cp.async) in
-/// NN and TN; TF32 in another layout and any of them for a target without wgmma are plan errors
+/// NN and TN and hgemm-sm90-tma (a CTA per tile) in NN; TF32 in another layout and any of them for a target without wgmma are plan errors
 /// saying why.
 #[test]
 fn the_sm90_gemms_agree_with_float64_on_the_cpu() {
     every_layout("hgemm-sm90");
-    for l in ["NN", "TN"] {
-        check(
-            "hgemm-sm90-cpasync",
-            GemmLayout::parse(l).unwrap(),
-            (130, 67, 300),
-            0.5,
-        );
+    for (name, l) in [
+        ("hgemm-sm90-cpasync", "NN"),
+        ("hgemm-sm90-cpasync", "TN"),
+        ("hgemm-sm90-tma", "NN"),
+    ] {
+        check(name, GemmLayout::parse(l).unwrap(), (130, 67, 300), 0.5);
     }
     for l in ["NT", "TT"] {
         check(
@@ -279,6 +278,22 @@ fn the_sm90_gemms_agree_with_float64_on_the_cpu() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("sm_80 has no wgmma"), "{err}");
+}
+
+/// The persistent schedule over several tiles per CTA: hgemm-sm90 planned for a GPU of 2 SMs
+/// takes the 6 tiles of a 300 x 300 C (ragged in M and N) in 2 CTAs, 3 each, its pipeline's
+/// stages and phases running on from tile to tile (5 k-tiles of 64 each over 4 stages).
+#[test]
+fn the_persistent_sm90_gemm_carries_its_pipeline_across_tiles() {
+    let two = cute_codegen::Target {
+        sms: 2,
+        ..cute_codegen::Target::sm90a()
+    };
+    for layout in ["TN", "NT"] {
+        let l = GemmLayout::parse(layout).unwrap();
+        let p = cute_codegen::named::plan_for("hgemm-sm90", l, &two).unwrap();
+        check_plan(&p, (300, 300, 300), 0.5);
+    }
 }
 
 /// Calls `f` on every statement of `body`, depth first.
@@ -340,4 +355,26 @@ fn a_broken_tma_pipeline_is_reported_not_run() {
     .unwrap_err();
     assert!(e.contains("wrong result"), "{e}");
     assert!(broken_pipeline(&mut |_| {}).is_ok());
+}
+
+/// The TMA-store epilogue's ordering, as the interpreter models it: a pass that writes `sC`
+/// before the previous pass's store has read it (no `cp.async.bulk.wait_group.read`), or a
+/// store issued with no barrier after the other threads' writes, is reported.
+#[test]
+fn a_broken_tma_store_epilogue_is_reported_not_run() {
+    use cute_codegen::ir::Barrier;
+    let e = broken_pipeline(&mut |s| {
+        if matches!(s, Stmt::Barrier(Barrier::BulkWaitRead(_))) {
+            *s = Stmt::Comment("no wait".into());
+        }
+    })
+    .unwrap_err();
+    assert!(e.contains("while a TMA store still reads it"), "{e}");
+    let e = broken_pipeline(&mut |s| {
+        if matches!(s, Stmt::Barrier(Barrier::Named { .. })) {
+            *s = Stmt::Comment("no barrier".into());
+        }
+    })
+    .unwrap_err();
+    assert!(e.contains("with no __syncthreads() between (a race)"), "{e}");
 }

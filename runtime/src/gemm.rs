@@ -296,7 +296,7 @@ fn args<'a>(kernel: &Kernel, p: &Problem, [a, b, c, bias]: [Buf<'a>; 4]) -> Resu
                 (ParamType::Scalar(_), "beta") => Arg::Scalar(f64::from(p.beta)),
                 (ParamType::Ptr { .. } | ParamType::TensorMap { .. }, "A") => Arg::Buf(a),
                 (ParamType::Ptr { .. } | ParamType::TensorMap { .. }, "B") => Arg::Buf(b),
-                (ParamType::Ptr { .. }, "C") => Arg::Buf(c),
+                (ParamType::Ptr { .. } | ParamType::TensorMap { .. }, "C") => Arg::Buf(c),
                 (ParamType::Ptr { .. }, "bias") => Arg::Buf(bias),
                 _ => return Err(unknown(kernel, n)),
             })

@@ -11,7 +11,8 @@
 #   tensor-core GEMMs (hgemm-sm80, bgemm-sm80, tf32gemm-sm80, hgemm-sm80-bias-relu, all four
 #   layouts): check at the same sizes as the SIMT GEMMs against cuBLAS DGEMM of the rounded
 #   operands (256 checks), memcheck at 300x17x1000, racecheck at 127x129x65; then the SM90
-#   GEMMs (hgemm-sm90, bgemm-sm90 in all four layouts, tf32gemm-sm90 in TN: 144 checks), memcheck
+#   GEMMs (hgemm-sm90, bgemm-sm90 in all four layouts, tf32gemm-sm90 in TN, and the earlier steps
+#   of their recipe hgemm-sm90-tma and hgemm-sm90-cpasync in TN: 176 checks), memcheck
 #   at 300x17x1000, racecheck and synccheck at 127x129x65; then
 #   hgemm-sm80 with an FP16 C and bgemm-sm80 with a BF16 C (--out-dtype), all four layouts at the
 #   same sizes (128 checks), memcheck at 300x17x1000, racecheck (hgemm) at 127x129x65
@@ -37,7 +38,7 @@ tail -1 "$OUT/check.txt"
 SM90="hgemm-sm90 bgemm-sm90"
 "$CUTE" check $SM90 $TCL >> "$OUT/check.txt" 2>&1 || status=1
 tail -1 "$OUT/check.txt"
-"$CUTE" check tf32gemm-sm90 --layout TN >> "$OUT/check.txt" 2>&1 || status=1
+"$CUTE" check tf32gemm-sm90 hgemm-sm90-tma hgemm-sm90-cpasync --layout TN >> "$OUT/check.txt" 2>&1 || status=1
 tail -1 "$OUT/check.txt"
 "$CUTE" check hgemm-sm80 $TCL --out-dtype f16 >> "$OUT/check.txt" 2>&1 || status=1
 tail -1 "$OUT/check.txt"

@@ -190,6 +190,13 @@ pub struct TensorCore {
     /// A and B are loaded by TMA from a producer warpgroup into mbarrier-ordered stages
     /// (warp specialization, SM90) instead of by every thread's `cp.async` (`copy_a`, `copy_b`).
     pub tma: bool,
+    /// One CTA per SM loops over the output tiles (a persistent grid of `Target::sms` CTAs,
+    /// M-blocks fastest), the producer loading the next tile while the consumers store this
+    /// one's C from registers. TMA plans only.
+    pub persistent: bool,
+    /// A persistent grid's raster: this many consecutive M-blocks walk every N-block before
+    /// the next group (a group at least as tall as C: M-blocks fastest over all of C).
+    pub raster_group: i64,
 }
 
 /// The pieces of a pipelined mainloop, all CuTe values.

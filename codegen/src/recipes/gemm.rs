@@ -66,7 +66,7 @@ impl Problem {
     /// Declares `M, N, K, alpha, A, ldA, B, ldB, beta, C, ldC` and, when the epilogue adds one,
     /// `bias`, in that order.
     pub fn declare(k: &mut KernelBuilder, plan: &GemmPlan) -> Result<Problem> {
-        Problem::declare_typed(k, plan, F32, false)
+        Problem::declare_typed(k, plan, F32, false, false)
     }
 
     /// [`Problem::declare`] with A and B of type `elem` and C of the plan's output type (the
@@ -76,6 +76,7 @@ impl Problem {
         plan: &GemmPlan,
         elem: ElemType,
         tma: bool,
+        store_by_tma: bool,
     ) -> Result<Problem> {
         let layout = plan.layout;
         let (m, n, kk) = (k.param_int("M"), k.param_int("N"), k.param_int("K"));
@@ -90,7 +91,11 @@ impl Problem {
         let b = input(k, "B", layout.b_layout());
         k.param_int("ldB");
         k.param_scalar("beta", F32);
-        let c = k.gmem("C", plan.output_type(), true, layout.c_layout());
+        // C as a pointer, or as the tensor map a TMA-store epilogue writes (and reads) through
+        let c = match store_by_tma {
+            true => k.gmem_map("C", plan.output_type(), layout.c_layout()),
+            false => k.gmem("C", plan.output_type(), true, layout.c_layout()),
+        };
         k.param_int("ldC");
         let e = layout_err(&plan.name, "problem tensors");
         let bias = match plan.epilogue.bias {
@@ -140,17 +145,28 @@ impl Problem {
             s(1),
         ]);
         let (bx, by) = (KernelBuilder::block_idx(0), KernelBuilder::block_idx(1));
+        self.cta_tiles_at((bm, bn, bk), [&bx, &by], e)
+    }
+
+    /// The tiles of output tile `(m_blk, n_blk)` (a persistent kernel's, expressions of its
+    /// tile loop), as [`Problem::cta_tiles`] gives block `(bx, by)`'s.
+    pub fn cta_tiles_at(
+        &self,
+        (bm, bn, bk): (i64, i64, i64),
+        [m_blk, n_blk]: [&Int; 2],
+        e: &LayoutErr<'_>,
+    ) -> Result<CtaTiles> {
         let tile = |r: i64, c: i64| Tiler::from_shape(&tup![s(r), s(c)]);
         let at = |i: &Int| Coord::Tuple(vec![i.clone().into(), X]);
-        let mn = Coord::Tuple(vec![bx.clone().into(), by.clone().into()]);
+        let mn = Coord::Tuple(vec![m_blk.clone().into(), n_blk.clone().into()]);
         let mk =
             |t: &Tensor, i: &Int, rows: i64| t.local_tile(&tile(rows, bk), &at(i), None).map_err(e);
         let c_tile = |t: &Tensor| t.local_tile(&tile(bm, bn), &mn, None).map_err(e);
         Ok(CtaTiles {
-            g_a: mk(&self.a, &bx, bm)?,
-            g_b: mk(&self.b, &by, bn)?,
-            c_a: mk(&self.id_a, &bx, bm)?,
-            c_b: mk(&self.id_b, &by, bn)?,
+            g_a: mk(&self.a, m_blk, bm)?,
+            g_b: mk(&self.b, n_blk, bn)?,
+            c_a: mk(&self.id_a, m_blk, bm)?,
+            c_b: mk(&self.id_b, n_blk, bn)?,
             g_c: c_tile(&self.c)?,
             c_c: c_tile(&self.id_c)?,
             g_bias: self.bias.as_ref().map(c_tile).transpose()?,

@@ -202,7 +202,9 @@ fn case_of(
     let v = 128 / i64::from(elem.bits());
     // a check pads every leading dimension (a kernel that uses the wrong one fails); a
     // benchmark's are the natural ones, rows 16-byte aligned
-    let (pad, pad_c) = if pad { (v, 4) } else { (0, 0) };
+    // C's rows 16-byte aligned too, in its own type (a TMA map of C needs them so)
+    let vc = 128 / i64::from(plan.output_type().bits());
+    let (pad, pad_c) = if pad { (v, vc) } else { (0, 0) };
     let ld = |x: i64| x.saturating_add(v - 1) / v * v + pad;
     let size = |ld: i64, cols: i64| -> Result<usize> {
         buffer_len(ld, cols, MAX_ELEMENTS).ok_or_else(|| {
@@ -220,7 +222,7 @@ fn case_of(
         Major::MN => (ld(n), k),
         Major::K => (ld(k), n),
     };
-    let ldc = m.saturating_add(3) / 4 * 4 + pad_c;
+    let ldc = m.saturating_add(vc - 1) / vc * vc + pad_c;
     let mut rng = Rng::new(seed);
     let a = HostBuffer::from_values(elem, &rng.fill(size(lda, a_cols)?, 1.0));
     let b = HostBuffer::from_values(elem, &rng.fill(size(ldb, b_cols)?, 1.0));

@@ -43,12 +43,18 @@ pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Resul
         F32 => "FP32 accumulate and out".to_string(),
         o => format!("FP32 accumulate, {o} out"),
     };
-    let roles = match p.tma {
-        true => format!(
+    let roles = match (p.tma, p.persistent) {
+        (true, false) => format!(
             "{} threads (a TMA producer warpgroup, {threads} consumer threads)",
             super::gemm_ws::THREADS
         ),
-        false => format!("{threads} threads"),
+        (true, true) => format!(
+            "{} threads (a TMA producer warpgroup, {threads} consumer threads), a persistent grid of at most {} CTAs over the tiles in groups of {} M-blocks",
+            super::gemm_ws::THREADS,
+            plan.target.sms,
+            p.raster_group
+        ),
+        (false, _) => format!("{threads} threads"),
     };
     k.target(plan.target).doc(&format!(
         "C = alpha * A * B + beta * C, {} layout, {} in, {out}, {bm}x{bn}x{bk} CTA tile, {} stages, {roles}, {}",
@@ -60,9 +66,14 @@ pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Resul
     if !p.tma {
         bank_notes(&mut k, p, &e)?;
     }
-    let pr = Problem::declare_typed(&mut k, plan, p.elem, p.tma)?;
+    let pr = Problem::declare_typed(&mut k, plan, p.elem, p.tma, p.tma && p.persistent)?;
     let (m, n, kk) = (pr.m.clone(), pr.n.clone(), pr.k.clone());
     k.min_blocks_per_sm(p.min_blocks_per_sm);
+    // a persistent kernel's CTAs loop over the tiles, whose indices its tiles' expressions read
+    let sched = match p.persistent && p.tma {
+        true => Some(super::gemm_ws::schedule([&m, &n], (bm, bn), plan.target.sms, p.raster_group, &e)?),
+        false => None,
+    };
     let CtaTiles {
         g_a, // (BLK_M,BLK_K,k)
         g_b, // (BLK_N,BLK_K,k)
@@ -72,7 +83,13 @@ pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Resul
         c_c,
         g_bias,
         k_tiles,
-    } = pr.cta_tiles(&mut k, p.cta, threads, &e)?;
+    } = match &sched {
+        None => pr.cta_tiles(&mut k, p.cta, threads, &e)?,
+        Some(t) => {
+            k.threads(threads).grid([t.grid.clone(), s(1), s(1)]);
+            pr.cta_tiles_at(p.cta, [&t.blk[0], &t.blk[1]], &e)?
+        }
+    };
     let tid = KernelBuilder::tid();
 
     // a GMMA reads its tiles by descriptor: the hardware swizzles addresses, so the stages
@@ -98,7 +115,10 @@ pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Resul
     };
     if p.tma {
         let [box_a, box_b] = super::gemm_ws::tma_boxes(&mut k, plan, p.elem, [&s_a, &s_b], &e)?;
-        let (bx, by) = (KernelBuilder::block_idx(0), KernelBuilder::block_idx(1));
+        let (bx, by) = match &sched {
+            Some(t) => (t.blk[0].clone(), t.blk[1].clone()),
+            None => (KernelBuilder::block_idx(0), KernelBuilder::block_idx(1)),
+        };
         let origin =
             |b: &Int, rows: i64| -> Result<[Int; 2]> { Ok([b.mul(&s(rows)).map_err(&e)?, s(0)]) };
         let ml = super::gemm_ws::WsMainloop {
@@ -119,10 +139,30 @@ pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Resul
             ],
             g_c: &g_c,
             k_tiles: &k_tiles,
+            tiles: sched.as_ref(),
+            stores: sched.is_some(),
             e: &e,
         };
         k.threads(super::gemm_ws::THREADS);
-        super::gemm_ws::body(&mut k, &ml, epi)?;
+        match &sched {
+            // a CTA per tile: C staged through the stages' shared memory
+            None => super::gemm_ws::body(&mut k, &ml, epi)?,
+            // persistent: the producer loads the next tile's stages while the consumers store
+            // this one's C through their own shared tiles by TMA
+            Some(t) => {
+                let store = super::epilogue_tma::TmaStore::declare(&mut k, plan, (bm, bn), p.out, &e)?;
+                let tile_c = super::epilogue_tma::TileC {
+                    plan,
+                    thr_mma: &thr_mma,
+                    c_c: &c_c,
+                    g_bias: g_bias.as_ref(),
+                    mn: [&m, &n],
+                    origin: [bx.mul(&s(bm)).map_err(&e)?, by.mul(&s(bn)).map_err(&e)?],
+                    trip: t.trip.clone(),
+                };
+                super::gemm_ws::body(&mut k, &ml, |k, acc| store.store(k, &tile_c, acc, &e))?
+            }
+        }
         return k.finish();
     }
     let copy_a = Operand3::new(&mut k, "A", &p.copy_a, &g_a, &c_a, &s_a, [&m, &kk], &e)?;

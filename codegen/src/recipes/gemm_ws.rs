@@ -54,7 +54,50 @@ pub(super) struct WsMainloop<'a> {
     pub ops: [TmaOperand<'a>; 2],
     pub g_c: &'a Tensor,
     pub k_tiles: &'a Int,
+    /// A persistent kernel's schedule (its loop over the tiles `ti`, whose coordinates the
+    /// tiles' expressions read); `None`: the CTA's one tile.
+    pub tiles: Option<&'a Schedule>,
+    /// The epilogue stores C by TMA (the consumers' thread 0 waits for its last stores).
+    pub stores: bool,
     pub e: &'a LayoutErr<'a>,
+}
+
+/// The tile loop variable of a persistent kernel.
+pub(super) const TILE_VAR: &str = "ti";
+
+impl WsMainloop<'_> {
+    /// `f` once per tile of this CTA (when persistent, in a loop over `ti` whose trips bind
+    /// the tile's coordinates first).
+    fn each_tile(
+        &self,
+        k: &mut KernelBuilder,
+        f: impl FnOnce(&mut KernelBuilder) -> Result<()>,
+    ) -> Result<()> {
+        match self.tiles {
+            None => f(k),
+            Some(t) => {
+                k.for_(TILE_VAR, t.mine.clone(), Unroll::None, |k, _| {
+                    for (name, value) in BLK.iter().zip(&t.values) {
+                        k.let_index(name, value.clone());
+                    }
+                    f(k)
+                })?;
+                Ok(())
+            }
+        }
+    }
+
+    /// The pipeline's running k-tile count at k-tile `kt` of this tile: `ti * k_tiles + kt`
+    /// (stages and phases continue from tile to tile).
+    fn iteration(&self, kt: &Int) -> Result<Int> {
+        match self.tiles {
+            None => Ok(kt.clone()),
+            Some(_) => Int::index(TILE_VAR)
+                .mul(self.k_tiles)
+                .and_then(|x| x.add(kt))
+                .map_err(self.e),
+        }
+    }
 }
 
 /// The kernel body: barrier setup, the producer's branch, and the consumers' mainloop followed
@@ -71,8 +114,9 @@ pub(super) fn body(
     k.if_(
         Cond::Lt(tid.clone(), s(1)),
         |k| {
-            k.mbarrier_init("full");
-            k.mbarrier_init("empty");
+            for name in k.mbarrier_arrays() {
+                k.mbarrier_init(&name);
+            }
             k.fence_mbarrier_init();
             Ok(())
         },
@@ -83,8 +127,24 @@ pub(super) fn body(
         Cond::Le(s(CONSUMERS), tid.clone()),
         |k| producer(k, ml),
         |k| {
-            let acc = consumer(k, ml)?;
-            k.with_sync(CONSUMER_BARRIER, |k| epilogue(k, &acc))?;
+            k.comment("the consumer warpgroups");
+            k.setmaxnreg(true, CONSUMER_REGS);
+            ml.each_tile(k, |k| {
+                let acc = consumer(k, ml)?;
+                k.with_sync(CONSUMER_BARRIER, |k| epilogue(k, &acc))?;
+                Ok(())
+            })?;
+            if ml.stores {
+                k.if_(
+                    Cond::Lt(KernelBuilder::tid(), s(1)),
+                    |k| {
+                        k.comment("the last TMA stores have read their tiles before the CTA exits");
+                        k.bulk_wait_read(0);
+                        Ok(())
+                    },
+                    |_| Ok(()),
+                )?;
+            }
             Ok(())
         },
     )?;
@@ -94,42 +154,47 @@ pub(super) fn body(
 /// The producer warpgroup: one thread waits for each stage to be empty, arms its `full`
 /// barrier with the bytes of A's and B's boxes and issues the TMA loads.
 fn producer(k: &mut KernelBuilder, ml: &WsMainloop<'_>) -> Result<()> {
-    let e = ml.e;
-    let (tid, pipe) = (KernelBuilder::tid(), s(ml.p.stages));
+    let tid = KernelBuilder::tid();
     k.comment("the producer warpgroup: its registers go to the consumers");
     k.setmaxnreg(false, PRODUCER_REGS);
-    let bytes: i64 = ml.ops.iter().map(|o| o.tma.tile_bytes()).sum();
     k.if_(
         Cond::Lt(tid, s(CONSUMERS + 1)),
         |k| {
-            k.comment(
-                "one thread: k-tile kt into stage kt % PIPE once the consumers have emptied it",
-            );
-            k.for_("kt", ml.k_tiles.clone(), Unroll::None, |k, kt| {
-                let stage = kt.rem(&pipe).map_err(e)?;
-                let parity = kt
-                    .div(&pipe)
-                    .and_then(|x| x.add(&s(1)))
-                    .and_then(|x| x.rem(&s(2)))
-                    .map_err(e)?;
-                k.mbarrier_wait("empty", &stage, parity);
-                k.mbarrier_arrive_expect_tx("full", &stage, bytes);
-                for (op, smem) in ml.ops.iter().zip(ml.s) {
-                    let tile = smem
-                        .slice(&Coord::Tuple(vec![X, X, stage.clone().into()]))
-                        .map_err(e)?; // (rows,BLK_K)
-                    for issue in &op.tma.issues {
-                        let coords = box_coords(op, issue, &kt, ml.p.cta.2, e)?;
-                        let dst = offset_by(&tile, issue.smem_offset, e)?;
-                        k.tma_load(op.map, coords, &dst, ("full", &stage));
-                    }
-                }
+            k.comment("one thread: k-tile kt into stage kt % PIPE once the consumers have emptied it");
+            ml.each_tile(k, |k| {
+                k.for_("kt", ml.k_tiles.clone(), Unroll::None, |k, kt| load_k_tile(k, ml, &kt))?;
                 Ok(())
-            })?;
-            Ok(())
+            })
         },
         |_| Ok(()),
     )?;
+    Ok(())
+}
+
+/// One k-tile's loads: wait for its stage to be empty, arm its `full` barrier with the bytes
+/// of A's and B's boxes, issue the boxes.
+fn load_k_tile(k: &mut KernelBuilder, ml: &WsMainloop<'_>, kt: &Int) -> Result<()> {
+    let (e, pipe) = (ml.e, s(ml.p.stages));
+    let it = ml.iteration(kt)?;
+    let stage = it.rem(&pipe).map_err(e)?;
+    let parity = it
+        .div(&pipe)
+        .and_then(|x| x.add(&s(1)))
+        .and_then(|x| x.rem(&s(2)))
+        .map_err(e)?;
+    let bytes: i64 = ml.ops.iter().map(|o| o.tma.tile_bytes()).sum();
+    k.mbarrier_wait("empty", &stage, parity);
+    k.mbarrier_arrive_expect_tx("full", &stage, bytes);
+    for (op, smem) in ml.ops.iter().zip(ml.s) {
+        let tile = smem
+            .slice(&Coord::Tuple(vec![X, X, stage.clone().into()]))
+            .map_err(e)?; // (rows,BLK_K)
+        for issue in &op.tma.issues {
+            let coords = box_coords(op, issue, kt, ml.p.cta.2, e)?;
+            let dst = offset_by(&tile, issue.smem_offset, e)?;
+            k.tma_load(op.map, coords, &dst, ("full", &stage));
+        }
+    }
     Ok(())
 }
 
@@ -157,7 +222,7 @@ fn box_coords(
 }
 
 /// The tensor `t` with its pointer moved `by` elements (a box's start inside its stage).
-fn offset_by(t: &Tensor, by: i64, e: &LayoutErr<'_>) -> Result<Tensor> {
+pub(super) fn offset_by(t: &Tensor, by: i64, e: &LayoutErr<'_>) -> Result<Tensor> {
     match t.engine() {
         cute_layout::Engine::Ptr(p) => {
             let mut p = p.clone();
@@ -177,8 +242,6 @@ fn offset_by(t: &Tensor, by: i64, e: &LayoutErr<'_>) -> Result<Tensor> {
 fn consumer(k: &mut KernelBuilder, ml: &WsMainloop<'_>) -> Result<Tensor> {
     let e = ml.e;
     let [s_a, s_b] = ml.s;
-    k.comment("the consumer warpgroups");
-    k.setmaxnreg(true, CONSUMER_REGS);
     let t_ca = k.bind("tCsA", ml.thr_mma.partition(Operand::A, s_a).map_err(e)?); // (MMA,MMA_M,MMA_K,PIPE)
     let t_cb = k.bind("tCsB", ml.thr_mma.partition(Operand::B, s_b).map_err(e)?); // (MMA,MMA_N,MMA_K,PIPE)
     let t_cg_c = ml.thr_mma.partition(Operand::C, ml.g_c).map_err(e)?;
@@ -190,8 +253,9 @@ fn consumer(k: &mut KernelBuilder, ml: &WsMainloop<'_>) -> Result<Tensor> {
     let pipe = s(ml.p.stages);
     let atom = MmaAtom::new(ml.p.mma.atom().op());
     k.for_("kt", ml.k_tiles.clone(), Unroll::None, |k, kt| {
-        let stage = kt.rem(&pipe).map_err(e)?;
-        let parity = kt.div(&pipe).and_then(|x| x.rem(&s(2))).map_err(e)?;
+        let it = ml.iteration(&kt)?;
+        let stage = it.rem(&pipe).map_err(e)?;
+        let parity = it.div(&pipe).and_then(|x| x.rem(&s(2))).map_err(e)?;
         k.comment("this k-tile's stage has landed");
         k.mbarrier_wait("full", &stage, parity);
         let at = |t: &Tensor| {
@@ -209,7 +273,7 @@ fn consumer(k: &mut KernelBuilder, ml: &WsMainloop<'_>) -> Result<Tensor> {
         k.wgmma_commit();
         k.wgmma_wait(1);
         k.comment("the previous k-tile's wgmmas are done: its stage goes back to the producer");
-        let prev = kt
+        let prev = it
             .add(&pipe)
             .and_then(|x| x.sub(&s(1)))
             .and_then(|x| x.rem(&pipe))
@@ -225,6 +289,19 @@ fn consumer(k: &mut KernelBuilder, ml: &WsMainloop<'_>) -> Result<Tensor> {
         Ok(())
     })?;
     k.wgmma_wait(0);
+    if ml.tiles.is_some() {
+        k.comment("the tile's last stage goes back too: the next tile's k-tiles continue the pipeline");
+        let last = ml.iteration(&ml.k_tiles.sub(&s(1)).map_err(e)?)?;
+        let stage = last.rem(&pipe).map_err(e)?;
+        k.if_(
+            Cond::Lt(s(0), ml.k_tiles.clone()),
+            |k| {
+                k.mbarrier_arrive("empty", &stage);
+                Ok(())
+            },
+            |_| Ok(()),
+        )?;
+    }
     k.if_(
         Cond::Le(ml.k_tiles.clone(), s(0)),
         |k| {
@@ -268,4 +345,57 @@ pub(super) fn tma_boxes(
         (Some(a), Some(b)) => Ok([a, b]),
         _ => Err(plan.error("tma", "two operands")),
     }
+}
+
+/// A persistent kernel's schedule: `grid` CTAs (the tiles, at most the target's SMs), CTA
+/// `bx` taking tiles `t = bx + ti * grid` for `ti < mine`, in a grouped raster: `group`
+/// consecutive M-blocks walk every N-block, M-blocks fastest, before the next group (the last
+/// group as wide as the M-blocks left), so a wave's CTAs share both A's and B's k-tiles in L2.
+pub(super) struct Schedule {
+    /// The tile's coordinates `(m_blk, n_blk)` as its statements read them: indices bound at
+    /// the top of each trip of the tile loop.
+    pub blk: [Int; 2],
+    /// The trip of the tile loop.
+    pub trip: Int,
+    /// Their values in the trip `ti`.
+    values: [Int; 2],
+    pub grid: Int,
+    pub mine: Int,
+}
+
+/// The names of the tile coordinates.
+const BLK: [&str; 2] = ["m_blk", "n_blk"];
+
+/// The schedule of `(bm, bn)` tiles over an `m x n` C on `sms` SMs, `group` M-blocks a group.
+pub(super) fn schedule(
+    [m, n]: [&Int; 2],
+    (bm, bn): (i64, i64),
+    sms: i64,
+    group: i64,
+    e: &LayoutErr<'_>,
+) -> Result<Schedule> {
+    let tiles_m = m.ceil_div(&s(bm)).map_err(e)?;
+    let tiles_n = n.ceil_div(&s(bn)).map_err(e)?;
+    let tiles = tiles_m.mul(&tiles_n).map_err(e)?;
+    let grid = tiles.min(&s(sms.max(1))).map_err(e)?;
+    let bx = KernelBuilder::block_idx(0);
+    let t = Int::index(TILE_VAR)
+        .mul(&grid)
+        .and_then(|x| x.add(&bx))
+        .map_err(e)?;
+    let g = s(group.max(1));
+    let span = g.mul(&tiles_n).map_err(e)?; // the tiles of one group
+    let first = t.div(&span).and_then(|x| x.mul(&g)).map_err(e)?; // the group's first M-block
+    let width = tiles_m.sub(&first).and_then(|x| x.min(&g)).map_err(e)?;
+    let within = t.rem(&span).map_err(e)?;
+    Ok(Schedule {
+        blk: BLK.map(Int::index),
+        trip: Int::index(TILE_VAR),
+        values: [
+            first.add(&within.rem(&width).map_err(e)?).map_err(e)?,
+            within.div(&width).map_err(e)?,
+        ],
+        mine: tiles.sub(&bx).and_then(|x| x.ceil_div(&grid)).map_err(e)?,
+        grid,
+    })
 }

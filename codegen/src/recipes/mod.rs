@@ -7,6 +7,7 @@
 //! requirements (divisible sizes and leading dimensions, from the alignment pass) may not hold,
 //! then a scalar one that runs anywhere. The runtime launches the first whose requirements hold.
 
+mod epilogue_tma;
 mod gemm;
 mod gemm_case;
 mod gemm_pipelined;
