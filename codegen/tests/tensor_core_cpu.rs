@@ -376,5 +376,8 @@ fn a_broken_tma_store_epilogue_is_reported_not_run() {
         }
     })
     .unwrap_err();
-    assert!(e.contains("with no __syncthreads() between (a race)"), "{e}");
+    assert!(
+        e.contains("with no __syncthreads() between (a race)"),
+        "{e}"
+    );
 }

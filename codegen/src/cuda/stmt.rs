@@ -116,7 +116,9 @@ fn statement(k: &Kernel, s: &Stmt, w: &mut Writer, needs: &mut Needs) -> Result<
                 ))
             }
         },
-        Stmt::Map { dst, srcs, f, pred } => map(k, &here, dst, srcs, f, pred.as_ref(), w, needs)?,
+        Stmt::Map { dst, srcs, f, pred } => hoisted(w, needs, |w, needs| {
+            map(k, &here, dst, srcs, f, pred.as_ref(), w, needs)
+        })?,
         Stmt::Reduce { var, op, src } => {
             let n = size(src).unwrap_or(0);
             for j in 0..n {
@@ -311,7 +313,11 @@ fn tma_smem(k: &Kernel, here: &str, t: &Tensor, needs: &mut Needs) -> Result<Str
     needs.lds = true; // cute_smem_u32
     needs.gcd |= super::needs_gcd(&off);
     let bytes = i64::from(buf.elem.bits()) / 8;
-    Ok(format!("cute_smem_u32({}) + {bytes}u * ({})", p.name, CInt(&off)))
+    Ok(format!(
+        "cute_smem_u32({}) + {bytes}u * ({})",
+        p.name,
+        CInt(&off)
+    ))
 }
 
 /// The C names of a map's sources.
@@ -506,7 +512,11 @@ fn swizzle_parts(
     let (b, m, s) = sw.params();
     let call = |x: &str, needs: &mut Needs| {
         needs.swizzle = true;
-        format!("cute_swizzle<{b},{m},{s}>({x})")
+        let text = format!("cute_swizzle<{b},{m},{s}>({x})");
+        match &mut needs.hoist {
+            Some(h) => h.share(text),
+            None => text,
+        }
     };
     let threads = k.threads();
     let loops = needs.loops.clone();
@@ -622,6 +632,39 @@ impl Swz {
             None => x,
         }
     }
+}
+
+/// Writes a statement (`emit`) whose elements may share a swizzled offset (a fragment's reads
+/// and writes of a swizzled tile, `sw(D) ^ c + a` with one `D`): written once to count the
+/// offsets, then again with each that occurs more than once declared before it, in a block, so
+/// the compiler's front end sees one swizzle per shared offset instead of one per element.
+fn hoisted(
+    w: &mut Writer,
+    needs: &mut Needs,
+    mut emit: impl FnMut(&mut Writer, &mut Needs) -> Result<()>,
+) -> Result<()> {
+    needs.hoist = Some(lower::Hoist::Count(Default::default()));
+    let counted = emit(&mut Writer::new(), needs);
+    let shared: Vec<String> = match needs.hoist.take() {
+        Some(lower::Hoist::Count(uses)) => uses
+            .into_iter()
+            .filter_map(|(text, n)| (n > 1).then_some(text))
+            .collect(),
+        _ => Vec::new(),
+    };
+    counted?;
+    if shared.is_empty() {
+        return emit(w, needs);
+    }
+    w.open("");
+    for (i, text) in shared.iter().enumerate() {
+        w.line(format!("const cute_idx cute_o{i} = {text};"));
+    }
+    needs.hoist = Some(lower::Hoist::Name(shared));
+    let written = emit(w, needs);
+    needs.hoist = None;
+    w.close("");
+    written
 }
 
 /// Narrows the largest value of each loop index that `c` bounds by a literal (`kb1 < 7`).
@@ -1080,6 +1123,24 @@ fn warpgroup_gemm(
     let first = overwrite.map_or("1".to_string(), |c| {
         format!("({}) ? 0 : 1", cond_c(c, needs))
     });
+    if mm == 1 && nn == 1 && ka > 1 {
+        if let Some((xa, xb)) = da
+            .strided(k, here, a, va, ka, needs)?
+            .zip(db.strided(k, here, b, vb, ka, needs)?)
+        {
+            // one wgmma per k block, each operand's tile `step` elements on: a loop NVCC unrolls
+            // (the front end sees one 128-register call, not one per k block)
+            let scale = overwrite.map_or("1".to_string(), |c| {
+                format!("(cute_kb == 0 && ({})) ? 0 : 1", cond_c(c, needs))
+            });
+            let rc = elem_refs(k, here, c, 0, vc, needs)?;
+            w.line("#pragma unroll");
+            w.open(format!("for (int cute_kb = 0; cute_kb < {ka}; ++cute_kb)"));
+            w.line(format!("{name}({}, {xa}, {xb}, {scale});", rc.join(", ")));
+            w.close("");
+            return Ok(());
+        }
+    }
     for (kk, m, n) in crate::ir::index::mma_order(mm, nn, ka) {
         let rc = elem_refs(k, here, c, vc * (m + mm * n), vc, needs)?;
         let (xa, xb) = (
@@ -1165,6 +1226,46 @@ impl Descriptor {
     /// `cute_gmma_desc(fields, address)` of the tile starting at element `j` of `t`: its
     /// unswizzled offset (the hardware swizzles the address).
     fn at(&self, k: &Kernel, here: &str, t: &Tensor, j: i64, needs: &mut Needs) -> Result<String> {
+        let off = self.offset(k, here, t, j)?;
+        needs.gcd |= super::needs_gcd(&off);
+        Ok(self.desc(&CInt(&off).to_string()))
+    }
+
+    /// The descriptors of the `n` k blocks `j = v * kb` of `t` as one text in `cute_kb`, when
+    /// each tile starts a static number of elements after the one before.
+    fn strided(
+        &self,
+        k: &Kernel,
+        here: &str,
+        t: &Tensor,
+        v: i64,
+        n: i64,
+        needs: &mut Needs,
+    ) -> Result<Option<String>> {
+        let base = self.offset(k, here, t, 0)?;
+        let step = |kb: i64| -> Result<Option<i64>> {
+            let off = self.offset(k, here, t, v * kb)?;
+            Ok(off.sub(&base).ok().and_then(|d| d.value()))
+        };
+        let Some(stride) = step(1)? else {
+            return Ok(None);
+        };
+        for kb in 2..n {
+            if step(kb)? != stride.checked_mul(kb) {
+                return Ok(None);
+            }
+        }
+        needs.gcd |= super::needs_gcd(&base);
+        let scaled = format!("{stride} * cute_kb");
+        Ok(Some(self.desc(&if base.is_constant(0) {
+            scaled
+        } else {
+            format!("{} + {scaled}", CInt(&base))
+        })))
+    }
+
+    /// The element offset of the tile starting at element `j` of `t`.
+    fn offset(&self, k: &Kernel, here: &str, t: &Tensor, j: i64) -> Result<Int> {
         let Engine::Ptr(p) = t.engine() else {
             return Err(error(k, here, format!("{t}: not a shared-memory tensor")));
         };
@@ -1181,15 +1282,15 @@ impl Descriptor {
         {
             return Err(error(k, here, format!("{t}: its offset {} is not a multiple of the swizzle's {} elements, so the descriptor's address-based swizzle would not be the layout's", p.offset, self.period)));
         }
-        let off = p.offset.add(&inside).map_err(le)?;
-        needs.gcd |= super::needs_gcd(&off);
-        Ok(format!(
-            "cute_gmma_desc(0x{:016x}ull, cute_smem_u32({}) + {}u * ({}))",
-            self.fields,
-            self.buf,
-            self.bytes,
-            CInt(&off)
-        ))
+        p.offset.add(&inside).map_err(le)
+    }
+
+    /// `cute_gmma_desc(fields, cute_smem_u32(buf) + bytes * (off))`.
+    fn desc(&self, off: &str) -> String {
+        format!(
+            "cute_gmma_desc(0x{:016x}ull, cute_smem_u32({}) + {}u * ({off}))",
+            self.fields, self.buf, self.bytes,
+        )
     }
 }
 

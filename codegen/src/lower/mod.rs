@@ -38,6 +38,34 @@ pub struct Needs {
     /// The enclosing loops of static extent (the bounds the swizzle split's bit analysis reads),
     /// innermost last.
     pub loops: Vec<LoopBound>,
+    /// Inside a statement whose elements may share swizzled offsets (`cuda::stmt::hoisted`).
+    pub hoist: Option<Hoist>,
+}
+
+/// The swizzled offsets a statement's elements share, declared once before them: counted in a
+/// first writing of the statement, then named in the second.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Hoist {
+    /// How often each offset's text occurs.
+    Count(BTreeMap<String, usize>),
+    /// The texts declared as `cute_o0`, `cute_o1`, ... in that order.
+    Name(Vec<String>),
+}
+
+impl Hoist {
+    /// `text`, or the name it is declared as; counts it while counting.
+    pub fn share(&mut self, text: String) -> String {
+        match self {
+            Hoist::Count(uses) => {
+                *uses.entry(text.clone()).or_default() += 1;
+                text
+            }
+            Hoist::Name(texts) => match texts.iter().position(|t| *t == text) {
+                Some(i) => format!("cute_o{i}"),
+                None => text,
+            },
+        }
+    }
 }
 
 /// A loop the writer is inside, of static extent.

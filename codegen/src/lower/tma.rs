@@ -117,7 +117,17 @@ mod tests {
     #[test]
     fn the_2d_store_reads_the_tile_into_the_box() {
         let f = store_fn(2);
-        assert!(f.contains("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];"), "{f}");
-        assert!(f.contains("cute_tma_store_2d(const cute_tensor_map* map, unsigned src, int c0, int c1)"), "{f}");
+        assert!(
+            f.contains(
+                "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];"
+            ),
+            "{f}"
+        );
+        assert!(
+            f.contains(
+                "cute_tma_store_2d(const cute_tensor_map* map, unsigned src, int c0, int c1)"
+            ),
+            "{f}"
+        );
     }
 }

@@ -21,9 +21,7 @@ pub(super) fn statement(k: &Kernel, s: &Stmt, path: &str) -> Result<()> {
             tma_box(k, map, coords.len(), dst, "load", path)?;
             declared(k, &bar.name, path)
         }
-        Stmt::TmaStore { map, coords, src } => {
-            tma_box(k, map, coords.len(), src, "store", path)
-        }
+        Stmt::TmaStore { map, coords, src } => tma_box(k, map, coords.len(), src, "store", path),
         Stmt::Mbarrier(op) => match op {
             MbarrierOp::Init(name) => declared(k, name, path),
             MbarrierOp::ArriveExpectTx { bar, bytes } => {

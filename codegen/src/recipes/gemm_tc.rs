@@ -71,7 +71,13 @@ pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Resul
     k.min_blocks_per_sm(p.min_blocks_per_sm);
     // a persistent kernel's CTAs loop over the tiles, whose indices its tiles' expressions read
     let sched = match p.persistent && p.tma {
-        true => Some(super::gemm_ws::schedule([&m, &n], (bm, bn), plan.target.sms, p.raster_group, &e)?),
+        true => Some(super::gemm_ws::schedule(
+            [&m, &n],
+            (bm, bn),
+            plan.target.sms,
+            p.raster_group,
+            &e,
+        )?),
         false => None,
     };
     let CtaTiles {
@@ -150,7 +156,8 @@ pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Resul
             // persistent: the producer loads the next tile's stages while the consumers store
             // this one's C through their own shared tiles by TMA
             Some(t) => {
-                let store = super::epilogue_tma::TmaStore::declare(&mut k, plan, (bm, bn), p.out, &e)?;
+                let store =
+                    super::epilogue_tma::TmaStore::declare(&mut k, plan, (bm, bn), p.out, &e)?;
                 let tile_c = super::epilogue_tma::TileC {
                     plan,
                     thr_mma: &thr_mma,

@@ -160,9 +160,13 @@ fn producer(k: &mut KernelBuilder, ml: &WsMainloop<'_>) -> Result<()> {
     k.if_(
         Cond::Lt(tid, s(CONSUMERS + 1)),
         |k| {
-            k.comment("one thread: k-tile kt into stage kt % PIPE once the consumers have emptied it");
+            k.comment(
+                "one thread: k-tile kt into stage kt % PIPE once the consumers have emptied it",
+            );
             ml.each_tile(k, |k| {
-                k.for_("kt", ml.k_tiles.clone(), Unroll::None, |k, kt| load_k_tile(k, ml, &kt))?;
+                k.for_("kt", ml.k_tiles.clone(), Unroll::None, |k, kt| {
+                    load_k_tile(k, ml, &kt)
+                })?;
                 Ok(())
             })
         },
@@ -290,7 +294,9 @@ fn consumer(k: &mut KernelBuilder, ml: &WsMainloop<'_>) -> Result<Tensor> {
     })?;
     k.wgmma_wait(0);
     if ml.tiles.is_some() {
-        k.comment("the tile's last stage goes back too: the next tile's k-tiles continue the pipeline");
+        k.comment(
+            "the tile's last stage goes back too: the next tile's k-tiles continue the pipeline",
+        );
         let last = ml.iteration(&ml.k_tiles.sub(&s(1)).map_err(e)?)?;
         let stage = last.rem(&pipe).map_err(e)?;
         k.if_(

@@ -294,8 +294,16 @@ impl Machine<'_> {
                 .ok_or_else(|| self.err(here, Some(t), format!("{i} has no value")))
         };
         let origin: Vec<i64> = coords.iter().map(ev).collect::<Result<_>>()?;
-        let extents: Vec<i64> = tma.dims.iter().map(|d| ev(&d.extent)).collect::<Result<_>>()?;
-        let strides: Vec<i64> = tma.dims.iter().map(|d| ev(&d.stride)).collect::<Result<_>>()?;
+        let extents: Vec<i64> = tma
+            .dims
+            .iter()
+            .map(|d| ev(&d.extent))
+            .collect::<Result<_>>()?;
+        let strides: Vec<i64> = tma
+            .dims
+            .iter()
+            .map(|d| ev(&d.stride))
+            .collect::<Result<_>>()?;
         let boxes: Vec<i64> = tma.dims.iter().map(|d| d.box_extent).collect();
         let n: i64 = boxes.iter().product();
         Ok((0..n)
@@ -335,7 +343,9 @@ impl Machine<'_> {
                 self.err(
                     here,
                     Some(t),
-                    format!("box element at {at} lands at {buf}[{idx}], outside its {len} elements"),
+                    format!(
+                        "box element at {at} lands at {buf}[{idx}], outside its {len} elements"
+                    ),
                 )
             })
     }

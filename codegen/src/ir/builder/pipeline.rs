@@ -51,7 +51,11 @@ impl KernelBuilder {
 
     /// The names of the declared mbarrier arrays, in order.
     pub fn mbarrier_arrays(&self) -> Vec<String> {
-        self.kernel.mbarriers.iter().map(|b| b.name.clone()).collect()
+        self.kernel
+            .mbarriers
+            .iter()
+            .map(|b| b.name.clone())
+            .collect()
     }
 
     /// `mbarrier.init` of every barrier of the array (by the thread that runs it).
