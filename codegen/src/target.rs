@@ -130,7 +130,7 @@ pub enum MmaType {
 }
 
 impl Feature {
-    /// What a copy atom lowers to: `cp.async`, `ldmatrix` or `stmatrix`; `None` for plain loads
+    /// What a copy atom lowers to: `cp.async`, `ldmatrix`, `stmatrix` or TMA; `None` for plain loads
     /// and stores.
     pub fn of_copy(op: &CopyOp) -> Option<Feature> {
         match op {
@@ -140,6 +140,7 @@ impl Feature {
             }
             CopyOp::LdsmN { .. } | CopyOp::LdsmT { .. } => Some(Feature::Ldmatrix),
             CopyOp::StsmN { .. } | CopyOp::StsmT { .. } => Some(Feature::Stmatrix),
+            CopyOp::Tma { .. } => Some(Feature::Tma),
         }
     }
 

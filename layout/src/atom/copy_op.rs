@@ -5,6 +5,7 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use super::lit;
+use super::tma_copy::TmaOp;
 use crate::layout::Layout;
 
 /// A copy operation of the catalog.
@@ -29,6 +30,9 @@ pub enum CopyOp {
     StsmN { matrices: u32 },
     /// `SM90_U16x{2,4,8}_STSM_T`: `stmatrix.trans` of 1, 2 or 4 matrices.
     StsmT { matrices: u32 },
+    /// An SM90 TMA operation moving one box of `bits` bits (`Copy_Traits<SM90_TMA_LOAD,
+    /// C<bits>>`): what [`make_tma_copy`](super::make_tma_copy) builds an atom of.
+    Tma { op: TmaOp, bits: u32 },
 }
 
 impl CopyOp {
@@ -112,7 +116,8 @@ impl CopyOp {
         match *self {
             CopyOp::UniversalCopy { bits }
             | CopyOp::CpAsyncCacheAlways { bits }
-            | CopyOp::CpAsyncCacheGlobal { bits } => lit(&format!("(_1,_{bits}):(_0,_1)")),
+            | CopyOp::CpAsyncCacheGlobal { bits }
+            | CopyOp::Tma { bits, .. } => lit(&format!("(_1,_{bits}):(_0,_1)")),
             CopyOp::AutoVectorizingCopy { .. } => lit("(_1,_1):(_0,_0)"),
             CopyOp::LdsmN { matrices } | CopyOp::LdsmT { matrices } => match matrices {
                 1 => lit("((_8,_4),_128):((_128,_0),_1)"),
@@ -173,7 +178,9 @@ impl CopyOp {
     pub fn is_async(&self) -> bool {
         matches!(
             self,
-            CopyOp::CpAsyncCacheAlways { .. } | CopyOp::CpAsyncCacheGlobal { .. }
+            CopyOp::CpAsyncCacheAlways { .. }
+                | CopyOp::CpAsyncCacheGlobal { .. }
+                | CopyOp::Tma { .. }
         )
     }
 
@@ -221,7 +228,10 @@ impl CopyOp {
                 "stmatrix.sync.aligned.x{matrices}.trans.m8n8.shared.b16 [%0], {{{}}};",
                 regs_from(1, matrices)
             )),
-            CopyOp::UniversalCopy { .. } | CopyOp::AutoVectorizingCopy { .. } => None,
+            // a TMA is lowered with its tensor map and mbarrier (codegen's TMA module)
+            CopyOp::UniversalCopy { .. }
+            | CopyOp::AutoVectorizingCopy { .. }
+            | CopyOp::Tma { .. } => None,
         }
     }
 }
@@ -302,6 +312,7 @@ impl fmt::Display for CopyOp {
             CopyOp::StsmT { matrices } => {
                 write!(f, "SM90_U16x{}_STSM_T", u64::from(matrices) * 2)
             }
+            CopyOp::Tma { op, bits } => write!(f, "Copy_Traits<{op}, C<{bits}>>"),
         }
     }
 }

@@ -14,6 +14,7 @@ pub mod mma_op;
 mod tiled_copy;
 mod tiled_mma;
 pub mod tma;
+mod tma_copy;
 
 pub use copy_op::{CopyOp, CopyOperation};
 pub use gmma::{Gmma, GmmaMajor};
@@ -25,6 +26,7 @@ pub use tiled_copy::{
 };
 pub use tiled_mma::{make_tiled_mma, MmaAtom, Operand, ThrMma, TiledMma};
 pub use tma::{make_tma_box, TmaBox, TmaDim, TmaIssue, TmaSwizzle};
+pub use tma_copy::{make_tma_copy, TmaOp, TMA_MULTICAST_MAX};
 
 use crate::error::{Error, Result};
 use crate::int::Int;

@@ -233,22 +233,24 @@ pub fn make_tma_box(gmem: &Layout, smem: &AnyLayout, elem: ElemType) -> Result<T
     })
 }
 
-/// The tile's swizzle on byte addresses and its layout in elements (static offset 0).
-fn unswizzled(smem: &AnyLayout, bytes: i64) -> Result<(Swizzle, Layout)> {
+/// The tile's swizzle on byte addresses and its layout in elements (static offset 0); a
+/// composition whose swizzle is the identity (`Sw<0,4,3>`, the INTER atoms) is unswizzled.
+pub(crate) fn unswizzled(smem: &AnyLayout, bytes: i64) -> Result<(Swizzle, Layout)> {
+    let plain = |l: &Layout| Ok((Swizzle::new(0, 0, 0)?, l.clone()));
     match smem {
-        AnyLayout::Plain(l) => Ok((Swizzle::new(0, 0, 0)?, l.clone())),
-        AnyLayout::Composed(c) => {
-            let AnyLayout::Composed(e) = c.in_element_units()? else {
-                unreachable!("a composed layout in element units stays composed")
-            };
-            if e.offset().as_static() != Some(0) {
-                return Err(algebra(
-                    OP,
-                    format!("{smem}: a TMA tile starts at its swizzle's origin (offset 0)"),
-                ));
+        AnyLayout::Plain(l) => plain(l),
+        AnyLayout::Composed(c) => match c.in_element_units()? {
+            AnyLayout::Plain(l) => plain(&l),
+            AnyLayout::Composed(e) => {
+                if e.offset().as_static() != Some(0) {
+                    return Err(algebra(
+                        OP,
+                        format!("{smem}: a TMA tile starts at its swizzle's origin (offset 0)"),
+                    ));
+                }
+                Ok((e.layout_a().downcast(bytes)?, e.layout_b().clone()))
             }
-            Ok((e.layout_a().downcast(bytes)?, e.layout_b().clone()))
-        }
+        },
     }
 }
 

@@ -124,6 +124,7 @@ pub fn call_atom(name: &str, targs: &[TArg], args: &[Value]) -> Option<Result<Va
         }
         "make_tiled_mma" => tiled_mma(args),
         "make_gmma_desc" => gmma_desc(targs, args),
+        "make_tma_copy" => tma_copy(args),
         "partition_shape_A" | "partition_shape_B" | "partition_shape_C" => {
             partition_shape(name, args)
         }
@@ -446,4 +447,50 @@ fn gmma_desc(targs: &[TArg], args: &[Value]) -> Result<Value> {
         t.layout(),
         bytes,
     )?))
+}
+
+/// `make_tma_copy(SM90_TMA_LOAD|SM90_TMA_LOAD_MULTICAST|SM90_TMA_STORE, gtensor, slayout[,
+/// cluster_size])` over a global-memory tensor. A tensor's pointer keeps its element width, not
+/// its type: the atom's value type is the unsigned integer of that width (C++ prints only the
+/// width, `ValueType: 16b`).
+fn tma_copy(args: &[Value]) -> Result<Value> {
+    use crate::atom::{make_tma_copy, TmaOp};
+    use crate::numeric::ElemType;
+    use crate::tensor::{Engine, MemSpace};
+    const NAME: &str = "make_tma_copy";
+    let usage = || {
+        Error::Eval(format!(
+            "{NAME}: expected (SM90_TMA_LOAD|SM90_TMA_LOAD_MULTICAST|SM90_TMA_STORE, gmem_tensor, smem_layout[, cluster_size])"
+        ))
+    };
+    let (op, g, smem, cluster) = match args {
+        [op, g, smem] => (op, g, smem, 1),
+        [op, g, smem, Value::Int(c)] => (op, g, smem, c.value().ok_or_else(usage)?),
+        _ => return Err(usage()),
+    };
+    let op = match op {
+        Value::Int(Int::Dynamic(d)) => d.as_symbol().and_then(TmaOp::from_name),
+        _ => None,
+    }
+    .ok_or_else(usage)?;
+    let Value::Tensor(t) = g else {
+        return Err(expected(NAME, "a global-memory tensor", g));
+    };
+    let (Engine::Ptr(p), crate::AnyLayout::Plain(gl)) = (t.engine(), t.layout()) else {
+        return Err(expected(
+            NAME,
+            "a global-memory tensor of a plain layout",
+            g,
+        ));
+    };
+    if p.space != MemSpace::Gmem {
+        return Err(Error::Eval(format!("{NAME}: {p} is not in global memory")));
+    }
+    let elem = [ElemType::U8, ElemType::U16, ElemType::U32, ElemType::U64]
+        .into_iter()
+        .find(|e| e.bits() == p.bits)
+        .ok_or_else(|| Error::Eval(format!("{NAME}: {p}: TMA moves elements of 8 to 64 bits")))?;
+    let smem = smem.to_any_layout(NAME)?;
+    let tma = make_tma_copy(op, gl, elem, &smem, cluster)?;
+    Ok(Value::TiledCopy(Box::new(tma)))
 }

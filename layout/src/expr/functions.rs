@@ -54,7 +54,7 @@ pub const FUNCTIONS: &[&str] = &[
     "make_rmem_ptr", "make_tensor", "make_identity_tensor", "local_tile", "local_partition",
     "inner_partition", "outer_partition", "recast", "make_tiled_copy", "make_tiled_copy_A",
     "make_tiled_copy_B", "make_tiled_copy_C", "make_tiled_mma", "partition_shape_A", "partition_shape_B",
-    "partition_shape_C", "tile_size", "tile_shape", "append", "prepend", "min", "max", "gcd", "lcm", "abs", "signum",
+    "partition_shape_C", "tile_size", "tile_shape", "make_gmma_desc", "make_tma_copy", "append", "prepend", "min", "max", "gcd", "lcm", "abs", "signum",
 ];
 
 fn dispatch(name: &str, targs: &[TArg], args: &[Value]) -> Result<Value> {
