@@ -41,6 +41,7 @@ pub const TENSOR_CORE_NAMES: &[&str] = &[
     "tf32gemm-sm90",
     "hgemm-sm90-tma",
     "hgemm-sm90-cpasync",
+    "fp8gemm-sm90",
 ];
 
 /// The persistent SM90 GEMMs' raster group (M-blocks per group): 16 of the 128-row tiles with
@@ -128,6 +129,8 @@ pub fn plan_for(name: &str, layout: GemmLayout, target: &Target) -> Result<GemmP
         "hgemm-sm90" => (warpgroup(ElemType::F16, Persistent)?, Epilogue::linear()),
         "bgemm-sm90" => (warpgroup(ElemType::Bf16, Persistent)?, Epilogue::linear()),
         "tf32gemm-sm90" => (warpgroup(ElemType::Tf32, Persistent)?, Epilogue::linear()),
+        // E4M3 A and B, FP32 accumulate, a BF16 C; the per-tensor scales are alpha
+        "fp8gemm-sm90" => (warpgroup(ElemType::E4M3, Persistent)?, Epilogue::linear()),
         // the previous steps of the recipe (the A/B baselines): a CTA per tile with TMA, and
         // every thread copying with cp.async
         "hgemm-sm90-tma" => (warpgroup(ElemType::F16, Tma)?, Epilogue::linear()),
@@ -546,11 +549,12 @@ fn tensor_core_sm90(
             format!("{target} has no wgmma: the SM90 GEMMs are built for sm_90a"),
         ));
     }
-    if elem == ElemType::Tf32 && (layout.a != Major::K || layout.b != Major::K) {
+    if elem.bits() != 16 && (layout.a != Major::K || layout.b != Major::K) {
         return Err(refuse(
             "layout",
             format!(
-                "{layout}: TF32 GMMA operands are K-major only (SM90_64xNx8_F32TF32TF32_SS_TN): TN"
+                "{layout}: {elem} GMMA operands are K-major only (SM90_64xNx{}_F32..._SS_TN): TN",
+                256 / elem.bits()
             ),
         ));
     }
@@ -563,6 +567,7 @@ fn tensor_core_sm90(
                                             // the atom's name and its template arguments, as C++ spells them
     let (op_name, majors) = match elem {
         ElemType::Tf32 => (format!("SM90_64x{bn}x8_F32TF32TF32_SS_TN"), vec![]),
+        ElemType::E4M3 => (format!("SM90_64x{bn}x32_F32E4M3E4M3_SS_TN"), vec![]),
         _ => (
             format!(
                 "SM90_64x{bn}x16_F32{t}{t}_SS",
@@ -615,7 +620,12 @@ fn tensor_core_sm90(
         mma,
         stages,
         min_blocks_per_sm: 1,
-        out: ElemType::F32,
+        // FP8 GEMMs write BF16 (as torch._scaled_mm and cuBLASLt's FP8 GEMMs usually do)
+        out: if elem.bits() == 8 {
+            ElemType::Bf16
+        } else {
+            ElemType::F32
+        },
         tma,
         persistent: mainloop == Sm90Mainloop::Persistent,
         raster_group: SM90_RASTER_GROUP,

@@ -247,7 +247,7 @@ fn an_unreferenced_case_takes_the_callers_reference() {
 /// The SM90 GEMMs (`wgmma` from shared memory through descriptors, two consumer warpgroups fed
 /// by a TMA producer warpgroup through mbarriers): hgemm-sm90 in every layout at the sizes
 /// above, bgemm-sm90 in NT and TT (MN-major B, the descriptor's transpose) and tf32gemm-sm90 in
-/// TN at a ragged size over several k-tiles, hgemm-sm90-cpasync (every thread's cp.async) in
+/// TN at a ragged size over several k-tiles, fp8gemm-sm90 (E4M3, a BF16 C) in TN, hgemm-sm90-cpasync (every thread's cp.async) in
 /// NN and TN and hgemm-sm90-tma (a CTA per tile) in NN; TF32 in another layout and any of them for a target without wgmma are plan errors
 /// saying why.
 #[test]
@@ -270,10 +270,16 @@ fn the_sm90_gemms_agree_with_float64_on_the_cpu() {
     }
     let tn = GemmLayout::parse("TN").unwrap();
     check("tf32gemm-sm90", tn, (33, 40, 300), 0.5);
-    let err = plan("tf32gemm-sm90", GemmLayout::parse("NN").unwrap())
-        .unwrap_err()
-        .to_string();
-    assert!(err.contains("K-major only"), "{err}");
+    // FP8 (E4M3) in, BF16 out: three k-tiles of 128 at a ragged size, beta 0 and 0.5
+    for beta in [0.0, 0.5] {
+        check("fp8gemm-sm90", tn, (130, 67, 300), beta);
+    }
+    for name in ["tf32gemm-sm90", "fp8gemm-sm90"] {
+        let err = plan(name, GemmLayout::parse("NN").unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("K-major only"), "{err}");
+    }
     let err = cute_codegen::named::plan_for("hgemm-sm90", tn, &cute_codegen::Target::sm80())
         .unwrap_err()
         .to_string();

@@ -19,6 +19,8 @@ pub enum Buf<'a> {
     F64(&'a CudaSlice<f64>),
     /// 16-bit floats (`F16` or `Bf16`) as their bits.
     Bits16(&'a CudaSlice<u16>, ElemType),
+    /// 8-bit floats (`E4M3` or `E5M2`) as their bits.
+    Bits8(&'a CudaSlice<u8>, ElemType),
 }
 
 impl Buf<'_> {
@@ -27,7 +29,7 @@ impl Buf<'_> {
         match self {
             Buf::F32(_) => ElemType::F32,
             Buf::F64(_) => ElemType::F64,
-            Buf::Bits16(_, e) => *e,
+            Buf::Bits16(_, e) | Buf::Bits8(_, e) => *e,
         }
     }
 
@@ -37,6 +39,7 @@ impl Buf<'_> {
             Buf::F32(s) => s.len(),
             Buf::F64(s) => s.len(),
             Buf::Bits16(s, _) => s.len(),
+            Buf::Bits8(s, _) => s.len(),
         }
     }
 
@@ -211,6 +214,7 @@ pub fn launch(gpu: &Gpu, loaded: &Loaded, args: &[Arg]) -> Result<()> {
             (Arg::Buf(Buf::F32(s)), _) => b.arg(*s),
             (Arg::Buf(Buf::F64(s)), _) => b.arg(*s),
             (Arg::Buf(Buf::Bits16(s, _)), _) => b.arg(*s),
+            (Arg::Buf(Buf::Bits8(s, _)), _) => b.arg(*s),
         };
     }
     // SAFETY: `check_args` matched every argument to its parameter's type and checked the
@@ -250,6 +254,7 @@ fn tensor_maps(
                 Arg::Buf(Buf::F32(s)) => s.device_ptr(&gpu.stream).0,
                 Arg::Buf(Buf::F64(s)) => s.device_ptr(&gpu.stream).0,
                 Arg::Buf(Buf::Bits16(s, _)) => s.device_ptr(&gpu.stream).0,
+                Arg::Buf(Buf::Bits8(s, _)) => s.device_ptr(&gpu.stream).0,
                 _ => {
                     return Err(RuntimeError::Problem(format!(
                         "{}: the tensor map {} takes a buffer",

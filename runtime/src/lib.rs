@@ -5,6 +5,7 @@ pub mod api;
 pub mod bench;
 pub mod cache;
 pub mod check;
+pub mod cublaslt_fp8;
 mod error;
 pub mod gemm;
 pub mod gpu;

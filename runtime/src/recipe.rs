@@ -66,6 +66,8 @@ pub enum DeviceArg {
     F32(CudaSlice<f32>),
     F64(CudaSlice<f64>),
     Bits16(CudaSlice<u16>, ElemType),
+    /// 8-bit floats as their bits.
+    Bits8(CudaSlice<u8>, ElemType),
 }
 
 /// Uploads a case's arguments.
@@ -87,6 +89,10 @@ pub fn upload(gpu: &Gpu, args: &[HostArg]) -> Result<Vec<DeviceArg>> {
                         let v: Vec<u16> = b.data.iter().map(|&x| bits16(b.elem, x)).collect();
                         DeviceArg::Bits16(gpu.stream.clone_htod(&v).map_err(up())?, b.elem)
                     }
+                    ElemType::E4M3 | ElemType::E5M2 => {
+                        let v: Vec<u8> = b.data.iter().map(|&x| bits8(b.elem, x)).collect();
+                        DeviceArg::Bits8(gpu.stream.clone_htod(&v).map_err(up())?, b.elem)
+                    }
                     e => {
                         return Err(RuntimeError::Problem(format!(
                             "buffers of {e} are not uploaded yet"
@@ -96,6 +102,13 @@ pub fn upload(gpu: &Gpu, args: &[HostArg]) -> Result<Vec<DeviceArg>> {
             })
         })
         .collect()
+}
+
+fn bits8(e: ElemType, x: f64) -> u8 {
+    match e {
+        ElemType::E5M2 => float8::F8E5M2::from_f64(x).to_bits(),
+        _ => float8::F8E4M3::from_f64(x).to_bits(),
+    }
 }
 
 fn bits16(e: ElemType, x: f64) -> u16 {
@@ -114,6 +127,7 @@ pub fn args(dev: &[DeviceArg]) -> Vec<Arg<'_>> {
             DeviceArg::F32(s) => Arg::Buf(Buf::F32(s)),
             DeviceArg::F64(s) => Arg::Buf(Buf::F64(s)),
             DeviceArg::Bits16(s, e) => Arg::Buf(Buf::Bits16(s, *e)),
+            DeviceArg::Bits8(s, e) => Arg::Buf(Buf::Bits8(s, *e)),
         })
         .collect()
 }
@@ -140,6 +154,17 @@ pub fn download(gpu: &Gpu, d: &DeviceArg) -> Result<HostBuffer> {
                 .map(|b| match e {
                     ElemType::Bf16 => half::bf16::from_bits(b).to_f64(),
                     _ => half::f16::from_bits(b).to_f64(),
+                })
+                .collect();
+            HostBuffer { elem: *e, data }
+        }
+        DeviceArg::Bits8(s, e) => {
+            let v = gpu.stream.clone_dtoh(s).map_err(down())?;
+            let data = v
+                .into_iter()
+                .map(|b| match e {
+                    ElemType::E5M2 => float8::F8E5M2::from_bits(b).to_f64(),
+                    _ => float8::F8E4M3::from_bits(b).to_f64(),
                 })
                 .collect();
             HostBuffer { elem: *e, data }
@@ -199,6 +224,7 @@ pub fn time_against_copy(gpu: &Gpu, p: &Prepared, case: &Case, reps: usize) -> R
     let copy_ms = match &dev[case.output] {
         DeviceArg::F32(_) => copy_time(gpu, n, 0f32, reps)?,
         DeviceArg::Bits16(..) => copy_time(gpu, n, 0u16, reps)?,
+        DeviceArg::Bits8(..) => copy_time(gpu, n, 0u8, reps)?,
         _ => copy_time(gpu, n, 0f64, reps)?,
     };
     Ok(CopyTiming {

@@ -61,6 +61,32 @@ fn reference(gpu: &Gpu, blas: &CudaBlas, plan: &GemmPlan, case: &Case) -> Result
     dgemm(gpu, blas, &p, (o.alpha, o.beta), [a, b, c])
 }
 
+/// The median of cuBLASLt's FP8 GEMM (E4M3 in, BF16 out, TN) on the kernel's buffers.
+fn fp8_baseline(
+    gpu: &Gpu,
+    dev: &mut [DeviceArg],
+    (ia, ib, ic): (usize, usize, usize),
+    (m, n, k): (i32, i32, i32),
+    (lda, ldb, ldc): (i32, i32, i32),
+    reps: usize,
+) -> Result<f64> {
+    let stream = gpu.stream.clone();
+    let ptr = |d: &DeviceArg| match d {
+        DeviceArg::Bits8(x, _) => Ok(x.device_ptr(&stream).0),
+        DeviceArg::Bits16(x, _) => Ok(x.device_ptr(&stream).0),
+        _ => Err(RuntimeError::Problem(
+            "FP8 A, B and a BF16 C are device buffers".into(),
+        )),
+    };
+    let (pa, pb, pc) = (ptr(&dev[ia])?, ptr(&dev[ib])?, ptr(&dev[ic])?);
+    let lt = crate::cublaslt_fp8::Fp8Gemm::new(
+        gpu,
+        (m.into(), n.into(), k.into()),
+        (lda.into(), ldb.into(), ldc.into()),
+    )?;
+    time(gpu, 3, reps, || lt.run(gpu, (pa, pb, pc), 1.5, 0.0))
+}
+
 /// Medians in milliseconds of the kernel and of `cublasGemmEx` on the same problem.
 pub struct ExTiming {
     pub kernel_ms: f64,
@@ -124,8 +150,23 @@ pub fn bench(
     let (m, n, k) = (int("M")?, int("N")?, int("K")?);
     let (lda, ldb, ldc) = (int("ldA")?, int("ldB")?, int("ldC")?);
     let (ia, ib, ic) = (at("A")?, at("B")?, at("C")?);
-    let (elem, compute) = data_type(plan.input_type())?;
     let (alpha, beta) = (1.5f32, 0.0f32);
+    if plan.input_type() == ElemType::E4M3 {
+        let cublas_ms = fp8_baseline(
+            gpu,
+            &mut dev,
+            (ia, ib, ic),
+            (m, n, k),
+            (lda, ldb, ldc),
+            reps,
+        )?;
+        return Ok(ExTiming {
+            kernel_ms,
+            cublas_ms,
+            flops: 2.0 * (size.0 * size.1 * size.2) as f64,
+        });
+    }
+    let (elem, compute) = data_type(plan.input_type())?;
     let op = |t: bool| {
         if t {
             cublasOperation_t::CUBLAS_OP_T

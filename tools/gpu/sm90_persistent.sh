@@ -23,10 +23,12 @@ SIZES=("4096 4096 4096" "8192 8192 8192" "8192 8192 1024" "2048 2048 2048")
 { nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv; date -u; } > $OUT/gpu.txt 2>&1
 cat $OUT/gpu.txt
 timeout 200 $CUTE check hgemm-sm90 bgemm-sm90 $L > $OUT/check.txt 2>&1; tail -1 $OUT/check.txt
-timeout 100 $CUTE check tf32gemm-sm90 hgemm-sm90-tma hgemm-sm90-cpasync --layout TN >> $OUT/check.txt 2>&1; tail -1 $OUT/check.txt
+timeout 100 $CUTE check tf32gemm-sm90 fp8gemm-sm90 hgemm-sm90-tma hgemm-sm90-cpasync --layout TN >> $OUT/check.txt 2>&1; tail -1 $OUT/check.txt
+timeout 60 $CUTE check fp8gemm-sm90 --layout TN --m 8192 --n 8192 --k 8192 >> $OUT/check.txt 2>&1; tail -1 $OUT/check.txt
 timeout 60 $CUTE check hgemm-sm90 --layout TN --out-dtype f16 --m 1000 --n 1000 --k 1000 >> $OUT/check.txt 2>&1; tail -1 $OUT/check.txt
 timeout 100 $CUTE check hgemm-sm90 bgemm-sm90 --layout TN --layout NN --m 8192 --n 8192 --k 8192 >> $OUT/check.txt 2>&1; tail -1 $OUT/check.txt
 timeout 120 $SAN --tool memcheck --error-exitcode 3 $CUTE check hgemm-sm90 bgemm-sm90 $L --m 300 --n 17 --k 1000 > $OUT/san.txt 2>&1; echo "memcheck rc=$?"
+timeout 60 $SAN --tool memcheck --error-exitcode 3 $CUTE check fp8gemm-sm90 --layout TN --m 300 --n 17 --k 1000 >> $OUT/san.txt 2>&1; echo "memcheck fp8 rc=$?"
 timeout 60 $SAN --tool synccheck --error-exitcode 3 $CUTE check hgemm-sm90 --layout TN --m 1000 --n 1000 --k 65 >> $OUT/san.txt 2>&1; echo "synccheck rc=$?"
 timeout 90 $SAN --tool racecheck --error-exitcode 3 $CUTE check hgemm-sm90 --layout TN --m 300 --n 300 --k 200 >> $OUT/san.txt 2>&1; echo "racecheck rc=$?"
 grep SUMMARY $OUT/san.txt
@@ -38,7 +40,7 @@ for s in "${SIZES[@]}"; do
   set -- $s
   echo "## $CUTE" >> $OUT/bench.txt
   timeout 120 $CUTE bench hgemm-sm90 bgemm-sm90 $L --m $1 --n $2 --k $3 >> $OUT/bench.txt 2>&1
-  timeout 60 $CUTE bench tf32gemm-sm90 hgemm-sm90-tma hgemm-sm90-cpasync --layout TN --m $1 --n $2 --k $3 >> $OUT/bench.txt 2>&1
+  timeout 60 $CUTE bench tf32gemm-sm90 fp8gemm-sm90 hgemm-sm90-tma hgemm-sm90-cpasync --layout TN --m $1 --n $2 --k $3 >> $OUT/bench.txt 2>&1
 done
 for bin in "${EXTRA[@]}"; do
   for s in "${SIZES[@]:0:2}"; do

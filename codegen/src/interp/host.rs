@@ -52,6 +52,8 @@ pub fn round(elem: ElemType, v: f64) -> f64 {
         }
         ElemType::F16 => half::f16::from_f64(v).to_f64(),
         ElemType::Bf16 => half::bf16::from_f64(v).to_f64(),
+        ElemType::E4M3 => float8::F8E4M3::from_f64(v).to_f64(),
+        ElemType::E5M2 => float8::F8E5M2::from_f64(v).to_f64(),
         _ => v.trunc(),
     }
 }
@@ -155,7 +157,12 @@ fn coord(rank: usize, i: i64, j: i64, p: i64, q: i64) -> IntTuple {
 /// CuTe's `pretty_print` of one value.
 fn pretty(elem: ElemType, v: f64) -> String {
     match elem {
-        ElemType::F32 | ElemType::Tf32 | ElemType::F16 | ElemType::Bf16 => c_exp(v, 2, 10),
+        ElemType::F32
+        | ElemType::Tf32
+        | ElemType::F16
+        | ElemType::Bf16
+        | ElemType::E4M3
+        | ElemType::E5M2 => c_exp(v, 2, 10),
         ElemType::F64 => c_exp(v, 3, 11),
         _ => format!("{:5}", v as i64),
     }

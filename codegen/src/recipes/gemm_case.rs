@@ -14,6 +14,11 @@
 //! rounded to its type on the host too (the reference reads the rounded values), and the
 //! kernel's final rounding adds the output type's unit roundoff relative to the value: `2^-11`
 //! (FP16) or `2^-8` (BF16).
+//!
+//! 8-bit operands (FP8) are drawn from {-1, -1/2, 0, 1/2, 1}: Hopper's FP8 wgmma keeps fewer
+//! bits of its accumulator than FP32 (about 14, DeepSeek-V3's report), and sums of these
+//! products are quarter-integers, exact in 14 bits while below 2^11 in magnitude (at K <= 2048
+//! always; at larger K the random walk stays far below), so the FP32 bound above holds.
 
 use cute_layout::ElemType::{self, F32};
 
@@ -24,6 +29,17 @@ use crate::interp::{Arg, HostBuffer};
 
 /// The most elements a GEMM case may allocate per buffer (host memory is f64).
 const MAX_ELEMENTS: i64 = 1 << 28;
+
+/// A and B's values: uniform in [-1, 1), or for 8-bit types on the grid {-1, -1/2, 0, 1/2, 1}
+/// (see the module's tolerance).
+fn operand(elem: ElemType, mut v: Vec<f64>) -> Vec<f64> {
+    if elem.bits() == 8 {
+        for x in &mut v {
+            *x = (*x * 2.0).round() / 2.0;
+        }
+    }
+    v
+}
 
 /// `alpha` of every case: not 1, so a kernel that drops it fails.
 const ALPHA: f64 = 1.5;
@@ -224,8 +240,8 @@ fn case_of(
     };
     let ldc = m.saturating_add(vc - 1) / vc * vc + pad_c;
     let mut rng = Rng::new(seed);
-    let a = HostBuffer::from_values(elem, &rng.fill(size(lda, a_cols)?, 1.0));
-    let b = HostBuffer::from_values(elem, &rng.fill(size(ldb, b_cols)?, 1.0));
+    let a = HostBuffer::from_values(elem, &operand(elem, rng.fill(size(lda, a_cols)?, 1.0)));
+    let b = HostBuffer::from_values(elem, &operand(elem, rng.fill(size(ldb, b_cols)?, 1.0)));
     let bias_len = match plan.epilogue.bias {
         None => 0,
         Some(Bias::PerRow) => m,
