@@ -107,3 +107,57 @@ fn what_cpp_cute_refuses_is_an_error_naming_the_condition() {
     ))
     .contains("dividing the box"));
 }
+
+/// With one CTA, the TiledCopy's values are the tile's coordinates, each once: every GMMA layout
+/// atom of 8-, 16- and 32-bit types, K- and MN-major, tiled to several shapes.
+#[test]
+fn the_values_of_a_tma_copy_cover_the_tile_once() {
+    let mut cases = 0;
+    for (t, elem, bits) in [
+        ("half_t", ElemType::F16, 16),
+        ("float", ElemType::F32, 32),
+        ("float_e4m3_t", ElemType::E4M3, 8),
+    ] {
+        for major in ["K", "MN"] {
+            for sw in ["INTER", "SW32", "SW64", "SW128"] {
+                // the atom's K (MN) extent: 128 bytes at SW128, down to 16 bytes at INTER
+                let row = match sw {
+                    "INTER" => 16,
+                    "SW32" => 32,
+                    "SW64" => 64,
+                    _ => 128,
+                } * 8
+                    / bits;
+                let g = if major == "K" {
+                    "(M,K):(K,_1)"
+                } else {
+                    "(M,K):(_1,M)"
+                };
+                for (rows, cols) in [(64, 2 * row), (128, row), (256, row)] {
+                    // K-major atoms are (8, row), MN-major ones (row, 8)
+                    let (m, k) = if major == "K" {
+                        (rows, cols)
+                    } else {
+                        (cols, rows)
+                    };
+                    let s =
+                        format!("tile_to_shape(GMMA::Layout_{major}_{sw}_Atom<{t}>, (_{m},_{k}))");
+                    let Ok(tma) = make_tma_copy(TmaOp::Load, &plain(g), elem, &layout(&s), 1)
+                    else {
+                        continue; // a box wider than 256 elements, or a tile TMA cannot move
+                    };
+                    let v = tma.layout_tv().mode(1).unwrap();
+                    let n = v.size().unwrap().value().unwrap();
+                    assert_eq!(n, m * k, "{s}");
+                    let mut seen = vec![false; n as usize];
+                    for i in 0..n {
+                        let x = v.eval(i).unwrap() as usize;
+                        assert!(!std::mem::replace(&mut seen[x], true), "{s}: {x} twice");
+                    }
+                    cases += 1;
+                }
+            }
+        }
+    }
+    assert!(cases >= 40, "{cases}");
+}
