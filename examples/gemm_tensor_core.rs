@@ -1,5 +1,6 @@
 //! The `Gemm` API with the tensor-core GEMMs: `hgemm-sm80` on `half::f16` and `bgemm-sm80` on
-//! `half::bf16` and `tf32gemm-sm80` on `f32` in every layout, on a 296x136x96 problem that does
+//! `half::bf16` and `tf32gemm-sm80` on `f32` in every layout, `hgemm-sm90` in every layout and
+//! `fp8gemm-sm90` on `float8::F8E4M3` (TN, a BF16 C), on a 296x136x96 problem that does
 //! not divide the 128x256 tile, alpha 1.5 and beta 0.5, compared with a float64 loop over the
 //! values as the tensor cores read them; then hgemm-sm80 writing an FP16 C and bgemm-sm80 a BF16
 //! one (`GemmPlan::with_output`), allowed half an ulp of C's type more; then `Gemm::run_device`
@@ -13,6 +14,7 @@ use cute::layout::ElemType;
 use cute::runtime::api::{Gemm, InputElem};
 use cute::runtime::gemm::Problem;
 use cute::runtime::gpu::Gpu;
+use float8::F8E4M3;
 use half::{bf16, f16};
 
 type Error = Box<dyn std::error::Error>;
@@ -47,6 +49,20 @@ fn main() -> Result<(), Error> {
     for layout in GemmLayout::all() {
         check(&gpu, "tf32gemm-sm80", layout, (|x| x, tf32), c32)?;
     }
+    // the SM90 GEMMs (TMA, mbarriers, wgmma): hgemm-sm90 in every layout, and fp8gemm-sm90
+    // (E4M3 A and B, a BF16 C) in TN
+    for layout in GemmLayout::all() {
+        check(
+            &gpu,
+            "hgemm-sm90",
+            layout,
+            (f16::from_f32, f16::to_f64),
+            c32,
+        )?;
+    }
+    let e4m3: Conv<F8E4M3> = (F8E4M3::from_f32, |x| x.to_f64());
+    let b16: Conv<bf16> = (bf16::from_f32, bf16::to_f64);
+    check(&gpu, "fp8gemm-sm90", GemmLayout::all()[2], e4m3, b16)?;
     // a 16-bit C: the FP32 result rounded to C's type
     for layout in GemmLayout::all() {
         let h: Conv<f16> = (f16::from_f32, f16::to_f64);

@@ -59,6 +59,7 @@ pub trait InputElem: Copy {
 pub enum DeviceInput {
     F32(CudaSlice<f32>),
     Bits16(CudaSlice<u16>, ElemType),
+    Bits8(CudaSlice<u8>, ElemType),
 }
 
 impl DeviceInput {
@@ -66,7 +67,7 @@ impl DeviceInput {
     pub fn elem(&self) -> ElemType {
         match self {
             DeviceInput::F32(_) => ElemType::F32,
-            DeviceInput::Bits16(_, e) => *e,
+            DeviceInput::Bits16(_, e) | DeviceInput::Bits8(_, e) => *e,
         }
     }
 
@@ -79,6 +80,7 @@ impl DeviceInput {
         match self {
             DeviceInput::F32(s) => Buf::F32(s),
             DeviceInput::Bits16(s, e) => Buf::Bits16(s, *e),
+            DeviceInput::Bits8(s, e) => Buf::Bits8(s, *e),
         }
     }
 }
@@ -152,6 +154,31 @@ macro_rules! sixteen_bit_elem {
 
 sixteen_bit_elem!(half::f16, ElemType::F16);
 sixteen_bit_elem!(half::bf16, ElemType::Bf16);
+
+/// The FP8 host types (the `float8` crate's): their bits on the GPU. A and B only: no GEMM
+/// writes an FP8 C.
+macro_rules! eight_bit_elem {
+    ($t:ty, $e:expr) => {
+        impl InputElem for $t {
+            fn feeds(e: ElemType) -> bool {
+                e == $e
+            }
+            fn holds(_: ElemType) -> bool {
+                false
+            }
+            fn upload(gpu: &Gpu, x: &[$t]) -> Result<DeviceInput> {
+                let bits: Vec<u8> = x.iter().map(|v| v.to_bits()).collect();
+                Ok(DeviceInput::Bits8(up(gpu, &bits)?, $e))
+            }
+            fn download(_: &Gpu, _: &DeviceInput, _: &mut [$t]) -> Result<()> {
+                Err(wrong_type())
+            }
+        }
+    };
+}
+
+eight_bit_elem!(float8::F8E4M3, ElemType::E4M3);
+eight_bit_elem!(float8::F8E5M2, ElemType::E5M2);
 
 /// A loaded GEMM kernel and the plan it came from.
 pub struct Gemm<'g> {
