@@ -286,6 +286,38 @@ fn the_sm90_gemms_agree_with_float64_on_the_cpu() {
     assert!(err.contains("sm_80 has no wgmma"), "{err}");
 }
 
+/// A 16-bit C of the persistent SM90 GEMMs is stored into `sC` by `stmatrix.trans`
+/// (`SM90_U16x8_STSM_T`, 8 values per thread per instruction): hgemm-sm90 with an FP16 C in TN
+/// and NN (M-major A) and with a per-column bias and ReLU, agreeing with float64 at a ragged
+/// size over three k-tiles, beta 0 and 0.5 (fp8gemm-sm90's BF16 C above takes it too).
+#[test]
+fn a_16_bit_c_of_the_sm90_gemms_is_stored_by_stmatrix_on_the_cpu() {
+    use cute_codegen::gemm::{Bias, Epilogue};
+    for (layout, bias) in [("TN", None), ("NN", None), ("TN", Some(Bias::PerCol))] {
+        let mut p = plan("hgemm-sm90", GemmLayout::parse(layout).unwrap())
+            .unwrap()
+            .with_output(F16)
+            .unwrap();
+        if let Some(b) = bias {
+            p.epilogue = Epilogue::bias_relu(b);
+        }
+        let k = gemm(&p).unwrap();
+        let mut stsm = 0;
+        each_stmt(&mut k.body.clone(), &mut |s| {
+            if let Stmt::Copy { atom, .. } = s {
+                stsm += usize::from(atom.op().to_string() == "SM90_U16x8_STSM_T");
+            }
+        });
+        assert_eq!(
+            stsm, 4,
+            "{layout}: one stmatrix copy per pass of 64 columns"
+        );
+        for beta in [0.0, 0.5] {
+            check_plan(&p, (130, 67, 300), beta);
+        }
+    }
+}
+
 /// The persistent schedule over several tiles per CTA: hgemm-sm90 planned for a GPU of 2 SMs
 /// takes the 6 tiles of a 300 x 300 C (ragged in M and N) in 2 CTAs, 3 each, its pipeline's
 /// stages and phases running on from tile to tile (5 k-tiles of 64 each over 4 stages).

@@ -878,6 +878,10 @@ fn copy(
         needs.fns.insert(name.clone(), def);
         return ldmatrix(k, here, op, elem, &name, src, dst, w, needs);
     }
+    if let Some((name, def)) = lower::stmatrix::helper(op) {
+        needs.fns.insert(name.clone(), def);
+        return stmatrix(k, here, op, elem, &name, src, dst, w, needs);
+    }
     let vals = crate::passes::atom_values(op, elem)
         .ok_or_else(|| error(k, here, format!("{op}: no lowering")))?;
     let n = size(src).unwrap_or(0);
@@ -991,6 +995,40 @@ fn ldmatrix(
         }
         let d = elem_refs(k, here, dst, j * vd, vd, needs)?;
         lower::ldmatrix::call(w, name, &addr, &d, per_register);
+    }
+    Ok(())
+}
+
+/// `stmatrix`: per atom, the shared-window address of the thread's 16-byte row of the
+/// destination (its first destination value) and the source values it passes, two per
+/// register.
+#[allow(clippy::too_many_arguments)]
+fn stmatrix(
+    k: &Kernel,
+    here: &str,
+    op: CopyOp,
+    elem: ElemType,
+    name: &str,
+    src: &Tensor,
+    dst: &Tensor,
+    w: &mut Writer,
+    needs: &mut Needs,
+) -> Result<()> {
+    let (vs, vd) = lower::stmatrix::values(op, elem)
+        .ok_or_else(|| error(k, here, format!("{op} of {elem}: 16-bit values")))?;
+    let n = size(src).unwrap_or(0);
+    needs.lds = true; // cute_smem_u32
+    for j in 0..n / vs {
+        let (buf, off, parts) = elem_parts(k, here, dst, j * vd, needs)?;
+        let addr = smem_window(k, dst, &buf, &off, parts.as_ref());
+        if paired(src, needs) {
+            let regs = pair_refs(k, here, src, j * vs, vs, needs)?;
+            lower::stmatrix::call_from(w, name, &addr, &regs);
+            continue;
+        }
+        needs.pack16 = true;
+        let s = elem_refs(k, here, src, j * vs, vs, needs)?;
+        lower::stmatrix::call(w, name, &addr, &s);
     }
     Ok(())
 }

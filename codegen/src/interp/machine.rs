@@ -378,7 +378,9 @@ impl Machine<'_> {
                 src,
                 dst,
                 pred,
-            } if crate::lower::ldmatrix::matrices(atom.op()).is_some() => {
+            } if crate::lower::ldmatrix::matrices(atom.op()).is_some()
+                || crate::lower::stmatrix::matrices(atom.op()).is_some() =>
+            {
                 self.warp_copy(atom, src, dst, here)
             }
             Stmt::Copy {

@@ -2,11 +2,12 @@
 //! into CUDA statements. The instruction text comes from the atom itself (`CopyOp::ptx`,
 //! `ptx_zfill`, `MmaOp::ptx`); these modules only bind its operands. Universal copies and FMA
 //! (`universal`), `cp.async` (`cp_async`), `ldmatrix` (`ldmatrix`) and `mma.sync`
-//! (`mma_sync`); `wgmma`, TMA and `stmatrix` join them as modules of their own.
+//! (`mma_sync`), `stmatrix` (`stmatrix`), `wgmma` (`wgmma`) and TMA (`tma`).
 
 pub mod cp_async;
 pub mod ldmatrix;
 pub mod mma_sync;
+pub mod stmatrix;
 pub mod tma;
 pub mod universal;
 pub mod wgmma;

@@ -28,6 +28,9 @@ pub fn vector_requirements(k: &Kernel) -> Result<Vec<Requirement>> {
                 // each thread's 16-byte row: contiguous and aligned (the registers need nothing)
                 return tensor(k, src, row, elem, path, &mut out);
             }
+            if let Some((_, row)) = crate::lower::stmatrix::values(atom.op(), elem) {
+                return tensor(k, dst, row, elem, path, &mut out);
+            }
             let width = super::checks::atom_values(atom.op(), elem).unwrap_or(1);
             if width > 1 {
                 for t in [src, dst] {

@@ -219,6 +219,16 @@ fn statement(k: &Kernel, s: &Stmt, path: &str, vars: &mut HashSet<String>) -> Re
                 }
                 return ldmatrix(k, atom.op(), m8, (ss, se, n, src), (ds, m, dst), path);
             }
+            if crate::lower::stmatrix::matrices(atom.op()).is_some() {
+                if pred.is_some() {
+                    let msg = format!(
+                        "{}: stmatrix is warp-collective and cannot be predicated",
+                        atom.op()
+                    );
+                    return Err(error(k, path, msg));
+                }
+                return stmatrix(k, atom.op(), (ss, se, n, src), (ds, m, dst), path);
+            }
             if n != m {
                 return Err(error(
                     k,
@@ -475,6 +485,38 @@ fn ldmatrix(
     }
     if !k.target.has(crate::target::Feature::Ldmatrix) {
         return fail(format!("{} has no ldmatrix", k.target));
+    }
+    Ok(())
+}
+
+/// An `stmatrix` copy: registers of 16-bit values into shared memory, as many atoms on each
+/// side, on a target that has it.
+fn stmatrix(
+    k: &Kernel,
+    op: CopyOp,
+    (ss, se, n, src): (MemSpace, ElemType, i64, &cute_layout::Tensor),
+    (ds, m, dst): (MemSpace, i64, &cute_layout::Tensor),
+    path: &str,
+) -> Result<()> {
+    let fail = |msg: String| Err(error(k, path, format!("{op}: {msg}")));
+    if ss != MemSpace::Rmem || ds != MemSpace::Smem {
+        return fail("stmatrix copies registers into shared memory".into());
+    }
+    let Some((vs, vd)) = crate::lower::stmatrix::values(op, se) else {
+        return fail(format!("stmatrix moves 16-bit values, not {se}"));
+    };
+    for (t, v) in [(src, vs), (dst, vd)] {
+        if vector(t).is_none_or(|x| x % v != 0) {
+            return fail(format!("mode 0 of {t} must hold a multiple of {v} values"));
+        }
+    }
+    if n / vs != m / vd {
+        return fail(format!(
+            "{n} source values ({vs} per atom) for {m} destination values ({vd} per atom)"
+        ));
+    }
+    if !k.target.has(crate::target::Feature::Stmatrix) {
+        return fail(format!("{} has no stmatrix", k.target));
     }
     Ok(())
 }

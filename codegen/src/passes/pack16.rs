@@ -13,7 +13,8 @@ use cute_layout::Engine;
 
 use crate::ir::{Kernel, Stmt};
 
-/// The register buffers of 16-bit values held as pairs: every use an `ldmatrix` destination or
+/// The register buffers of 16-bit values held as pairs: every use an `ldmatrix` destination, an
+/// `stmatrix` source or
 /// a warp MMA's A or B operand, and an even number of values.
 pub fn paired_registers(k: &Kernel) -> BTreeSet<String> {
     let mut paired: BTreeSet<String> = k
@@ -28,6 +29,7 @@ pub fn paired_registers(k: &Kernel) -> BTreeSet<String> {
         let (fits, others): (Vec<&cute_layout::Tensor>, Vec<&cute_layout::Tensor>) = match s {
             Stmt::Copy { atom, src, dst, .. } => match atom.op() {
                 CopyOp::LdsmN { .. } | CopyOp::LdsmT { .. } => (vec![dst], vec![src]),
+                CopyOp::StsmN { .. } | CopyOp::StsmT { .. } => (vec![src], vec![dst]),
                 _ => (vec![], vec![src, dst]),
             },
             Stmt::Gemm { atom, a, b, c, .. }

@@ -14,7 +14,10 @@
 //! pass's column blocks: the GMMA C fragment `((2,2,N/8),MMA_M,MMA_N)` holds 8-column blocks in
 //! its third mode, in order.
 
-use cute_layout::atom::{gmma_layout_atom, GmmaMajor, GmmaSwizzle, Operand, ThrMma, TmaBox};
+use cute_layout::atom::{
+    gmma_layout_atom, make_tiled_copy_C, make_tiled_mma, CopyAtom, CopyOp, GmmaMajor, GmmaSwizzle,
+    MmaAtom, MmaOp, Operand, ThrCopy, ThrMma, TiledMma, TmaBox,
+};
 use cute_layout::{
     logical_divide, s, tile_to_shape, tup, AnyLayout, Coord, ElemType, Int, Layout, ModeOrder,
     Tensor, Tiler, X,
@@ -42,6 +45,8 @@ pub(super) struct TmaStore {
     /// The box of one tile.
     tma: TmaBox,
     tile: (i64, i64),
+    /// A 16-bit C's `stmatrix.trans` of a pass's values (`None`: each value stored alone).
+    stsm: Option<(CopyAtom, ThrCopy)>,
 }
 
 /// One output tile: its `(m_blk, n_blk)`, the tile loop's trip `ti`, the TiledMMA's slice,
@@ -63,6 +68,7 @@ impl TmaStore {
     pub(super) fn declare(
         k: &mut KernelBuilder,
         plan: &GemmPlan,
+        mma: &TiledMma,
         (bm, bn): (i64, i64),
         out: ElemType,
         e: &LayoutErr<'_>,
@@ -97,10 +103,15 @@ impl TmaStore {
         ));
         k.tensor_map("C", tma.clone());
         k.mbarriers(C_FULL, BUFFERS, 1);
+        let stsm = match out.bits() {
+            16 => Some(pass_copy(mma, out, bm, e)?),
+            _ => None,
+        };
         Ok(TmaStore {
             s_c,
             tma,
             tile: (bm, bn),
+            stsm,
         })
     }
 
@@ -139,11 +150,21 @@ impl TmaStore {
         let passes = self.tile.1 / EPI_N;
         let blocks = pass_blocks(acc, passes, d.plan)?;
         let part = |t: &Tensor| d.thr_mma.partition(Operand::C, t).map_err(e);
+        // a 16-bit C's pass values in registers, for stmatrix: ((2,2,blocks),_1,_1)
+        let r_c = match &self.stsm {
+            Some(_) => {
+                let shape = tup![tup![s(2), s(2), s(blocks)], s(1), s(1)];
+                let l = Layout::col_major(&shape).map_err(e)?;
+                Some(k.regs("rC", d.plan.output_type(), l)?)
+            }
+            None => None,
+        };
         let frags = Frags {
             acc: acc.clone(),
             c_c: part(d.c_c)?,
             bias: d.g_bias.map(part).transpose()?,
             blocks,
+            r_c,
         };
         k.comment(&format!(
             "the epilogue: {EPI_N} columns at a time through sC, stored by TMA while the producer loads the next tile"
@@ -201,6 +222,13 @@ impl TmaStore {
             |_| Ok(()),
         )?;
         k.sync();
+        // the values go to sC, or to registers that stmatrix stores after
+        let dst = match &f.r_c {
+            Some(r) => r
+                .map_layout(|l| l.mode(0).and_then(|m| Layout::col_major(m.shape())))
+                .map_err(e)?, // (2,2,blocks)
+            None => t_cs.clone(),
+        };
         let values = |k: &mut KernelBuilder, with_c: bool| -> Result<()> {
             let mut srcs = vec![frag.clone()];
             if with_c {
@@ -217,7 +245,7 @@ impl TmaStore {
             }
             let srcs: Vec<&Tensor> = srcs.iter().collect();
             k.map(
-                &t_cs,
+                &dst,
                 &srcs,
                 super::gemm::value(&d.plan.epilogue, with_c),
                 pred,
@@ -248,10 +276,21 @@ impl TmaStore {
                     |_| Ok(()),
                 )?;
                 k.mbarrier_wait(C_FULL, &bar, uses);
-                values(k, true)
+                values(k, true)?;
+                if f.r_c.is_some() {
+                    // stmatrix writes a warp's values from its lanes' registers to rows other
+                    // lanes read C from: every read done first
+                    k.sync();
+                }
+                Ok(())
             },
             |k| values(k, false),
         )?;
+        if let (Some((atom, thr)), Some(r)) = (&self.stsm, &f.r_c) {
+            let src = thr.retile(r).map_err(e)?; // (CPY,CPY_M,CPY_N)
+            let dst = thr.partition_d(&tile).map_err(e)?; // (CPY,CPY_M,CPY_N)
+            k.copy(atom, &src, &dst);
+        }
         k.fence_proxy_async();
         k.sync();
         k.if_(
@@ -270,6 +309,35 @@ impl TmaStore {
     }
 }
 
+/// A 16-bit C's copy of one pass into `sC`: `make_tiled_copy_C` of
+/// `Copy_Atom<SM90_U16x8_STSM_T, T>` over the TiledMMA with the pass's N (`EPI_N`), whose C
+/// fragment `((2,2,EPI_N/8),_1,_1)` is a pass's slice of the whole tile's; each thread stores 8
+/// values (four 8x8 matrices, transposed: C is M-major) per `stmatrix`. Its thread's slice.
+fn pass_copy(
+    mma: &TiledMma,
+    out: ElemType,
+    bm: i64,
+    e: &LayoutErr<'_>,
+) -> Result<(CopyAtom, ThrCopy)> {
+    let MmaOp::Sm90(mut g) = mma.atom().op() else {
+        return Err(crate::CodegenError::Unknown(format!(
+            "{}: the TMA-store epilogue's stmatrix needs a GMMA",
+            mma.atom()
+        )));
+    };
+    g.n = EPI_N;
+    let per_pass = make_tiled_mma(
+        MmaAtom::new(MmaOp::Sm90(g)),
+        &Layout::col_major(&tup![s(bm / 64), s(1), s(1)]).map_err(e)?,
+        &[],
+    )
+    .map_err(e)?;
+    let atom = CopyAtom::new(CopyOp::StsmT { matrices: 4 }, out).map_err(e)?;
+    let tiled = make_tiled_copy_C(&atom, &per_pass).map_err(e)?;
+    let thr = tiled.get_slice(&KernelBuilder::tid()).map_err(e)?;
+    Ok((atom, thr))
+}
+
 /// A tile's C fragments `((2,2,N/8),_1,_1)`, with the column blocks of a pass.
 struct Frags {
     acc: Tensor,
@@ -277,6 +345,8 @@ struct Frags {
     c_c: Tensor,
     bias: Option<Tensor>,
     blocks: i64,
+    /// A 16-bit C's values of a pass, `((2,2,blocks),_1,_1)` (stored by `stmatrix`).
+    r_c: Option<Tensor>,
 }
 
 /// The 8-column blocks of the accumulator per pass: its fragment must be the GMMA C

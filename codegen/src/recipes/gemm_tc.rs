@@ -156,8 +156,14 @@ pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Resul
             // persistent: the producer loads the next tile's stages while the consumers store
             // this one's C through their own shared tiles by TMA
             Some(t) => {
-                let store =
-                    super::epilogue_tma::TmaStore::declare(&mut k, plan, (bm, bn), p.out, &e)?;
+                let store = super::epilogue_tma::TmaStore::declare(
+                    &mut k,
+                    plan,
+                    &p.mma,
+                    (bm, bn),
+                    p.out,
+                    &e,
+                )?;
                 let tile_c = super::epilogue_tma::TileC {
                     plan,
                     thr_mma: &thr_mma,

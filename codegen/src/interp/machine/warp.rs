@@ -59,7 +59,7 @@ impl Machine<'_> {
         Ok(groups)
     }
 
-    /// `copy(atom, src, dst)` of a warp-collective atom (`ldmatrix`): per atom, the tile
+    /// `copy(atom, src, dst)` of a warp-collective atom (`ldmatrix`, `stmatrix`): per atom, the tile
     /// element each lane's source value `v` is (`ValLayoutSrc`) gathered from all lanes, then
     /// each lane's destination value `v` read back at `ValLayoutDst`'s element.
     pub(super) fn warp_copy(
@@ -70,7 +70,9 @@ impl Machine<'_> {
         here: &str,
     ) -> Result<()> {
         let op = atom.op();
-        let (vs, vd) = crate::lower::ldmatrix::values(op, atom.val_type())
+        let elem = atom.val_type();
+        let (vs, vd) = crate::lower::ldmatrix::values(op, elem)
+            .or_else(|| crate::lower::stmatrix::values(op, elem))
             .ok_or_else(|| self.err(here, None, format!("{op}: 16-bit values")))?;
         let layout = |l: cute_layout::Result<Layout>| {
             l.map_err(|e| self.err(here, None, format!("{op}: {e}")))
