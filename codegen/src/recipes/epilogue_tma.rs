@@ -12,7 +12,11 @@
 //! the 128-byte swizzle keeps a warp's writes of the wgmma accumulator (8 rows of 4 column
 //! pairs) on distinct banks. Each pass's values are the accumulator's fragment sliced to the
 //! pass's column blocks: the GMMA C fragment `((2,2,N/8),MMA_M,MMA_N)` holds 8-column blocks in
-//! its third mode, in order.
+//! its third mode, in order. A 16-bit C goes through registers instead: each pass's values are
+//! computed into `rC` and written into `sC` by `stmatrix.trans` (`SM90_U16x8_STSM_T`, 8 values
+//! of a thread per instruction, transposed into C's M-major rows), as CUTLASS's epilogue does;
+//! with beta != 0 the consumers meet at a barrier between reading C from `sC` and the
+//! `stmatrix`es, which write rows other lanes read.
 
 use cute_layout::atom::{
     gmma_layout_atom, make_tiled_copy_C, make_tiled_mma, CopyAtom, CopyOp, GmmaMajor, GmmaSwizzle,
