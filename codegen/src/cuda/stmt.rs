@@ -876,11 +876,11 @@ fn copy(
 ) -> Result<()> {
     if let Some((name, def)) = lower::ldmatrix::helper(op) {
         needs.fns.insert(name.clone(), def);
-        return ldmatrix(k, here, op, elem, &name, src, dst, w, needs);
+        return matrix_copy(k, here, op, elem, &name, src, dst, w, needs);
     }
     if let Some((name, def)) = lower::stmatrix::helper(op) {
         needs.fns.insert(name.clone(), def);
-        return stmatrix(k, here, op, elem, &name, src, dst, w, needs);
+        return matrix_copy(k, here, op, elem, &name, src, dst, w, needs);
     }
     let vals = crate::passes::atom_values(op, elem)
         .ok_or_else(|| error(k, here, format!("{op}: no lowering")))?;
@@ -966,10 +966,11 @@ fn copy(
     Ok(())
 }
 
-/// `ldmatrix`: per atom, the shared-window address of the thread's 16-byte row (its first
-/// source value) and the destination values it receives.
+/// `ldmatrix` and `stmatrix`: per atom, the shared-window address of the thread's 16-byte row
+/// (its first shared value) and the register values it receives or passes (two 16-bit values a
+/// register; one float for a TF32 `ldmatrix`).
 #[allow(clippy::too_many_arguments)]
-fn ldmatrix(
+fn matrix_copy(
     k: &Kernel,
     here: &str,
     op: CopyOp,
@@ -980,55 +981,41 @@ fn ldmatrix(
     w: &mut Writer,
     needs: &mut Needs,
 ) -> Result<()> {
-    let (vs, vd) = lower::ldmatrix::values(op, elem)
-        .ok_or_else(|| error(k, here, format!("{op} of {elem}: 16- or 32-bit values")))?;
-    let n = size(src).unwrap_or(0);
+    let store = lower::stmatrix::matrices(op).is_some();
+    // (shared values, register values) per atom, and which side is which
+    let (per_smem, per_reg, smem, regs) = match store {
+        true => lower::stmatrix::values(op, elem).map(|(vs, vd)| (vd, vs, dst, src)),
+        false => lower::ldmatrix::values(op, elem).map(|(vs, vd)| (vs, vd, src, dst)),
+    }
+    .ok_or_else(|| {
+        error(
+            k,
+            here,
+            format!("{op} of {elem}: 16-bit values (32-bit for an untransposed ldmatrix)"),
+        )
+    })?;
+    let n = size(smem).unwrap_or(0);
     needs.lds = true; // cute_smem_u32
     let per_register = usize::try_from(32 / elem.bits().max(1)).unwrap_or(2);
-    for j in 0..n / vs {
-        let (buf, off, parts) = elem_parts(k, here, src, j * vs, needs)?;
-        let addr = smem_window(k, src, &buf, &off, parts.as_ref());
-        if per_register == 2 && paired(dst, needs) {
-            let regs = pair_refs(k, here, dst, j * vd, vd, needs)?;
-            lower::ldmatrix::call_into(w, name, &addr, &regs);
+    for j in 0..n / per_smem {
+        let (buf, off, parts) = elem_parts(k, here, smem, j * per_smem, needs)?;
+        let addr = smem_window(k, smem, &buf, &off, parts.as_ref());
+        if per_register == 2 && paired(regs, needs) {
+            let r = pair_refs(k, here, regs, j * per_reg, per_reg, needs)?;
+            match store {
+                true => lower::stmatrix::call_from(w, name, &addr, &r),
+                false => lower::ldmatrix::call_into(w, name, &addr, &r),
+            }
             continue;
         }
-        let d = elem_refs(k, here, dst, j * vd, vd, needs)?;
-        lower::ldmatrix::call(w, name, &addr, &d, per_register);
-    }
-    Ok(())
-}
-
-/// `stmatrix`: per atom, the shared-window address of the thread's 16-byte row of the
-/// destination (its first destination value) and the source values it passes, two per
-/// register.
-#[allow(clippy::too_many_arguments)]
-fn stmatrix(
-    k: &Kernel,
-    here: &str,
-    op: CopyOp,
-    elem: ElemType,
-    name: &str,
-    src: &Tensor,
-    dst: &Tensor,
-    w: &mut Writer,
-    needs: &mut Needs,
-) -> Result<()> {
-    let (vs, vd) = lower::stmatrix::values(op, elem)
-        .ok_or_else(|| error(k, here, format!("{op} of {elem}: 16-bit values")))?;
-    let n = size(src).unwrap_or(0);
-    needs.lds = true; // cute_smem_u32
-    for j in 0..n / vs {
-        let (buf, off, parts) = elem_parts(k, here, dst, j * vd, needs)?;
-        let addr = smem_window(k, dst, &buf, &off, parts.as_ref());
-        if paired(src, needs) {
-            let regs = pair_refs(k, here, src, j * vs, vs, needs)?;
-            lower::stmatrix::call_from(w, name, &addr, &regs);
-            continue;
+        let v = elem_refs(k, here, regs, j * per_reg, per_reg, needs)?;
+        match store {
+            true => {
+                needs.pack16 = true;
+                lower::stmatrix::call(w, name, &addr, &v);
+            }
+            false => lower::ldmatrix::call(w, name, &addr, &v, per_register),
         }
-        needs.pack16 = true;
-        let s = elem_refs(k, here, src, j * vs, vs, needs)?;
-        lower::stmatrix::call(w, name, &addr, &s);
     }
     Ok(())
 }
