@@ -158,7 +158,7 @@ fn host_abc(o: &GemmOperands) -> Vec<f64> {
 }
 
 /// Sets the case's reference from `abc = alpha * A * B + beta * C` (`ldc * n` values, by
-/// [`host_abc`] or the caller's DGEMM): the plan's bias and ReLU applied, the padding rows
+/// `host_abc` or the caller's DGEMM): the plan's bias and ReLU applied, the padding rows
 /// between M and ldC NaN (the kernel must not write them).
 pub fn set_reference(plan: &GemmPlan, case: &mut Case, abc: Vec<f64>) -> Result<()> {
     let o = operands(plan, case).ok_or_else(|| unshaped(plan))?;
