@@ -386,3 +386,35 @@ fn check_cpu_refuses_a_problem_size() {
         assert!(err.contains("--m/--n/--k size the GPU check"), "{err}");
     }
 }
+
+/// The README's `make_tma_copy` examples: `cute print` of a multicast TMA TiledCopy as C++ CuTe
+/// prints it, and `cute eval` of a tile TMA cannot move is an error saying why.
+#[test]
+fn the_readme_tma_copy_examples_hold() {
+    let g = "make_tensor(make_gmem_ptr<half_t>(A), (M,K):(K,_1))";
+    let s = "tile_to_shape(GMMA::Layout_K_SW128_Atom<half_t>, (_128,_128))";
+    let o = cute(
+        &[
+            "print",
+            &format!("make_tma_copy(SM90_TMA_LOAD_MULTICAST, {g}, {s}, _2)"),
+        ],
+        "",
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}");
+    assert!(
+        out.contains("  TiledLayout_TV: (_2,(((_64,_128),_2))):(_64,(((_128,_1),_8192)))\n")
+            && out.contains("  ValLayoutSrc: (_1,_8192):(_0,_1)\n"),
+        "{out}"
+    );
+    let m = "make_tensor(make_gmem_ptr<half_t>(A), (M,K):(_1,M))";
+    let s = "tile_to_shape(GMMA::Layout_K_SW128_Atom<half_t>, (_128,_64))";
+    let o = cute(
+        &["eval", &format!("make_tma_copy(SM90_TMA_LOAD, {m}, {s})")],
+        "",
+    );
+    // eval writes each expression's value or error in order on stdout
+    let err = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("error: make_tma_copy: (M,K):(_1,M): the box's innermost dimension (mode 1) has global stride M; TMA's is contiguous"), "{err}");
+}
