@@ -26,7 +26,7 @@ pub use tiled_copy::{
 };
 pub use tiled_mma::{make_tiled_mma, MmaAtom, Operand, ThrMma, TiledMma};
 pub use tma::{make_tma_box, TmaBox, TmaDim, TmaIssue, TmaSwizzle};
-pub use tma_copy::{make_tma_copy, TmaOp, TMA_MULTICAST_MAX};
+pub use tma_copy::{make_tma_copy, TmaOp, TmaShare, TMA_MULTICAST_MAX};
 
 use crate::error::{Error, Result};
 use crate::int::Int;
