@@ -74,6 +74,28 @@ fn main() -> Result<(), Error> {
             64,
             (true, true),
         ),
+        // A from registers (RS): each thread's ALayout_64xK fragment, B by descriptor
+        (
+            format!("SM90_64x128x16_F32F16F16_RS<{k},{mn}>"),
+            ElemType::F16,
+            128,
+            64,
+            (true, false),
+        ),
+        (
+            format!("SM90_64x64x16_F32BF16BF16_RS<{k},{k}>"),
+            ElemType::Bf16,
+            64,
+            128,
+            (true, true),
+        ),
+        (
+            "SM90_64x32x8_F32TF32TF32_RS_TN<>".to_string(),
+            ElemType::Tf32,
+            32,
+            32,
+            (true, true),
+        ),
     ];
     for (i, (atom, elem, n, kk, majors)) in cases.iter().enumerate() {
         let worst = check(

@@ -196,6 +196,9 @@ pub struct LaunchSpec {
     pub index: crate::cuda::IndexWidth,
     /// How each tensor-map parameter is encoded.
     pub tensor_maps: Vec<TensorMap>,
+    /// The thread-block cluster (`__cluster_dims__`, compiled into the kernel), whose
+    /// dimensions must divide the grid's.
+    pub cluster: [i64; 3],
 }
 
 impl LaunchSpec {

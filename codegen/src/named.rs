@@ -42,6 +42,9 @@ pub const TENSOR_CORE_NAMES: &[&str] = &[
     "hgemm-sm90-tma",
     "hgemm-sm90-cpasync",
     "fp8gemm-sm90",
+    "hgemm-sm90-cluster",
+    "bgemm-sm90-cluster",
+    "fp8gemm-sm90-cluster",
 ];
 
 /// The persistent SM90 GEMMs' raster group (M-blocks per group): 16 of the 128-row tiles with
@@ -59,6 +62,8 @@ enum Sm90Mainloop {
     Tma,
     /// A TMA producer warpgroup, one CTA per SM looping over the tiles.
     Persistent,
+    /// Persistent, in clusters of 2 CTAs along M that multicast B's k-tiles to each other.
+    Cluster,
 }
 
 /// The plan called `name` for a layout, for the default target (`sm_90a`, the H100/H200).
@@ -87,7 +92,7 @@ pub fn plan_for(name: &str, layout: GemmLayout, target: &Target) -> Result<GemmP
             name, layout, target, elem, mainloop,
         )?)))
     };
-    use Sm90Mainloop::{CpAsync, Persistent, Tma};
+    use Sm90Mainloop::{Cluster, CpAsync, Persistent, Tma};
     let (policy, epilogue) = match name {
         // Consecutive threads take consecutive columns (n): C stores are strided.
         "naive-rows" => (
@@ -135,6 +140,10 @@ pub fn plan_for(name: &str, layout: GemmLayout, target: &Target) -> Result<GemmP
         // every thread copying with cp.async
         "hgemm-sm90-tma" => (warpgroup(ElemType::F16, Tma)?, Epilogue::linear()),
         "hgemm-sm90-cpasync" => (warpgroup(ElemType::F16, CpAsync)?, Epilogue::linear()),
+        // the next step: 2-CTA clusters along M, B's k-tiles multicast
+        "hgemm-sm90-cluster" => (warpgroup(ElemType::F16, Cluster)?, Epilogue::linear()),
+        "bgemm-sm90-cluster" => (warpgroup(ElemType::Bf16, Cluster)?, Epilogue::linear()),
+        "fp8gemm-sm90-cluster" => (warpgroup(ElemType::E4M3, Cluster)?, Epilogue::linear()),
         _ => return Err(CodegenError::Unknown(name.to_string())),
     };
     Ok(GemmPlan {
@@ -491,6 +500,7 @@ fn tensor_core_sm80(
         tma: false,
         persistent: false,
         raster_group: 1,
+        cluster: (1, 1),
     })
 }
 
@@ -627,8 +637,12 @@ fn tensor_core_sm90(
             ElemType::F32
         },
         tma,
-        persistent: mainloop == Sm90Mainloop::Persistent,
+        persistent: matches!(mainloop, Sm90Mainloop::Persistent | Sm90Mainloop::Cluster),
         raster_group: SM90_RASTER_GROUP,
+        cluster: match mainloop {
+            Sm90Mainloop::Cluster => (2, 1),
+            _ => (1, 1),
+        },
     })
 }
 

@@ -259,3 +259,101 @@ fn a_barrier_under_a_condition_on_the_thread_index_is_refused() {
     );
     assert!(msg.contains("if"), "{msg}");
 }
+
+/// A cluster that does not divide a static grid, one of more than 8 CTAs, one on a target
+/// without clusters, and a cluster-wide statement in a kernel without a cluster: each refused
+/// by `finish`; a dynamic grid the cluster does not divide is refused by the interpreter (and
+/// by the runtime's launch, `cute_runtime::launch::grid`).
+#[test]
+fn a_cluster_that_does_not_divide_the_grid_is_refused() {
+    let build = |t: Target, grid: cute_layout::Int, cluster: [i64; 3], barrier: bool| {
+        let mut k = KernelBuilder::new("c");
+        k.param_int("N");
+        k.target(t).threads(128).grid([grid, s(1), s(1)]);
+        if cluster != [1, 1, 1] {
+            k.cluster(cluster);
+        }
+        if barrier {
+            k.cluster_sync();
+        }
+        k.finish()
+    };
+    let m = message(build(Target::sm90a(), s(3), [2, 1, 1], true));
+    assert!(
+        m.contains("launch: a cluster of 2 CTAs along x does not divide the grid's 3"),
+        "{m}"
+    );
+    let m = message(build(Target::sm90a(), s(16), [16, 1, 1], true));
+    assert!(m.contains("1 to 8 CTAs"), "{m}");
+    let m = message(build(Target::sm80(), s(2), [2, 1, 1], false));
+    assert!(m.contains("sm_80 has no thread-block clusters"), "{m}");
+    let m = message(build(Target::sm90a(), s(2), [1, 1, 1], true));
+    assert!(
+        m.contains("a cluster barrier in a kernel without a cluster"),
+        "{m}"
+    );
+    let n = cute_layout::Int::symbol("N");
+    let k = build(Target::sm90a(), n, [2, 1, 1], true).expect("a dynamic grid checks at launch");
+    let e = run(&k, &mut [Arg::Int(3)]).unwrap_err().to_string();
+    assert!(
+        e.contains("a cluster of 2 CTAs along x does not divide the grid's 3"),
+        "{e}"
+    );
+    run(&k, &mut [Arg::Int(4)]).expect("4 CTAs in 2 clusters");
+}
+
+/// `elect.sync` is a condition of its own, reached by whole warps: inside a conjunction it is
+/// refused by `finish`; under a condition that splits a warp the interpreter refuses it. Each
+/// warp's elected thread writes its warp's element of Y.
+#[test]
+fn elect_sync_needs_whole_warps() {
+    use cute_codegen::ir::Cond;
+    let build = |outer: Cond, inner: Cond| {
+        let mut k = KernelBuilder::new("e");
+        let y = k.gmem("Y", F32, true, Layout::col_major(&tup![s(1)]).unwrap());
+        k.target(Target::sm90a()).threads(64);
+        let r = k
+            .regs("r", F32, Layout::col_major(&tup![s(1)]).unwrap())
+            .unwrap();
+        k.fill(&r, 1.0);
+        let mut p = ptr(&y);
+        p.offset = KernelBuilder::tid().div(&s(32)).unwrap(); // the warp's element
+        let dst = Tensor::from_engine(cute_layout::Engine::Ptr(p), y.layout().clone());
+        k.if_(
+            outer,
+            |k| {
+                k.if_(
+                    inner,
+                    |k| {
+                        k.copy(&atom(32), &r, &dst);
+                        Ok(())
+                    },
+                    |_| Ok(()),
+                )?;
+                Ok(())
+            },
+            |_| Ok(()),
+        )
+        .unwrap();
+        k.finish()
+    };
+    let tid = KernelBuilder::tid();
+    let all = Cond::Lt(tid.clone(), s(64));
+    let conj = Cond::And(Box::new(all.clone()), Box::new(Cond::Elect));
+    let m = message(build(all.clone(), conj));
+    assert!(m.contains("elect.sync inside a conjunction"), "{m}");
+    let y = || vec![Arg::Buffer(HostBuffer::from_values(F32, &[0.0, 0.0]))];
+    let k = build(all, Cond::Elect).expect("one thread of each warp");
+    let mut args = y();
+    run(&k, &mut args).unwrap();
+    let Arg::Buffer(out) = &args[0] else {
+        unreachable!()
+    };
+    assert_eq!(out.data, vec![1.0, 1.0]);
+    let k = build(Cond::Lt(tid, s(16)), Cond::Elect).expect("the checks cannot see the split");
+    let e = run(&k, &mut y()).unwrap_err().to_string();
+    assert!(
+        e.contains("elect.sync is warp-collective: thread 16 of warp 0 does not take part"),
+        "{e}"
+    );
+}

@@ -334,6 +334,86 @@ fn the_persistent_sm90_gemm_carries_its_pipeline_across_tiles() {
     }
 }
 
+/// hgemm-sm90 planned for a GPU of 4 SMs in clusters of 2 CTAs: along M (the pair shares
+/// B's k-tiles, each CTA multicasting half of them) in every layout (K- and MN-major shares:
+/// half a box, or whole boxes), and along N (sharing A's). 3 M-blocks (3 N-blocks along N):
+/// the last cluster has a CTA past C, which still loads and multicasts its share; 2 tiles of
+/// 3 k-tiles per CTA run the 4 stages round more than once.
+#[test]
+fn a_cluster_shares_its_k_tiles_by_multicast_on_the_cpu() {
+    let four = cute_codegen::Target {
+        sms: 4,
+        ..cute_codegen::Target::sm90a()
+    };
+    let cases = [
+        ((2, 1), "TN", (260, 300, 130)),
+        ((2, 1), "NN", (260, 300, 130)),
+        ((2, 1), "NT", (260, 300, 130)),
+        ((2, 1), "TT", (260, 300, 130)),
+        ((2, 1), "TN", (17, 17, 17)),
+        ((1, 2), "TN", (130, 600, 130)),
+        ((1, 2), "NT", (130, 600, 130)),
+    ];
+    for (cluster, layout, size) in cases {
+        let l = GemmLayout::parse(layout).unwrap();
+        let mut p = cute_codegen::named::plan_for("hgemm-sm90", l, &four).unwrap();
+        set_cluster(&mut p, cluster);
+        check_plan(&p, size, 0.5);
+    }
+}
+
+fn set_cluster(p: &mut GemmPlan, cluster: (i64, i64)) {
+    match &mut p.policy {
+        cute_codegen::gemm::Policy::TensorCore(t) => t.cluster = cluster,
+        other => panic!("{other:?}"),
+    }
+}
+
+/// A clustered pipeline that misses a CTA is reported, not run: a multicast that lands in
+/// one CTA only (the other's stage never receives its bytes), a release of the stage on
+/// this CTA only (the other's producer would wait forever).
+#[test]
+fn a_broken_cluster_pipeline_is_reported_not_run() {
+    let four = cute_codegen::Target {
+        sms: 4,
+        ..cute_codegen::Target::sm90a()
+    };
+    let run_broken = |f: &mut dyn FnMut(&mut Stmt)| -> Result<(), String> {
+        let l = GemmLayout::parse("TN").unwrap();
+        let mut p = cute_codegen::named::plan_for("hgemm-sm90", l, &four).unwrap();
+        set_cluster(&mut p, (2, 1));
+        let mut k = gemm(&p).unwrap();
+        each_stmt(&mut k.body, &mut |s| f(s));
+        let mut c = gemm_case(&p, (260, 300, 130), 0.0, 7).unwrap();
+        run(&k, &mut c.args).map_err(|e| e.to_string())?;
+        match c.check(c.output()) {
+            v if v.ok() => Ok(()),
+            v => Err(format!("wrong result: {v:?}")),
+        }
+    };
+    assert!(run_broken(&mut |_| {}).is_ok());
+    let e = run_broken(&mut |s| {
+        if let Stmt::Tma {
+            multicast: Some(m), ..
+        } = s
+        {
+            *m = cute_layout::s(1);
+        }
+    })
+    .unwrap_err();
+    assert!(e.contains("expects 49152 bytes, its TMA loads move"), "{e}");
+    let e = run_broken(&mut |s| {
+        if let Stmt::Mbarrier(MbarrierOp::ArriveCluster { cta, .. }) = s {
+            *cta = cute_layout::s(0);
+        }
+    })
+    .unwrap_err();
+    assert!(
+        e.contains("which has not completed") || e.contains("a deadlock"),
+        "{e}"
+    );
+}
+
 /// Calls `f` on every statement of `body`, depth first.
 fn each_stmt(body: &mut [Stmt], f: &mut impl FnMut(&mut Stmt)) {
     for s in body {

@@ -91,11 +91,46 @@ fn mn_major_bf16_and_k_major_tf32_tiles_agree_with_float64() {
     );
 }
 
+/// A from registers (RS): each thread's fragment of the atom's `ALayout_64x16` read from the
+/// shared tile, packed two 16-bit values (or one TF32) a register into the wgmma's 4 A
+/// registers; B by descriptor in either major.
+#[test]
+fn register_a_tiles_agree_with_float64() {
+    let cuda = check(
+        &format!("SM90_64x64x16_F32F16F16_RS<{K},{MN}>"),
+        ElemType::F16,
+        64,
+        64,
+        (true, false),
+    );
+    assert!(
+        cuda.contains("}, {%32, %33, %34, %35}, %36, p, 1, 1, 1;"),
+        "{cuda}"
+    );
+    assert!(cuda.contains("cute_pack16(tCrA["), "{cuda}");
+    check(
+        &format!("SM90_64x32x16_F32BF16BF16_RS<{K},{K}>"),
+        ElemType::Bf16,
+        32,
+        32,
+        (true, true),
+    );
+    check(
+        "SM90_64x16x8_F32TF32TF32_RS_TN<>",
+        ElemType::Tf32,
+        16,
+        16,
+        (true, true),
+    );
+}
+
 #[test]
 fn what_the_lowering_does_not_take_is_an_error() {
     let bad = |atom: &str, k: i64| wgmma_tile(atom, k).unwrap_err().to_string();
     assert!(bad(&format!("SM90_64x64x16_F32F16F16_SS<{K},{K}>"), 24)
         .contains("a multiple of the atom's K"));
-    assert!(bad(&format!("SM90_64x64x16_F32F16F16_RS<{K},{K}>"), 64).contains("SS"));
+    // an FP16 accumulator and an FP8 register A are not lowered
+    assert!(bad(&format!("SM90_64x64x16_F16F16F16_SS<{K},{K}>"), 64).contains("FP32 accumulators"));
+    assert!(bad("SM90_64x64x32_F32E4M3E4M3_RS_TN<>", 64).contains("RS over 16-bit or TF32 A"));
     assert!(bad("SM80_16x8x16_F32F16F16F32_TN", 64).contains("not an SM90 GMMA atom"));
 }

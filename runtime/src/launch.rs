@@ -152,6 +152,14 @@ pub fn grid(kernel: &Kernel, env: &dyn Fn(&str) -> Option<i64>, what: &str) -> R
         }
         *g = v as u32;
     }
+    for ((g, c), axis) in grid.iter().zip(kernel.launch.cluster).zip(["x", "y", "z"]) {
+        if c < 1 || i64::from(*g) % c != 0 {
+            return Err(RuntimeError::Problem(format!(
+                "{} on {what}: a cluster of {c} CTAs along {axis} does not divide gridDim.{axis} = {g}",
+                kernel.name
+            )));
+        }
+    }
     Ok(grid)
 }
 

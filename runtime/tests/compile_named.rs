@@ -183,7 +183,7 @@ fn a_compile_error_carries_the_log_and_the_numbered_source() {
 }
 
 /// The warpgroup `wgmma` tiles compile for sm_90a without spills (ptxas accepts the
-/// descriptors and the wgmma fences).
+/// descriptors, the register A operands and the wgmma fences).
 #[test]
 fn the_wgmma_tiles_compile_for_sm_90a() {
     if !cute_runtime::nvrtc_or_skip!() {
@@ -199,6 +199,12 @@ fn the_wgmma_tiles_compile_for_sm_90a() {
             64,
         ),
         ("SM90_64x16x8_F32TF32TF32_SS_TN<>", 32),
+        // A from registers (RS)
+        (
+            "SM90_64x128x16_F32F16F16_RS<GMMA::Major::K,GMMA::Major::MN>",
+            64,
+        ),
+        ("SM90_64x32x8_F32TF32TF32_RS_TN<>", 32),
     ] {
         let k = cute_codegen::recipes::wgmma_tile(atom, k).unwrap();
         let src = cute_codegen::cuda::emit(&k).unwrap();

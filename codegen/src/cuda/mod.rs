@@ -115,8 +115,12 @@ fn write(
         1 => k.threads().to_string(),
         n => format!("{}, {n}", k.threads()),
     };
+    let cluster = match k.cluster {
+        [1, 1, 1] => String::new(),
+        [x, y, z] => format!("__cluster_dims__({x}, {y}, {z}) "),
+    };
     w.line(format!(
-        "extern \"C\" __global__ void __launch_bounds__({bounds}) {}({}) {{",
+        "extern \"C\" __global__ void {cluster}__launch_bounds__({bounds}) {}({}) {{",
         k.name,
         decls.join(", ")
     ));
@@ -134,6 +138,7 @@ fn write(
             requirements,
             index: width,
             tensor_maps: k.tensor_maps.clone(),
+            cluster: k.cluster,
         },
     })
 }

@@ -166,13 +166,24 @@ fn statement(k: &Kernel, s: &Stmt, w: &mut Writer, needs: &mut Needs) -> Result<
             Barrier::MbarrierInit => lower::tma::fence_mbarrier_init(w),
             Barrier::BulkCommit => lower::tma::bulk_commit(w),
             Barrier::BulkWaitRead(n) => lower::tma::bulk_wait_read(w, *n),
+            Barrier::Cluster => lower::tma::cluster_barrier(w),
         },
         Stmt::Tma {
             map,
             coords,
             dst,
             bar,
-        } => tma_load(k, &here, map, coords, dst, bar, w, needs)?,
+            multicast,
+        } => tma_load(
+            k,
+            &here,
+            (map, coords),
+            dst,
+            bar,
+            multicast.as_ref(),
+            w,
+            needs,
+        )?,
         Stmt::TmaStore { map, coords, src } => tma_store(k, &here, map, coords, src, w, needs)?,
         Stmt::Mbarrier(op) => mbarrier(k, op, w, needs),
     }
@@ -204,6 +215,18 @@ fn mbarrier(k: &Kernel, op: &MbarrierOp, w: &mut Writer, needs: &mut Needs) {
             let b = at(bar, needs);
             w.line(format!("cute_mbar_arrive({b});"));
         }
+        MbarrierOp::ArriveCluster { bar, cta } => {
+            let b = at(bar, needs);
+            needs.gcd |= super::needs_gcd(cta);
+            needs.fns.insert(
+                "cute_mbar_cluster".into(),
+                lower::tma::MBARRIER_CLUSTER_FN.into(),
+            );
+            w.line(format!(
+                "cute_mbar_arrive_cluster({b}, static_cast<unsigned>({}));",
+                CInt(cta)
+            ));
+        }
         MbarrierOp::Wait { bar, parity } => {
             let b = at(bar, needs);
             needs.gcd |= super::needs_gcd(parity);
@@ -215,26 +238,39 @@ fn mbarrier(k: &Kernel, op: &MbarrierOp, w: &mut Writer, needs: &mut Needs) {
     }
 }
 
-/// One TMA load: the box of `map` at `coords` into the shared tile `dst`, completing on `bar`.
+/// One TMA load: the box of `map` at `coords` into the shared tile `dst`, completing on `bar`
+/// (of every CTA of the `multicast` mask).
 #[allow(clippy::too_many_arguments)]
 fn tma_load(
     k: &Kernel,
     here: &str,
-    map: &str,
-    coords: &[Int],
+    (map, coords): (&str, &[Int]),
     dst: &Tensor,
     bar: &BarRef,
+    multicast: Option<&Int>,
     w: &mut Writer,
     needs: &mut Needs,
 ) -> Result<()> {
     let smem = tma_smem(k, here, dst, needs)?;
-    let name = lower::tma::load_name(coords.len());
-    needs
-        .fns
-        .insert(name.clone(), lower::tma::load_fn(coords.len()));
+    let rank = coords.len();
+    let (name, def) = match multicast {
+        None => (lower::tma::load_name(rank), lower::tma::load_fn(rank)),
+        Some(_) => (
+            lower::tma::load_multicast_name(rank),
+            lower::tma::load_multicast_fn(rank),
+        ),
+    };
+    needs.fns.insert(name.clone(), def);
     needs.gcd |= super::needs_gcd(&bar.index);
+    let mask = match multicast {
+        None => String::new(),
+        Some(m) => {
+            needs.gcd |= super::needs_gcd(m);
+            format!("static_cast<unsigned short>({}), ", CInt(m))
+        }
+    };
     w.line(format!(
-        "{name}({smem}, &{map}, &{}[{}], {});",
+        "{name}({smem}, &{map}, &{}[{}], {mask}{});",
         bar.name,
         CInt(&bar.index),
         tma_coords(coords, needs)
@@ -338,6 +374,12 @@ fn cond_c(c: &Cond, needs: &mut Needs) -> String {
         }
         Cond::And(a, b) => format!("({}) && ({})", cond_c(a, needs), cond_c(b, needs)),
         Cond::NonZero(p) => format!("{p} != 0.0f"),
+        Cond::Elect => {
+            needs
+                .fns
+                .insert("cute_elect_one".into(), lower::tma::ELECT_ONE_FN.into());
+            "cute_elect_one()".to_string()
+        }
     }
 }
 
@@ -682,7 +724,7 @@ fn narrow(c: &Cond, needs: &mut Needs) {
             narrow(b, needs);
             None
         }
-        Cond::NonZero(_) => None,
+        Cond::NonZero(_) | Cond::Elect => None,
     };
     if let Some((name, v)) = found {
         for l in needs.loops.iter_mut().filter(|l| l.var == name) {
@@ -1068,6 +1110,30 @@ fn gemm(
     Ok(())
 }
 
+/// The 32-bit registers of an MMA's register operand `x` of type `t` (values `first..first +
+/// n` in the atom's order): a paired fragment's as they are, else packed from its values.
+fn input_registers(
+    k: &Kernel,
+    here: &str,
+    (x, t): (&Tensor, ElemType),
+    first: i64,
+    n: i64,
+    needs: &mut Needs,
+) -> Result<Vec<String>> {
+    if t.bits() == 16 && paired(x, needs) {
+        return pair_refs(k, here, x, first, n, needs);
+    }
+    needs.pack16 |= t.bits() == 16;
+    let vals = elem_refs(k, here, x, first, n, needs)?;
+    let regs = lower::mma_sync::registers(n, t).unwrap_or(0);
+    (0..regs as usize)
+        .map(|r| {
+            lower::mma_sync::input_register(&vals, r, t)
+                .ok_or_else(|| error(k, here, format!("{x}: an MMA operand of {t}")))
+        })
+        .collect()
+}
+
 /// A warp MMA (`mma.sync`) over `(V,MMA_M,MMA_K)`, `(V,MMA_N,MMA_K)` and `(V,MMA_M,MMA_N)`
 /// fragments: one call of the atom's helper per `(k, m, n)`, in CuTe's order.
 #[allow(clippy::too_many_arguments)]
@@ -1091,27 +1157,9 @@ fn warp_gemm(
             .ok_or_else(|| error(k, here, format!("{t}: not a (V,X,Y) fragment")))
     };
     let ((va, mm, ka), (vb, nn, _), (vc, _, _)) = (dims(a)?, dims(b)?, dims(c)?);
-    let regs = |vals: &[String], t: ElemType| -> Result<Vec<String>> {
-        let n = lower::mma_sync::registers(vals.len() as i64, t).unwrap_or(0);
-        (0..n as usize)
-            .map(|r| {
-                lower::mma_sync::input_register(vals, r, t)
-                    .ok_or_else(|| error(k, here, format!("{op}: a {t} operand")))
-            })
-            .collect()
-    };
-    // an operand's registers: a paired fragment's as they are, else packed from its values
-    let operand = |x: &Tensor, t: ElemType, first: i64, n: i64, needs: &mut Needs| {
-        if t.bits() == 16 && paired(x, needs) {
-            pair_refs(k, here, x, first, n, needs)
-        } else {
-            needs.pack16 |= t.bits() == 16;
-            regs(&elem_refs(k, here, x, first, n, needs)?, t)
-        }
-    };
     for (kk, m, n) in crate::ir::index::mma_order(mm, nn, ka) {
-        let ra = operand(a, ta, va * (m + mm * kk), va, needs)?;
-        let rb = operand(b, tb, vb * (n + nn * kk), vb, needs)?;
+        let ra = input_registers(k, here, (a, ta), va * (m + mm * kk), va, needs)?;
+        let rb = input_registers(k, here, (b, tb), vb * (n + nn * kk), vb, needs)?;
         let rc = elem_refs(k, here, c, vc * (m + mm * n), vc, needs)?;
         lower::mma_sync::call(w, &name, &rc, tc, &ra, &rb);
     }
@@ -1131,7 +1179,7 @@ fn warpgroup_gemm(
     needs: &mut Needs,
 ) -> Result<()> {
     let (name, def) = lower::wgmma::helper(g)
-        .ok_or_else(|| error(k, here, format!("{g}: the wgmma lowering takes FP32 accumulators over FP16, BF16, TF32 or FP8 from shared memory (SS)")))?;
+        .ok_or_else(|| error(k, here, format!("{g}: the wgmma lowering takes FP32 accumulators over FP16, BF16, TF32 or FP8 (SS; RS over 16-bit or TF32 A)")))?;
     needs.fns.insert(name.clone(), def);
     needs
         .fns
@@ -1142,6 +1190,9 @@ fn warpgroup_gemm(
             .ok_or_else(|| error(k, here, format!("{t}: not a (V,X,Y) fragment")))
     };
     let ((va, mm, ka), (vb, nn, _), (vc, _, _)) = (dims(a)?, dims(b)?, dims(c)?);
+    if g.a_in_registers {
+        return warpgroup_gemm_rs(k, here, (g, &name), [a, b, c], overwrite, w, needs);
+    }
     let da = Descriptor::of(k, here, a, g.major_a, g.a)?;
     let db = Descriptor::of(k, here, b, g.major_b, g.b)?;
     // scale-d: 0 (D = A * B) for the first k block where `overwrite` holds, else 1
@@ -1174,6 +1225,41 @@ fn warpgroup_gemm(
         );
         let scale = if kk == 0 { first.as_str() } else { "1" };
         w.line(format!("{name}({}, {xa}, {xb}, {scale});", rc.join(", ")));
+    }
+    Ok(())
+}
+
+/// A warpgroup MMA with A in registers (RS): per `(k, m, n)`, A's 4 registers packed from the
+/// fragment `(V,MMA_M,MMA_K)`, B's descriptor, the accumulator's N/2 floats.
+#[allow(clippy::too_many_arguments)]
+fn warpgroup_gemm_rs(
+    k: &Kernel,
+    here: &str,
+    (g, name): (&cute_layout::atom::Gmma, &str),
+    [a, b, c]: [&Tensor; 3],
+    overwrite: Option<&Cond>,
+    w: &mut Writer,
+    needs: &mut Needs,
+) -> Result<()> {
+    let dims = |t: &Tensor| {
+        crate::ir::index::warp_dims(t)
+            .ok_or_else(|| error(k, here, format!("{t}: not a (V,X,Y) fragment")))
+    };
+    let ((va, mm, ka), (vb, nn, _), (vc, _, _)) = (dims(a)?, dims(b)?, dims(c)?);
+    let db = Descriptor::of(k, here, b, g.major_b, g.b)?;
+    let first = overwrite.map_or("1".to_string(), |c| {
+        format!("({}) ? 0 : 1", cond_c(c, needs))
+    });
+    for (kk, m, n) in crate::ir::index::mma_order(mm, nn, ka) {
+        let rc = elem_refs(k, here, c, vc * (m + mm * n), vc, needs)?;
+        let ra = input_registers(k, here, (a, g.a), va * (m + mm * kk), va, needs)?;
+        let xb = db.at(k, here, b, vb * (n + nn * kk), needs)?;
+        let scale = if kk == 0 { first.as_str() } else { "1" };
+        w.line(format!(
+            "{name}({}, {}, {xb}, {scale});",
+            rc.join(", "),
+            ra.join(", ")
+        ));
     }
     Ok(())
 }

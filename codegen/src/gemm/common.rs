@@ -210,6 +210,7 @@ pub fn plain_kernel(plan: &GemmPlan, w: Writer, tile: (i64, i64), threads: i64) 
         requirements: buffer_requirements(plan),
         index: crate::cuda::IndexWidth::I32,
         tensor_maps: Vec::new(),
+        cluster: [1, 1, 1],
     };
     Ok(Kernel {
         name: plan.kernel_name(),

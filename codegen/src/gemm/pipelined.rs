@@ -103,6 +103,7 @@ pub fn emit(plan: &GemmPlan) -> Result<Kernel> {
         requirements: requirements(plan, p),
         index: crate::cuda::IndexWidth::I32,
         tensor_maps: Vec::new(),
+        cluster: [1, 1, 1],
     };
     Ok(Kernel {
         name: plan.kernel_name(),

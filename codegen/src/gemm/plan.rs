@@ -197,6 +197,11 @@ pub struct TensorCore {
     /// A persistent grid's raster: this many consecutive M-blocks walk every N-block before
     /// the next group (a group at least as tall as C: M-blocks fastest over all of C).
     pub raster_group: i64,
+    /// A persistent TMA plan's thread-block cluster `(CTAs along M, CTAs along N)`, one of
+    /// them 1: the CTAs of a cluster take neighbouring tiles that share an operand's k-tiles
+    /// (B's along M, A's along N), each loading its share of them once for all
+    /// (`SM90_TMA_LOAD_MULTICAST`). `(1, 1)`: no cluster.
+    pub cluster: (i64, i64),
 }
 
 /// The pieces of a pipelined mainloop, all CuTe values.

@@ -1,6 +1,7 @@
 //! The interpreter's machine: the launch's blocks one after another, each block's threads in
 //! lockstep, with shadow state for the checks the module documents.
 
+mod cluster;
 mod pipeline;
 mod warp;
 
@@ -96,6 +97,9 @@ struct Machine<'a> {
     bars: HashMap<(String, usize), pipeline::Bar>,
     /// Each thread's waits that nothing has completed yet (a producer's, `pipeline`).
     gates: Vec<Vec<(String, usize, u64)>>,
+    /// The CTA-uniform indices bound so far and their expressions, in order (a cluster's
+    /// other CTAs evaluate them again, `cluster`).
+    index_defs: Vec<(String, Int)>,
 }
 
 /// A tensor's elements for every thread: `idx[t * n + j]` is element `j` of thread `t` in
@@ -205,7 +209,15 @@ pub(super) fn run(k: &Kernel, args: &mut [Arg]) -> Result<Report> {
         generation: 0,
         bars: HashMap::new(),
         gates: Vec::new(),
+        index_defs: Vec::new(),
     };
+    for ((g, c), axis) in grid.iter().zip(k.cluster).zip(["x", "y", "z"]) {
+        if c < 1 || g % c != 0 {
+            return Err(fail(format!(
+                "a cluster of {c} CTAs along {axis} does not divide the grid's {g}"
+            )));
+        }
+    }
     let blocks = grid[0].saturating_mul(grid[1]).saturating_mul(grid[2]);
     if (blocks as u64).saturating_mul(threads as u64) > MAX_WORK {
         return Err(fail(format!("{blocks} blocks of {threads} threads: too large to interpret (at most {MAX_WORK} thread-blocks' worth)")));
@@ -217,6 +229,7 @@ pub(super) fn run(k: &Kernel, args: &mut [Arg]) -> Result<Report> {
                 m.block_linear = bx + grid[0] * (by + grid[1] * bz);
                 m.start_block();
                 m.body(&k.body, "body")?;
+                m.check_gates_at_exit()?;
             }
         }
     }
@@ -243,6 +256,7 @@ impl Machine<'_> {
         self.generation += 1;
         self.bars.clear();
         self.gates = vec![Vec::new(); self.threads];
+        self.index_defs.clear();
         self.smem.clear();
         let (offs, total) = crate::cuda::smem_layout(self.k);
         for (b, off) in self.k.smem.iter().zip(offs) {
@@ -344,6 +358,9 @@ impl Machine<'_> {
             }
             Stmt::If { cond, then, els } if cond.per_thread() => {
                 // each thread takes its own branch: the other threads sit the branch out
+                if cond.elects() {
+                    self.whole_warps("elect.sync", here)?;
+                }
                 let mut taken = Vec::with_capacity(self.threads);
                 for t in 0..self.threads {
                     if !self.active[t] {
@@ -454,6 +471,8 @@ impl Machine<'_> {
                     self.err(here, None, format!("the index {value} has no value"))
                 })?;
                 self.ints.insert(var.clone(), v);
+                self.index_defs.retain(|(n, _)| n != var);
+                self.index_defs.push((var.clone(), value.clone()));
                 self.generation += 1;
                 Ok(())
             }
@@ -466,7 +485,8 @@ impl Machine<'_> {
                 coords,
                 dst,
                 bar,
-            } => self.tma(map, coords, dst, bar, here),
+                multicast,
+            } => self.tma(map, coords, dst, (bar, multicast.as_ref()), here),
             Stmt::TmaStore { map, coords, src } => self.tma_store(map, coords, src, here),
             Stmt::Mbarrier(op) => self.mbarrier(op, here),
         }
@@ -479,6 +499,8 @@ impl Machine<'_> {
             Cond::Le(a, b) => self.eval(a, t)? <= self.eval(b, t)?,
             Cond::And(a, b) => self.cond(a, t)? && self.cond(b, t)?,
             Cond::NonZero(p) => *self.scalars.get(p)? != 0.0,
+            // the lowest lane of the warp (every lane active: `whole_warps` in `If`)
+            Cond::Elect => self.active[t] && t.is_multiple_of(32),
         })
     }
 
@@ -957,6 +979,16 @@ impl Machine<'_> {
                 ))
             }
             Barrier::Cta => self.epoch += 1,
+            // every CTA of the cluster runs the same statements (the interpreter's model of a
+            // cluster, `pipeline`): its barrier orders this CTA's threads as __syncthreads does
+            Barrier::Cluster if self.active.iter().any(|a| !a) => {
+                return Err(self.err(
+                    here,
+                    None,
+                    "a cluster barrier reached by only some threads (under a condition on the thread index)",
+                ))
+            }
+            Barrier::Cluster => self.epoch += 1,
             Barrier::CpAsyncCommit => {
                 for t in 0..self.threads {
                     if !self.active[t] {

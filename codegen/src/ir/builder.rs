@@ -70,6 +70,7 @@ impl KernelBuilder {
                 mbarriers: Vec::new(),
                 block: [1, 1, 1],
                 grid: [Int::Static(1), Int::Static(1), Int::Static(1)],
+                cluster: [1, 1, 1],
                 min_blocks_per_sm: 1,
                 body: Vec::new(),
                 requirements: Vec::new(),
@@ -216,6 +217,12 @@ impl KernelBuilder {
     /// Threads per block, in x.
     pub fn threads(&mut self, n: i64) -> &mut Self {
         self.kernel.block = [n, 1, 1];
+        self
+    }
+
+    /// The thread-block cluster (`__cluster_dims__`), whose dimensions divide the grid's.
+    pub fn cluster(&mut self, cluster: [i64; 3]) -> &mut Self {
+        self.kernel.cluster = cluster;
         self
     }
 

@@ -57,6 +57,9 @@ pub struct Kernel {
     pub block: [i64; 3],
     /// Blocks (x, y, z), as expressions of the integer parameters.
     pub grid: [Int; 3],
+    /// The thread-block cluster (x, y, z) (`__cluster_dims__`; `[1, 1, 1]`: none): each
+    /// dimension divides the grid's, and a CTA's rank in its cluster is x fastest.
+    pub cluster: [i64; 3],
     /// `__launch_bounds__`'s second argument (the blocks per SM it is built for).
     pub min_blocks_per_sm: i64,
     /// The body.
@@ -168,12 +171,16 @@ pub enum Stmt {
     Barrier(Barrier),
     /// One TMA load (`cp.async.bulk.tensor`): the box of tensor map `map` at `coords` (one per
     /// map dimension, innermost first) into the shared tile `dst` (its first element), its bytes
-    /// completing on `bar`. Issued by one thread.
+    /// completing on `bar`. Issued by one thread. With `multicast` (a mask of cluster ranks,
+    /// `SM90_TMA_LOAD_MULTICAST`), the box lands at the same offset of the shared memory of
+    /// every CTA of the mask, completing on the same barrier of each; each of those CTAs
+    /// issues the same statement for its own share.
     Tma {
         map: String,
         coords: Vec<Int>,
         dst: Tensor,
         bar: BarRef,
+        multicast: Option<Int>,
     },
     /// One TMA store (`cp.async.bulk.tensor ... .bulk_group`): the shared tile `src` (a whole
     /// box from its first element) into the box of tensor map `map` at `coords`, elements
@@ -215,6 +222,10 @@ pub enum MbarrierOp {
     ArriveExpectTx { bar: BarRef, bytes: i64 },
     /// This thread arrives (`mbarrier.arrive`).
     Arrive(BarRef),
+    /// This thread arrives on the barrier at the same place in the shared memory of the
+    /// cluster's CTA of rank `cta` (`mapa` + `mbarrier.arrive.release.cluster`): a consumer
+    /// releasing a stage that another CTA's producer multicasts into.
+    ArriveCluster { bar: BarRef, cta: Int },
     /// Waits until the phase of that parity (0 or 1) has completed (`mbarrier.try_wait.parity`
     /// in a loop); a barrier that has completed no phase counts as having completed parity 1.
     Wait { bar: BarRef, parity: Int },
@@ -245,6 +256,10 @@ pub enum Cond {
     /// The scalar parameter of that name is not zero (`beta != 0`: an epilogue that reads C
     /// only when it is scaled by something).
     NonZero(String),
+    /// The one thread `elect.sync` picks in each warp (the lowest lane; every thread of the
+    /// warp reaches it): a warp's single issuer, as CUTLASS's `elect_one_sync()` picks a
+    /// producer's. A condition of its own (not inside `And`).
+    Elect,
 }
 
 /// The per-element guard of CuTe's identity-tensor predication: the element at index `i` is in
@@ -291,6 +306,9 @@ pub enum Barrier {
     /// `cp.async.bulk.wait_group.read N`: all but this thread's `N` most recent bulk groups
     /// have read their shared tiles (which may be written again).
     BulkWaitRead(i64),
+    /// `barrier.cluster.arrive.release` + `barrier.cluster.wait.acquire`: every thread of
+    /// the cluster's CTAs (the mbarriers one CTA initialised are then seen by the others).
+    Cluster,
 }
 
 impl Kernel {
@@ -383,11 +401,16 @@ pub fn visit_ints(body: &[Stmt], f: &mut impl FnMut(&Int)) {
         Stmt::Reduce { src, .. } => tensor(src, f),
         Stmt::Bind { tensor: t, .. } => tensor(t, f),
         Stmt::Tma {
-            coords, dst, bar, ..
+            coords,
+            dst,
+            bar,
+            multicast,
+            ..
         } => {
             coords.iter().for_each(&mut *f);
             tensor(dst, f);
             f(&bar.index);
+            multicast.iter().for_each(&mut *f);
         }
         Stmt::TmaStore { coords, src, .. } => {
             coords.iter().for_each(&mut *f);
@@ -396,6 +419,10 @@ pub fn visit_ints(body: &[Stmt], f: &mut impl FnMut(&Int)) {
         Stmt::Mbarrier(op) => match op {
             MbarrierOp::Init(_) => {}
             MbarrierOp::ArriveExpectTx { bar, .. } | MbarrierOp::Arrive(bar) => f(&bar.index),
+            MbarrierOp::ArriveCluster { bar, cta } => {
+                f(&bar.index);
+                f(cta);
+            }
             MbarrierOp::Wait { bar, parity } => {
                 f(&bar.index);
                 f(parity);
@@ -412,7 +439,16 @@ impl Cond {
     pub fn per_thread(&self) -> bool {
         let mut tid = false;
         self.visit(&mut |i| tid |= sym::names(i).contains("tid"));
-        tid
+        tid || self.elects()
+    }
+
+    /// Whether it is or holds [`Cond::Elect`].
+    pub fn elects(&self) -> bool {
+        match self {
+            Cond::Elect => true,
+            Cond::And(a, b) => a.elects() || b.elects(),
+            _ => false,
+        }
     }
 
     /// Calls `f` on both sides of every comparison.
@@ -426,7 +462,7 @@ impl Cond {
                 a.visit(f);
                 b.visit(f);
             }
-            Cond::NonZero(_) => {}
+            Cond::NonZero(_) | Cond::Elect => {}
         }
     }
 }

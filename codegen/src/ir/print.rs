@@ -73,9 +73,13 @@ impl fmt::Display for Kernel {
         }
         let [gx, gy, gz] = &self.grid;
         let [x, y, z] = self.block;
+        let cluster = match self.cluster {
+            [1, 1, 1] => String::new(),
+            [cx, cy, cz] => format!(", cluster ({cx}, {cy}, {cz})"),
+        };
         writeln!(
             f,
-            "  launch: grid ({gx}, {gy}, {gz}), block ({x}, {y}, {z}), {} CTA(s) per SM",
+            "  launch: grid ({gx}, {gy}, {gz}), block ({x}, {y}, {z}){cluster}, {} CTA(s) per SM",
             self.min_blocks_per_sm
         )?;
         for r in &self.requirements {
@@ -109,6 +113,7 @@ fn cond(c: &Cond) -> String {
         Cond::Le(a, b) => format!("{a} <= {b}"),
         Cond::And(a, b) => format!("({}) && ({})", cond(a), cond(b)),
         Cond::NonZero(p) => format!("{p} != 0"),
+        Cond::Elect => "elect.sync".to_string(),
     }
 }
 
@@ -204,17 +209,23 @@ fn stmt(f: &mut fmt::Formatter<'_>, s: &Stmt, depth: usize) -> fmt::Result {
             Barrier::MbarrierInit => writeln!(f, "{pad}fence.mbarrier_init"),
             Barrier::BulkCommit => writeln!(f, "{pad}bulk commit"),
             Barrier::BulkWaitRead(n) => writeln!(f, "{pad}bulk wait {n} (read)"),
+            Barrier::Cluster => writeln!(f, "{pad}cluster barrier"),
         },
         Stmt::Tma {
             map,
             coords,
             dst,
             bar,
+            multicast,
         } => {
             let c: Vec<String> = coords.iter().map(|c| c.to_string()).collect();
+            let mc = match multicast {
+                Some(mask) => format!(" multicast to CTAs {mask}"),
+                None => String::new(),
+            };
             writeln!(
                 f,
-                "{pad}tma load {map}({}) -> {dst} on {}",
+                "{pad}tma load {map}({}) -> {dst} on {}{mc}",
                 c.join(", "),
                 bar_ref(bar)
             )
@@ -233,6 +244,9 @@ fn stmt(f: &mut fmt::Formatter<'_>, s: &Stmt, depth: usize) -> fmt::Result {
                 )
             }
             MbarrierOp::Arrive(bar) => writeln!(f, "{pad}mbarrier arrive {}", bar_ref(bar)),
+            MbarrierOp::ArriveCluster { bar, cta } => {
+                writeln!(f, "{pad}mbarrier arrive {} of CTA {cta}", bar_ref(bar))
+            }
             MbarrierOp::Wait { bar, parity } => {
                 writeln!(f, "{pad}mbarrier wait {} parity {parity}", bar_ref(bar))
             }

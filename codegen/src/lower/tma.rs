@@ -27,6 +27,19 @@ __device__ __forceinline__ void cute_mbar_wait(unsigned long long* b, unsigned p
   asm volatile("{\n.reg .pred p;\nWAIT:\nmbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n@!p bra WAIT;\n}\n" :: "r"(cute_smem_u32(b)), "r"(parity) : "memory");
 }"#;
 
+/// The remote arrive of a cluster (`ClusterBarrier::arrive(cta_id)`): the barrier at `b`'s
+/// place in the shared memory of the cluster's CTA `cta`.
+pub const MBARRIER_CLUSTER_FN: &str = r#"__device__ __forceinline__ void cute_mbar_arrive_cluster(unsigned long long* b, unsigned cta) {
+  asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\nmbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" :: "r"(cute_smem_u32(b)), "r"(cta) : "memory");
+}"#;
+
+/// `elect.sync` over the whole warp: true in the one thread it elects.
+pub const ELECT_ONE_FN: &str = r#"__device__ __forceinline__ bool cute_elect_one() {
+  unsigned elected = 0;
+  asm volatile("{\n.reg .b32 lane;\n.reg .pred p;\nelect.sync lane|p, 0xffffffff;\nselp.u32 %0, 1, 0, p;\n}\n" : "=r"(elected));
+  return elected != 0;
+}"#;
+
 /// The name of the TMA load helper of a rank (`cute_tma_load_2d`).
 pub fn load_name(rank: usize) -> String {
     format!("cute_tma_load_{rank}d")
@@ -45,6 +58,30 @@ pub fn load_fn(rank: usize) -> String {
         coords.join(", "),
         slots.join(", "),
         rank + 2,
+        ins.join(", ")
+    )
+}
+
+/// The name of the multicast TMA load helper of a rank (`cute_tma_load_multicast_2d`).
+pub fn load_multicast_name(rank: usize) -> String {
+    format!("cute_tma_load_multicast_{rank}d")
+}
+
+/// The multicast TMA load helper of a rank (`SM90_TMA_LOAD_MULTICAST`): the box at `c0..`
+/// into the shared byte address `dst` of every CTA of the cluster in `mask`, completing on
+/// the mbarrier at `bar`'s place in each.
+pub fn load_multicast_fn(rank: usize) -> String {
+    let coords: Vec<String> = (0..rank).map(|i| format!("int c{i}")).collect();
+    let slots: Vec<String> = (0..rank).map(|i| format!("%{}", i + 2)).collect();
+    let ins: Vec<String> = (0..rank).map(|i| format!("\"r\"(c{i})")).collect();
+    format!(
+        "__device__ __forceinline__ void {}(unsigned dst, const cute_tensor_map* map, unsigned long long* bar, unsigned short mask, {}) {{\n  \
+         asm volatile(\"cp.async.bulk.tensor.{rank}d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {{{}}}], [%{}], %{};\\n\" :: \"r\"(dst), \"l\"(reinterpret_cast<unsigned long long>(map)), {}, \"r\"(cute_smem_u32(bar)), \"h\"(mask) : \"memory\");\n}}",
+        load_multicast_name(rank),
+        coords.join(", "),
+        slots.join(", "),
+        rank + 2,
+        rank + 3,
         ins.join(", ")
     )
 }
@@ -98,6 +135,11 @@ pub fn setmaxnreg(w: &mut Writer, inc: bool, regs: i64) {
     ));
 }
 
+/// `barrier.cluster.arrive.release` + `barrier.cluster.wait.acquire` (every thread).
+pub fn cluster_barrier(w: &mut Writer) {
+    w.line("asm volatile(\"barrier.cluster.arrive.release.aligned;\\nbarrier.cluster.wait.acquire.aligned;\\n\" ::: \"memory\");");
+}
+
 /// `fence.mbarrier_init.release.cluster`.
 pub fn fence_mbarrier_init(w: &mut Writer) {
     w.line("asm volatile(\"fence.mbarrier_init.release.cluster;\\n\" ::: \"memory\");");
@@ -112,6 +154,13 @@ mod tests {
         let f = load_fn(2);
         assert!(f.contains("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"), "{f}");
         assert!(f.contains("int c0, int c1)"), "{f}");
+    }
+
+    #[test]
+    fn the_multicast_load_names_the_ctas() {
+        let f = load_multicast_fn(2);
+        assert!(f.contains("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;"), "{f}");
+        assert!(f.contains("\"h\"(mask)"), "{f}");
     }
 
     #[test]

@@ -42,58 +42,86 @@ pub fn name(g: &Gmma) -> String {
     s.trim_end_matches('_').to_string()
 }
 
-/// The PTX of one warpgroup MMA over an FP32 accumulator of `n/2` registers, descriptors
-/// `%{n/2}` and `%{n/2+1}`, the scale-d predicate from `%{n/2+2}` (0: D = A * B, 1: D += A * B).
+/// The 32-bit registers of a register-sourced A (RS): the warpgroup's 64 x K values of A, `64 K
+/// / 128` a thread, packed (4 for every type: 8 16-bit values, 4 TF32, 16 FP8).
+pub const RS_A_REGISTERS: i64 = 4;
+
+/// The PTX of one warpgroup MMA over an FP32 accumulator of `n/2` registers (`%0..`): A's
+/// descriptor (SS) or its 4 registers (RS), then B's descriptor, the scale-d predicate from the
+/// operand after them (0: D = A * B, 1: D += A * B).
 pub fn ptx(g: &Gmma) -> Option<String> {
     let (_, n, k) = g.mnk();
-    if g.d != ElemType::F32 || g.a_in_registers {
+    if g.d != ElemType::F32 {
         return None;
     }
     let (ta, tb) = (ptx_type(g.a)?, ptx_type(g.b)?);
     let regs = n / 2;
     let d: Vec<String> = (0..regs).map(|i| format!("%{i}")).collect();
     let scale = |neg: bool| if neg { "-1" } else { "1" };
-    // only the 16-bit types take the transpose immediates (1: MN-major)
-    let trans = match g.a.bits() {
-        16 => {
-            let t = |m: GmmaMajor| if m == GmmaMajor::MN { "1" } else { "0" };
-            format!(", {}, {}", t(g.major_a), t(g.major_b))
-        }
+    // only the 16-bit types take the transpose immediates (1: MN-major); a register A has none
+    let t = |m: GmmaMajor| if m == GmmaMajor::MN { "1" } else { "0" };
+    let trans = match (g.a.bits(), g.a_in_registers) {
+        (16, false) => format!(", {}, {}", t(g.major_a), t(g.major_b)),
+        (16, true) => format!(", {}", t(g.major_b)),
         _ => String::new(),
     };
+    let (a, b) = match g.a_in_registers {
+        false => (format!("%{regs}"), regs + 1),
+        true => {
+            let a: Vec<String> = (0..RS_A_REGISTERS)
+                .map(|i| format!("%{}", regs + i))
+                .collect();
+            (format!("{{{}}}", a.join(", ")), regs + RS_A_REGISTERS)
+        }
+    };
     Some(format!(
-        "wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{ta}.{tb} {{{}}}, %{regs}, %{}, p, {}, {}{trans};",
+        "wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{ta}.{tb} {{{}}}, {a}, %{b}, p, {}, {}{trans};",
         d.join(", "),
-        regs + 1,
         scale(g.negate_a),
         scale(g.negate_b),
     ))
 }
 
 /// The device function of a GMMA atom: its name and definition (`None` for one not lowered:
-/// an FP16 or integer accumulator, a register-sourced A).
+/// an FP16 or integer accumulator). A register A (RS) is its 4 packed registers `a0..a3`.
 pub fn helper(g: &Gmma) -> Option<(String, String)> {
     let ptx = ptx(g)?;
     let regs = g.mnk().1 / 2;
     let name = name(g);
+    let a_params: Vec<String> = match g.a_in_registers {
+        false => vec!["unsigned long long desc_a".into()],
+        true => (0..RS_A_REGISTERS)
+            .map(|i| format!("unsigned a{i}"))
+            .collect(),
+    };
     let params: Vec<String> = (0..regs)
         .map(|i| format!("float& d{i}"))
-        .chain([
-            "unsigned long long desc_a".into(),
-            "unsigned long long desc_b".into(),
-            "int scale_d".into(),
-        ])
+        .chain(a_params)
+        .chain(["unsigned long long desc_b".into(), "int scale_d".into()])
         .collect();
     let outs: Vec<String> = (0..regs).map(|i| format!("\"+f\"(d{i})")).collect();
+    let (a_ins, a_what, scale_at) = match g.a_in_registers {
+        false => (
+            "\"l\"(desc_a), ".to_string(),
+            "A and B by descriptor",
+            regs + 2,
+        ),
+        true => (
+            (0..RS_A_REGISTERS)
+                .map(|i| format!("\"r\"(a{i}), "))
+                .collect::<String>(),
+            "A from registers, B by descriptor",
+            regs + RS_A_REGISTERS + 1,
+        ),
+    };
     let mut w = Writer::new();
-    w.comment(format!("{g}: {ptx} (D += A * B, A and B by descriptor)"));
+    w.comment(format!("{g}: {ptx} (D += A * B, {a_what})"));
     w.open(format!(
         "__device__ __forceinline__ void {name}({})",
         params.join(", ")
     ));
     w.line(format!(
-        "asm volatile(\"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{}, 0;\\n{ptx}\\n}}\\n\" : {} : \"l\"(desc_a), \"l\"(desc_b), \"r\"(scale_d));",
-        regs + 2,
+        "asm volatile(\"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{scale_at}, 0;\\n{ptx}\\n}}\\n\" : {} : {a_ins}\"l\"(desc_b), \"r\"(scale_d));",
         outs.join(", ")
     ));
     w.close("");
@@ -162,11 +190,24 @@ mod tests {
         assert!(ptx(&t)
             .unwrap()
             .ends_with("{%0, %1, %2, %3}, %4, %5, p, 1, 1;"));
+        // a register A: its 4 packed registers after the accumulator, B's transpose only
         let rs = gmma(
             "SM90_64x64x16_F32F16F16_RS",
-            &["GMMA::Major::K", "GMMA::Major::K"],
+            &["GMMA::Major::K", "GMMA::Major::MN"],
         );
-        assert!(helper(&rs).is_none());
+        let (_, def) = helper(&rs).unwrap();
+        assert!(def.contains("float& d31, unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned long long desc_b, int scale_d)"), "{def}");
+        assert!(
+            def.contains("%31}, {%32, %33, %34, %35}, %36, p, 1, 1, 1;"),
+            "{def}"
+        );
+        assert!(def.contains("setp.ne.b32 p, %37, 0;"), "{def}");
+        assert!(
+            def.contains(
+                ": \"r\"(a0), \"r\"(a1), \"r\"(a2), \"r\"(a3), \"l\"(desc_b), \"r\"(scale_d));"
+            ),
+            "{def}"
+        );
         let f16 = gmma(
             "SM90_64x64x16_F16F16F16_SS",
             &["GMMA::Major::K", "GMMA::Major::K"],

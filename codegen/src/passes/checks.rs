@@ -16,6 +16,7 @@ const RESERVED: &[&str] = &["tid", "bx", "by", "bz", "smem_raw"];
 pub fn kernel(k: &Kernel) -> Result<()> {
     names(k)?;
     launch(k)?;
+    super::pipeline::cluster(k)?;
     storage(k)?;
     let mut vars: HashSet<String> = HashSet::new();
     walk(&k.body, "body", &mut |s, path| {
@@ -413,10 +414,17 @@ fn statement(k: &Kernel, s: &Stmt, path: &str, vars: &mut HashSet<String>) -> Re
                 divergent(k, then, path)?;
                 divergent(k, els, path)?;
             }
+            if matches!(cond, Cond::And(..)) && cond.elects() {
+                return Err(error(
+                    k,
+                    path,
+                    "elect.sync inside a conjunction: every thread of the warp reaches elect.sync, so it is a condition of its own".to_string(),
+                ));
+            }
             let mut c = vec![cond];
             while let Some(x) = c.pop() {
                 match x {
-                    Cond::Lt(..) | Cond::Le(..) => {}
+                    Cond::Lt(..) | Cond::Le(..) | Cond::Elect => {}
                     Cond::And(a, b) => c.extend([a.as_ref(), b.as_ref()]),
                     Cond::NonZero(p) => {
                         if !matches!(k.param(p).map(|q| q.ty), Some(ParamType::Scalar(_))) {
@@ -524,7 +532,8 @@ fn stmatrix(
 /// A warp MMA over `(V,MMA_M,MMA_K)`, `(V,MMA_N,MMA_K)`, `(V,MMA_M,MMA_N)` register fragments
 /// of the atom's value counts and types, on a target with its tensor cores, for a kernel of
 /// whole warps.
-/// A warpgroup MMA (`wgmma`, SS): the target has it, the block is whole warpgroups, A and B
+/// A warpgroup MMA (`wgmma`, SS or RS): the target has it, the block is whole warpgroups, A
+/// (SS; RS: the thread's registers `(64 K / 128,X,Y)`) and B
 /// are shared-memory partitions `(MMA,X,Y)` of the atom's `64 x K` / `N x K` tiles and C the
 /// accumulator registers `(N/2,MMA_M,MMA_N)`, their modes agreeing. The descriptors are checked
 /// where they are written (the tile layouts `make_gmma_desc` accepts).
@@ -547,8 +556,8 @@ fn warpgroup_mma(
     let MmaOp::Sm90(g) = op else {
         return fail("not a GMMA atom".into());
     };
-    if crate::lower::wgmma::helper(&g).is_none() {
-        return fail("the wgmma lowering takes FP32 accumulators over FP16, BF16, TF32 or FP8 from shared memory (SS)".into());
+    if crate::lower::wgmma::helper(&g).is_none() || (g.a_in_registers && g.a.bits() == 8) {
+        return fail("the wgmma lowering takes FP32 accumulators over FP16, BF16, TF32 or FP8 (SS; RS over 16-bit or TF32 A)".into());
     }
     let (m, n, kk) = g.mnk();
     let [_, ta, tb, tc] = op.types();
@@ -575,8 +584,14 @@ fn warpgroup_mma(
             )),
         }
     };
+    // A from shared memory (SS): the whole 64 x K tile a descriptor; from registers (RS): the
+    // warpgroup's fragment, 64 K / 128 values a thread
+    let (va, space_a) = match g.a_in_registers {
+        false => (m * kk, MemSpace::Smem),
+        true => (m * kk / 128, MemSpace::Rmem),
+    };
     let ((ma, ka), (nb, kb), (mc, nc)) = (
-        dims(a, m * kk, ta, MemSpace::Smem, "A")?,
+        dims(a, va, ta, space_a, "A")?,
         dims(b, n * kk, tb, MemSpace::Smem, "B")?,
         dims(c, n / 2, tc, MemSpace::Rmem, "C")?,
     );

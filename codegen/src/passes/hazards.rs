@@ -276,7 +276,7 @@ impl Walk<'_> {
                 (Some(true), Some(true)) => true,
                 _ => return None,
             },
-            Cond::NonZero(_) => return None,
+            Cond::NonZero(_) | Cond::Elect => return None,
         })
     }
 
@@ -545,7 +545,7 @@ fn push(v: &mut Vec<Access>, a: Access) {
 fn barrier(st: &mut State, b: Barrier) {
     match b {
         // a named barrier orders the threads that reach it: the branch this pass walks
-        Barrier::Cta | Barrier::Named { .. } => {
+        Barrier::Cta | Barrier::Named { .. } | Barrier::Cluster => {
             st.written.clear();
             st.read.clear();
         }

@@ -17,8 +17,12 @@ pub(super) fn statement(k: &Kernel, s: &Stmt, path: &str) -> Result<()> {
             coords,
             dst,
             bar,
+            multicast,
         } => {
             tma_box(k, map, coords.len(), dst, "load", path)?;
+            if multicast.is_some() {
+                in_cluster(k, "a multicast TMA load", path)?;
+            }
             declared(k, &bar.name, path)
         }
         Stmt::TmaStore { map, coords, src } => tma_box(k, map, coords.len(), src, "store", path),
@@ -35,7 +39,12 @@ pub(super) fn statement(k: &Kernel, s: &Stmt, path: &str) -> Result<()> {
                 declared(k, &bar.name, path)
             }
             MbarrierOp::Arrive(bar) | MbarrierOp::Wait { bar, .. } => declared(k, &bar.name, path),
+            MbarrierOp::ArriveCluster { bar, .. } => {
+                in_cluster(k, "an arrival on another CTA's mbarrier", path)?;
+                declared(k, &bar.name, path)
+            }
         },
+        Stmt::Barrier(Barrier::Cluster) => in_cluster(k, "a cluster barrier", path),
         Stmt::Barrier(Barrier::Named { id, threads }) => {
             if !(1..16).contains(id) || threads % 32 != 0 || *threads < 32 || *threads > k.threads()
             {
@@ -66,6 +75,55 @@ pub(super) fn statement(k: &Kernel, s: &Stmt, path: &str) -> Result<()> {
         }
         _ => Ok(()),
     }
+}
+
+/// `what` needs a kernel of a cluster of CTAs.
+fn in_cluster(k: &Kernel, what: &str, path: &str) -> Result<()> {
+    match k.cluster {
+        [1, 1, 1] => Err(error(
+            k,
+            path,
+            format!("{what} in a kernel without a cluster (`__cluster_dims__`)"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The kernel's cluster: on a target with clusters, at most the 8 CTAs CUDA guarantees to
+/// fit, each dimension dividing the grid's where the grid is static (the launch checks the
+/// others, `cute_runtime::launch::grid`).
+pub(super) fn cluster(k: &Kernel) -> Result<()> {
+    if k.cluster == [1, 1, 1] {
+        return Ok(());
+    }
+    let [x, y, z] = k.cluster;
+    let path = "launch";
+    if !k.target.has(Feature::Clusters) {
+        return Err(error(
+            k,
+            path,
+            format!("{} has no thread-block clusters (sm_90a)", k.target),
+        ));
+    }
+    if k.cluster.iter().any(|&c| c < 1) || x * y * z > 8 {
+        return Err(error(
+            k,
+            path,
+            format!("a cluster ({x}, {y}, {z}): 1 to 8 CTAs, each dimension at least 1"),
+        ));
+    }
+    for ((g, c), axis) in k.grid.iter().zip(k.cluster).zip(["x", "y", "z"]) {
+        if let Some(g) = g.as_static() {
+            if g % c != 0 {
+                return Err(error(
+                    k,
+                    path,
+                    format!("a cluster of {c} CTAs along {axis} does not divide the grid's {g}"),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn declared(k: &Kernel, name: &str, path: &str) -> Result<()> {

@@ -272,7 +272,7 @@ impl TmaStore {
                     |k| {
                         k.mbarrier_arrive_expect_tx(C_FULL, &bar, self.tma.tile_bytes());
                         for issue in &self.tma.issues {
-                            let dst = offset_by(&tile, issue.smem_offset, e)?;
+                            let dst = offset_by(&tile, &s(issue.smem_offset), e)?;
                             k.tma_load("C", coords(&issue.coord)?, &dst, (C_FULL, &bar));
                         }
                         Ok(())
@@ -301,7 +301,7 @@ impl TmaStore {
             one(),
             |k| {
                 for issue in &self.tma.issues {
-                    let src = offset_by(&tile, issue.smem_offset, e)?;
+                    let src = offset_by(&tile, &s(issue.smem_offset), e)?;
                     k.tma_store("C", coords(&issue.coord)?, &src);
                 }
                 k.bulk_commit();

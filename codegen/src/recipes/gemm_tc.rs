@@ -49,10 +49,15 @@ pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Resul
             super::gemm_ws::THREADS
         ),
         (true, true) => format!(
-            "{} threads (a TMA producer warpgroup, {threads} consumer threads), a persistent grid of at most {} CTAs over the tiles in groups of {} M-blocks",
+            "{} threads (a TMA producer warpgroup, {threads} consumer threads), a persistent grid of at most {} CTAs over the tiles in groups of {} M-blocks{}",
             super::gemm_ws::THREADS,
             plan.target.sms,
-            p.raster_group
+            p.raster_group,
+            match p.cluster {
+                (1, 1) => String::new(),
+                (cm, 1) => format!(", clusters of {cm} CTAs along M multicasting B's k-tiles"),
+                (_, cn) => format!(", clusters of {cn} CTAs along N multicasting A's k-tiles"),
+            }
         ),
         (false, _) => format!("{threads} threads"),
     };
@@ -76,6 +81,7 @@ pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Resul
             (bm, bn),
             plan.target.sms,
             p.raster_group,
+            p.cluster,
             &e,
         )?),
         false => None,
@@ -93,6 +99,9 @@ pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Resul
         None => pr.cta_tiles(&mut k, p.cta, threads, &e)?,
         Some(t) => {
             k.threads(threads).grid([t.grid.clone(), s(1), s(1)]);
+            if p.cluster != (1, 1) {
+                k.cluster([p.cluster.0 * p.cluster.1, 1, 1]);
+            }
             pr.cta_tiles_at(p.cta, [&t.blk[0], &t.blk[1]], &e)?
         }
     };
@@ -120,7 +129,8 @@ pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Resul
         )
     };
     if p.tma {
-        let [box_a, box_b] = super::gemm_ws::tma_boxes(&mut k, plan, p.elem, [&s_a, &s_b], &e)?;
+        let [(box_a, share_a), (box_b, share_b)] =
+            super::gemm_ws::tma_boxes(&mut k, plan, (p.elem, p.cluster), [&s_a, &s_b], &e)?;
         let (bx, by) = match &sched {
             Some(t) => (t.blk[0].clone(), t.blk[1].clone()),
             None => (KernelBuilder::block_idx(0), KernelBuilder::block_idx(1)),
@@ -136,11 +146,13 @@ pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Resul
                     map: "A",
                     tma: &box_a,
                     origin: origin(&bx, bm)?,
+                    share: share_a.as_ref(),
                 },
                 super::gemm_ws::TmaOperand {
                     map: "B",
                     tma: &box_b,
                     origin: origin(&by, bn)?,
+                    share: share_b.as_ref(),
                 },
             ],
             g_c: &g_c,
@@ -444,7 +456,35 @@ fn check(plan: &GemmPlan, p: &TensorCore) -> Result<()> {
             ));
         }
     }
-    Ok(())
+    check_cluster(plan, p)
+}
+
+/// A cluster is of a persistent TMA plan, along M or along N, of at most 8 CTAs on a target
+/// with clusters.
+fn check_cluster(plan: &GemmPlan, p: &TensorCore) -> Result<()> {
+    let (cm, cn) = p.cluster;
+    if (cm, cn) == (1, 1) {
+        return Ok(());
+    }
+    let why = if !(p.tma && p.persistent) {
+        Some(
+            "a cluster of a persistent TMA plan (its CTAs release each stage before they exit)"
+                .to_string(),
+        )
+    } else if cm < 1 || cn < 1 || (cm > 1 && cn > 1) || cm * cn > 8 {
+        Some("a cluster along M or along N of 2 to 8 CTAs".to_string())
+    } else if !plan.target.has(crate::target::Feature::Clusters) {
+        Some(format!(
+            "{} has no thread-block clusters (sm_90a)",
+            plan.target
+        ))
+    } else {
+        None
+    };
+    match why {
+        Some(w) => Err(plan.error("cluster", format!("a {cm}x{cn} cluster: {w}"))),
+        None => Ok(()),
+    }
 }
 
 /// The accumulators staged through shared memory for 128-bit stores: once every copy has landed

@@ -15,7 +15,7 @@
 //! `empty` — the phase before, which a fresh barrier counts as complete (the first `PIPE`
 //! k-tiles do not wait).
 
-use cute_layout::atom::{MmaAtom, Operand, TmaBox};
+use cute_layout::atom::{MmaAtom, Operand, TmaBox, TmaShare};
 use cute_layout::{s, Coord, ElemType::F32, Int, Layout, Tensor, X};
 
 use super::gemm::LayoutErr;
@@ -43,6 +43,9 @@ pub(super) struct TmaOperand<'a> {
     pub map: &'a str,
     pub tma: &'a TmaBox,
     pub origin: [Int; 2],
+    /// Shared by the CTAs of the cluster: this CTA's share of every k-tile, multicast to all
+    /// of them (`SM90_TMA_LOAD_MULTICAST`).
+    pub share: Option<&'a TmaShare>,
 }
 
 /// What the warp-specialized mainloop works on.
@@ -66,6 +69,11 @@ pub(super) struct WsMainloop<'a> {
 pub(super) const TILE_VAR: &str = "ti";
 
 impl WsMainloop<'_> {
+    /// The CTAs of the plan's cluster.
+    fn cluster_size(&self) -> i64 {
+        self.p.cluster.0 * self.p.cluster.1
+    }
+
     /// `f` once per tile of this CTA (when persistent, in a loop over `ti` whose trips bind
     /// the tile's coordinates first).
     fn each_tile(
@@ -108,8 +116,15 @@ pub(super) fn body(
     epilogue: impl FnOnce(&mut KernelBuilder, &Tensor) -> Result<()>,
 ) -> Result<()> {
     let (tid, stages) = (KernelBuilder::tid(), ml.p.stages);
+    let cluster = ml.cluster_size();
     k.mbarriers("full", stages, 1);
-    k.mbarriers("empty", stages, CONSUMERS);
+    // a cluster's stages are released by one thread of each consumer warpgroup of each CTA
+    // that multicasts into them; a CTA's own, by every consumer thread
+    let releases = match cluster {
+        1 => CONSUMERS,
+        c => CONSUMERS / 128 * c,
+    };
+    k.mbarriers("empty", stages, releases);
     k.comment("thread 0 sets up the pipeline's barriers; every thread sees them initialised");
     k.if_(
         Cond::Lt(tid.clone(), s(1)),
@@ -122,7 +137,13 @@ pub(super) fn body(
         },
         |_| Ok(()),
     )?;
-    k.sync();
+    match cluster {
+        1 => k.sync(),
+        _ => {
+            k.comment("and every CTA of the cluster, before any multicast or remote arrival");
+            k.cluster_sync()
+        }
+    };
     k.if_(
         Cond::Le(s(CONSUMERS), tid.clone()),
         |k| producer(k, ml),
@@ -151,27 +172,84 @@ pub(super) fn body(
     Ok(())
 }
 
-/// The producer warpgroup: one thread waits for each stage to be empty, arms its `full`
-/// barrier with the bytes of A's and B's boxes and issues the TMA loads.
+/// The producer warpgroup: one thread of its first warp (`elect.sync`) waits for each stage
+/// to be empty, arms its `full` barrier with the bytes of A's and B's boxes and issues the TMA
+/// loads.
 fn producer(k: &mut KernelBuilder, ml: &WsMainloop<'_>) -> Result<()> {
     let tid = KernelBuilder::tid();
     k.comment("the producer warpgroup: its registers go to the consumers");
     k.setmaxnreg(false, PRODUCER_REGS);
     k.if_(
-        Cond::Lt(tid, s(CONSUMERS + 1)),
+        Cond::Lt(tid, s(CONSUMERS + 32)),
         |k| {
-            k.comment(
-                "one thread: k-tile kt into stage kt % PIPE once the consumers have emptied it",
-            );
-            ml.each_tile(k, |k| {
-                k.for_("kt", ml.k_tiles.clone(), Unroll::None, |k, kt| {
-                    load_k_tile(k, ml, &kt)
-                })?;
-                Ok(())
-            })
+            k.if_(Cond::Elect, |k| producer_thread(k, ml), |_| Ok(()))?;
+            Ok(())
         },
         |_| Ok(()),
     )?;
+    Ok(())
+}
+
+/// The producer's one thread (elected in its first warp): every k-tile of every tile, then
+/// in a cluster the wait for its stages' last release.
+fn producer_thread(k: &mut KernelBuilder, ml: &WsMainloop<'_>) -> Result<()> {
+    k.comment("one thread: k-tile kt into stage kt % PIPE once the consumers have emptied it");
+    ml.each_tile(k, |k| {
+        k.for_("kt", ml.k_tiles.clone(), Unroll::None, |k, kt| {
+            load_k_tile(k, ml, &kt)
+        })?;
+        Ok(())
+    })?;
+    match ml.cluster_size() {
+        1 => Ok(()),
+        _ => producer_tail(k, ml),
+    }
+}
+
+/// The producer waits for every stage to be released before its CTA exits: the cluster's
+/// other CTAs arrive on its `empty` barriers until their last k-tile is done (CUTLASS's
+/// `load_tail`). The `PIPE` acquisitions after the last k-tile, as a next tile's would be.
+fn producer_tail(k: &mut KernelBuilder, ml: &WsMainloop<'_>) -> Result<()> {
+    let (e, pipe) = (ml.e, s(ml.p.stages));
+    let done = match ml.tiles {
+        Some(t) => t.mine.mul(ml.k_tiles).map_err(e)?,
+        None => ml.k_tiles.clone(),
+    };
+    k.comment("every stage released by the cluster's consumers before this CTA exits");
+    k.for_("kt", pipe.clone(), Unroll::None, |k, j| {
+        let it = done.add(&j).map_err(e)?;
+        let stage = it.rem(&pipe).map_err(e)?;
+        let parity = it
+            .div(&pipe)
+            .and_then(|x| x.add(&s(1)))
+            .and_then(|x| x.rem(&s(2)))
+            .map_err(e)?;
+        k.mbarrier_wait("empty", &stage, parity);
+        Ok(())
+    })?;
+    Ok(())
+}
+
+/// The consumers release `stage` to the producers that load into it: every consumer thread
+/// arrives on this CTA's `empty` barrier; in a cluster, thread `r` of each consumer warpgroup
+/// on CTA `r`'s.
+fn release(k: &mut KernelBuilder, ml: &WsMainloop<'_>, stage: &Int) -> Result<()> {
+    match ml.cluster_size() {
+        1 => {
+            k.mbarrier_arrive("empty", stage);
+        }
+        c => {
+            let r = KernelBuilder::tid().rem(&s(128)).map_err(ml.e)?;
+            k.if_(
+                Cond::Lt(r.clone(), s(c)),
+                |k| {
+                    k.mbarrier_arrive_cluster("empty", stage, r.clone());
+                    Ok(())
+                },
+                |_| Ok(()),
+            )?;
+        }
+    }
     Ok(())
 }
 
@@ -193,10 +271,33 @@ fn load_k_tile(k: &mut KernelBuilder, ml: &WsMainloop<'_>, kt: &Int) -> Result<(
         let tile = smem
             .slice(&Coord::Tuple(vec![X, X, stage.clone().into()]))
             .map_err(e)?; // (rows,BLK_K)
-        for issue in &op.tma.issues {
+        let Some(share) = op.share else {
+            for issue in &op.tma.issues {
+                let coords = box_coords(op, issue, kt, ml.p.cta.2, e)?;
+                let dst = offset_by(&tile, &s(issue.smem_offset), e)?;
+                k.tma_load(op.map, coords, &dst, ("full", &stage));
+            }
+            continue;
+        };
+        // this CTA's share (rank r: r steps into the tile), to every CTA of the cluster
+        let rank = ml.tiles.map_or_else(|| s(0), |t| t.rank.clone());
+        let mask = s((1 << ml.cluster_size()) - 1);
+        for issue in &share.boxes.issues {
             let coords = box_coords(op, issue, kt, ml.p.cta.2, e)?;
-            let dst = offset_by(&tile, issue.smem_offset, e)?;
-            k.tma_load(op.map, coords, &dst, ("full", &stage));
+            let coords = coords
+                .iter()
+                .zip(&share.boxes.dims)
+                .map(|(c, d)| {
+                    let step = share.coord_step.get(d.mode).copied().unwrap_or(0);
+                    c.add(&rank.mul(&s(step)).map_err(e)?).map_err(e)
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let at = rank
+                .mul(&s(share.smem_step))
+                .and_then(|x| x.add(&s(issue.smem_offset)))
+                .map_err(e)?;
+            let dst = offset_by(&tile, &at, e)?;
+            k.tma_load_multicast(op.map, coords, &dst, ("full", &stage), mask.clone());
         }
     }
     Ok(())
@@ -226,11 +327,11 @@ fn box_coords(
 }
 
 /// The tensor `t` with its pointer moved `by` elements (a box's start inside its stage).
-pub(super) fn offset_by(t: &Tensor, by: i64, e: &LayoutErr<'_>) -> Result<Tensor> {
+pub(super) fn offset_by(t: &Tensor, by: &Int, e: &LayoutErr<'_>) -> Result<Tensor> {
     match t.engine() {
         cute_layout::Engine::Ptr(p) => {
             let mut p = p.clone();
-            p.offset = p.offset.add(&s(by)).map_err(e)?;
+            p.offset = p.offset.add(by).map_err(e)?;
             Ok(Tensor::from_engine(
                 cute_layout::Engine::Ptr(p),
                 t.layout().clone(),
@@ -284,10 +385,7 @@ fn consumer(k: &mut KernelBuilder, ml: &WsMainloop<'_>) -> Result<Tensor> {
             .map_err(e)?;
         k.if_(
             Cond::Lt(s(0), kt.clone()),
-            |k| {
-                k.mbarrier_arrive("empty", &prev);
-                Ok(())
-            },
+            |k| release(k, ml, &prev),
             |_| Ok(()),
         )?;
         Ok(())
@@ -301,10 +399,7 @@ fn consumer(k: &mut KernelBuilder, ml: &WsMainloop<'_>) -> Result<Tensor> {
         let stage = last.rem(&pipe).map_err(e)?;
         k.if_(
             Cond::Lt(s(0), ml.k_tiles.clone()),
-            |k| {
-                k.mbarrier_arrive("empty", &stage);
-                Ok(())
-            },
+            |k| release(k, ml, &stage),
             |_| Ok(()),
         )?;
     }
@@ -320,18 +415,24 @@ fn consumer(k: &mut KernelBuilder, ml: &WsMainloop<'_>) -> Result<Tensor> {
     Ok(acc)
 }
 
+/// A TMA-loaded operand's boxes: the whole stage's, and this CTA's share when the cluster's
+/// CTAs share the operand.
+pub(super) type OperandBoxes = (TmaBox, Option<TmaShare>);
+
 /// The TMA boxes of A's and B's stages (`make_tma_box` of the global operand and stage 0 of
-/// its shared tile), registered as the tensor maps `A` and `B`, with the header's notes.
+/// its shared tile), registered as the tensor maps `A` and `B`, with the header's notes. In a
+/// cluster along M the CTAs share B's k-tiles, along N A's: that operand's map is encoded with
+/// the box of one CTA's share.
 pub(super) fn tma_boxes(
     k: &mut KernelBuilder,
     plan: &GemmPlan,
-    elem: cute_layout::ElemType,
+    (elem, (cm, cn)): (cute_layout::ElemType, (i64, i64)),
     stages: [&Tensor; 2],
     e: &LayoutErr<'_>,
-) -> Result<[TmaBox; 2]> {
+) -> Result<[OperandBoxes; 2]> {
     let layout = plan.layout;
     let mut out = Vec::with_capacity(2);
-    for ((name, gmem), smem) in [("A", layout.a_layout()), ("B", layout.b_layout())]
+    for ((name, gmem, ctas), smem) in [("A", layout.a_layout(), cn), ("B", layout.b_layout(), cm)]
         .into_iter()
         .zip(stages)
     {
@@ -342,8 +443,21 @@ pub(super) fn tma_boxes(
         k.note(&format!(
             "s{name}: loaded by TMA, {tma}; the MMA reads it by descriptor"
         ));
-        k.tensor_map(name, tma.clone());
-        out.push(tma);
+        let share = match ctas {
+            1 => None,
+            c => Some(tma.multicast(c).map_err(e)?),
+        };
+        match &share {
+            None => k.tensor_map(name, tma.clone()),
+            Some(sh) => {
+                k.note(&format!(
+                    "s{name}: shared by the cluster's {ctas} CTAs, each multicasting {} to all",
+                    sh.boxes
+                ));
+                k.tensor_map(name, sh.boxes.clone())
+            }
+        };
+        out.push((tma, share));
     }
     let b = out.pop();
     let a = out.pop();
@@ -353,10 +467,12 @@ pub(super) fn tma_boxes(
     }
 }
 
-/// A persistent kernel's schedule: `grid` CTAs (the tiles, at most the target's SMs), CTA
-/// `bx` taking tiles `t = bx + ti * grid` for `ti < mine`, in a grouped raster: `group`
-/// consecutive M-blocks walk every N-block, M-blocks fastest, before the next group (the last
-/// group as wide as the M-blocks left), so a wave's CTAs share both A's and B's k-tiles in L2.
+/// A persistent kernel's schedule: `grid` CTAs (the tiles, at most the target's SMs), in
+/// clusters of `cm x cn` neighbouring tiles (one of them 1); cluster `bx / (cm cn)` takes the
+/// cluster tiles `t = bx / (cm cn) + ti * clusters` for `ti < mine`, in a grouped raster:
+/// `group` consecutive M-blocks walk every N-block, M-blocks fastest, before the next group
+/// (the last group as wide as the M-blocks left), so a wave's CTAs share both A's and B's
+/// k-tiles in L2. The CTA of rank `r` in its cluster takes the cluster tile's `r`-th tile.
 pub(super) struct Schedule {
     /// The tile's coordinates `(m_blk, n_blk)` as its statements read them: indices bound at
     /// the top of each trip of the tile loop.
@@ -367,41 +483,70 @@ pub(super) struct Schedule {
     values: [Int; 2],
     pub grid: Int,
     pub mine: Int,
+    /// The CTA's rank in its cluster (`bx % (cm cn)`; 0 without one).
+    pub rank: Int,
 }
 
 /// The names of the tile coordinates.
 const BLK: [&str; 2] = ["m_blk", "n_blk"];
 
-/// The schedule of `(bm, bn)` tiles over an `m x n` C on `sms` SMs, `group` M-blocks a group.
+/// The schedule of `(bm, bn)` tiles over an `m x n` C on `sms` SMs, `group` M-blocks a group,
+/// in clusters of `(cm, cn)` tiles.
 pub(super) fn schedule(
     [m, n]: [&Int; 2],
     (bm, bn): (i64, i64),
     sms: i64,
     group: i64,
+    (cm, cn): (i64, i64),
     e: &LayoutErr<'_>,
 ) -> Result<Schedule> {
-    let tiles_m = m.ceil_div(&s(bm)).map_err(e)?;
-    let tiles_n = n.ceil_div(&s(bn)).map_err(e)?;
+    let c = cm * cn;
+    // the cluster tiles: cm x cn tiles each
+    let per = |x: &Int, b: i64, by: i64| {
+        let t = x.ceil_div(&s(b)).map_err(e)?;
+        match by {
+            1 => Ok(t),
+            _ => t.ceil_div(&s(by)).map_err(e),
+        }
+    };
+    let (tiles_m, tiles_n) = (per(m, bm, cm)?, per(n, bn, cn)?);
     let tiles = tiles_m.mul(&tiles_n).map_err(e)?;
-    let grid = tiles.min(&s(sms.max(1))).map_err(e)?;
+    let clusters = tiles.min(&s((sms / c).max(1))).map_err(e)?;
     let bx = KernelBuilder::block_idx(0);
+    let (grid, cid, rank) = match c {
+        1 => (clusters.clone(), bx, s(0)),
+        _ => (
+            clusters.mul(&s(c)).map_err(e)?,
+            bx.div(&s(c)).map_err(e)?,
+            bx.rem(&s(c)).map_err(e)?,
+        ),
+    };
     let t = Int::index(TILE_VAR)
-        .mul(&grid)
-        .and_then(|x| x.add(&bx))
+        .mul(&clusters)
+        .and_then(|x| x.add(&cid))
         .map_err(e)?;
-    let g = s(group.max(1));
+    let g = s((group / cm).max(1));
     let span = g.mul(&tiles_n).map_err(e)?; // the tiles of one group
     let first = t.div(&span).and_then(|x| x.mul(&g)).map_err(e)?; // the group's first M-block
     let width = tiles_m.sub(&first).and_then(|x| x.min(&g)).map_err(e)?;
     let within = t.rem(&span).map_err(e)?;
+    let mut blk_m = first.add(&within.rem(&width).map_err(e)?).map_err(e)?;
+    let mut blk_n = within.div(&width).map_err(e)?;
+    if cm > 1 {
+        blk_m = blk_m.mul(&s(cm)).and_then(|x| x.add(&rank)).map_err(e)?;
+    }
+    if cn > 1 {
+        blk_n = blk_n.mul(&s(cn)).and_then(|x| x.add(&rank)).map_err(e)?;
+    }
     Ok(Schedule {
         blk: BLK.map(Int::index),
         trip: Int::index(TILE_VAR),
-        values: [
-            first.add(&within.rem(&width).map_err(e)?).map_err(e)?,
-            within.div(&width).map_err(e)?,
-        ],
-        mine: tiles.sub(&bx).and_then(|x| x.ceil_div(&grid)).map_err(e)?,
+        values: [blk_m, blk_n],
+        mine: tiles
+            .sub(&cid)
+            .and_then(|x| x.ceil_div(&clusters))
+            .map_err(e)?,
         grid,
+        rank,
     })
 }

@@ -17,8 +17,9 @@ use crate::error::{CodegenError, Result};
 use crate::ir::{Kernel, KernelBuilder};
 use crate::target::Target;
 
-/// The tile kernel of a GMMA atom (an SS atom spelled as C++ spells it,
-/// `SM90_64x64x16_F32F16F16_SS<GMMA::Major::K,GMMA::Major::K>`) over `k` of K: parameters
+/// The tile kernel of a GMMA atom (spelled as C++ spells it,
+/// `SM90_64x64x16_F32F16F16_SS<GMMA::Major::K,GMMA::Major::K>`; an RS atom reads A into each
+/// thread's registers from the shared tile first) over `k` of K: parameters
 /// `A` (64 x K; K-major: `A[m * K + k]`, MN-major: `A[m + 64 * k]`), `B` (N x K, likewise), `C`
 /// (64 x N, column-major), 128 threads, one block.
 pub fn wgmma_tile(atom: &str, k: i64) -> Result<Kernel> {
@@ -124,6 +125,22 @@ pub fn wgmma_tile(atom: &str, k: i64) -> Result<Kernel> {
     kb.sync();
     let thr_mma = mma.get_slice(&tid).map_err(&e)?;
     let t_ca = kb.bind("tCsA", thr_mma.partition(Operand::A, &sa).map_err(&e)?); // (MMA,MMA_M,MMA_K)
+                                                                                 // RS: A goes through the thread's registers (its fragment of the atom's ALayout), copied
+                                                                                 // from the shared tile one value at a time
+    let t_ca = match g.a_in_registers {
+        false => t_ca,
+        true => {
+            let shape = t_ca.layout().shape_layout().shape().clone();
+            let t_cr = kb.regs("tCrA", elem, Layout::col_major(&shape).map_err(&e)?)?; // (V,MMA_M,MMA_K)
+            let n = t_ca.layout().shape_layout().size().map_err(&e)?;
+            let flat = Layout::new(tup![s(1), n], tup![s(0), s(1)]).map_err(&e)?; // (1,V*M*K)
+            let one =
+                CopyAtom::new(CopyOp::UniversalCopy { bits: elem.bits() }, elem).map_err(&e)?;
+            let view = |t: &Tensor| t.map_layout(|l| cute_layout::composition(l, &flat));
+            kb.copy(&one, &view(&t_ca).map_err(&e)?, &view(&t_cr).map_err(&e)?);
+            t_cr
+        }
+    };
     let t_cb = kb.bind("tCsB", thr_mma.partition(Operand::B, &sb).map_err(&e)?); // (MMA,MMA_N,MMA_K)
     let t_cc = thr_mma.partition(Operand::C, &gc).map_err(&e)?; // (MMA,MMA_M,MMA_N)
     let acc = kb.regs(

@@ -65,7 +65,7 @@ impl Machine<'_> {
         Ok(())
     }
 
-    fn bar_index(&self, b: &BarRef, t: usize, here: &str) -> Result<(String, usize)> {
+    pub(super) fn bar_index(&self, b: &BarRef, t: usize, here: &str) -> Result<(String, usize)> {
         let len = self.k.mbarrier(&b.name).map_or(0, |m| m.len);
         match self.eval(&b.index, t) {
             Some(i) if (0..len).contains(&i) => Ok((b.name.clone(), i as usize)),
@@ -112,11 +112,11 @@ impl Machine<'_> {
                 }
                 MbarrierOp::Arrive(bar) => {
                     let key = self.bar_index(bar, t, here)?;
-                    let b = self.bar(&key, t, here)?;
-                    b.arrived += 1;
-                    if b.arrived == b.count {
-                        b.arrived = 0;
-                        b.completed += 1;
+                    self.arrive(&key, t, here)?;
+                }
+                MbarrierOp::ArriveCluster { bar, cta } => {
+                    for key in self.cluster_arrivals(bar, cta, t, here)? {
+                        self.arrive(&key, t, here)?;
                     }
                 }
                 MbarrierOp::Wait { bar, parity } => {
@@ -128,6 +128,34 @@ impl Machine<'_> {
                             self.err(here, Some(t), format!("parity {parity}: 0 or 1"))
                         })? as u64;
                     self.wait(&key, p, t, here)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One arrival on `key`.
+    fn arrive(&mut self, key: &(String, usize), t: usize, here: &str) -> Result<()> {
+        let b = self.bar(key, t, here)?;
+        b.arrived += 1;
+        if b.arrived == b.count {
+            b.arrived = 0;
+            b.completed += 1;
+        }
+        Ok(())
+    }
+
+    /// Every thread's waits hold at the end of the block (a producer's last waits for its
+    /// stages to be released, before its CTA exits).
+    pub(super) fn check_gates_at_exit(&self) -> Result<()> {
+        for (t, gates) in self.gates.iter().enumerate() {
+            for (name, i, p) in gates {
+                let done = self
+                    .bars
+                    .get(&(name.clone(), *i))
+                    .is_some_and(|b| b.completed % 2 != *p);
+                if !done {
+                    return Err(self.err("exit", Some(t), format!("waits for parity {p} of {name}[{i}], which no thread completes (a deadlock)")));
                 }
             }
         }
@@ -194,13 +222,14 @@ impl Machine<'_> {
     }
 
     /// One TMA load by each active thread: the box's values now (zeros outside the tensor),
-    /// landing when a consumer waits on the barrier's phase.
+    /// landing when a consumer waits on the barrier's phase. A multicast load lands the
+    /// shares of every CTA of the cluster whose mask names this one (`cluster`).
     pub(super) fn tma(
         &mut self,
         map: &str,
         coords: &[Int],
         dst: &Tensor,
-        bar: &BarRef,
+        (bar, multicast): (&BarRef, Option<&Int>),
         here: &str,
     ) -> Result<()> {
         let Some(m) = self.k.tensor_map(map) else {
@@ -211,36 +240,57 @@ impl Machine<'_> {
             if !self.active[t] {
                 continue;
             }
-            let key = self.bar_index(bar, t, here)?;
-            let boxes = self.tma_box(&tma, coords, t, here)?;
-            let n = boxes.len() as i64;
-            let (buf, start, swizzle) = self.tma_dst(dst, t, here)?;
-            let mut writes = Vec::with_capacity(boxes.len());
-            for (i, off) in boxes.into_iter().enumerate() {
-                let v = match off {
-                    Some(off) => self.tma_read(map, off, t, here)?,
-                    None => 0.0,
-                };
-                let idx = self.tma_smem_index(&buf, start + i as i64, swizzle.as_ref(), t, here)?;
-                writes.push((buf.clone(), self.slot(&buf, idx), v));
-            }
-            let bytes = n * i64::from(tma.elem.bits()) / 8;
-            let b = self.bar(&key, t, here)?;
-            let Some(d) = b.deferred.back_mut() else {
-                return Err(self.err(
-                    here,
-                    Some(t),
-                    format!(
-                        "a TMA load completes on {}[{}], which no arrive.expect_tx armed",
-                        key.0, key.1
-                    ),
-                ));
+            let issue = |m: &mut Self| m.tma_issue(&tma, (map, coords), dst, bar, t, here);
+            let landed = match multicast {
+                None => vec![issue(self)?],
+                Some(mask) => self.sent_by_cluster(mask, t, here, issue)?,
             };
-            d.bytes += bytes;
-            d.writes.extend(writes);
-            self.tick(n as u64, here)?;
+            for (key, writes, bytes) in landed {
+                let b = self.bar(&key, t, here)?;
+                let Some(d) = b.deferred.back_mut() else {
+                    return Err(self.err(
+                        here,
+                        Some(t),
+                        format!(
+                            "a TMA load completes on {}[{}], which no arrive.expect_tx armed",
+                            key.0, key.1
+                        ),
+                    ));
+                };
+                d.bytes += bytes;
+                d.writes.extend(writes);
+            }
         }
         Ok(())
+    }
+
+    /// Thread `t`'s box of `map` at `coords` into `dst`: the barrier it completes on, its
+    /// writes `(buffer, arena slot, value)` and its bytes.
+    #[allow(clippy::type_complexity)]
+    fn tma_issue(
+        &mut self,
+        tma: &cute_layout::atom::TmaBox,
+        (map, coords): (&str, &[Int]),
+        dst: &Tensor,
+        bar: &BarRef,
+        t: usize,
+        here: &str,
+    ) -> Result<((String, usize), Vec<(String, usize, f64)>, i64)> {
+        let key = self.bar_index(bar, t, here)?;
+        let boxes = self.tma_box(tma, coords, t, here)?;
+        let n = boxes.len() as i64;
+        let (buf, start, swizzle) = self.tma_dst(dst, t, here)?;
+        let mut writes = Vec::with_capacity(boxes.len());
+        for (i, off) in boxes.into_iter().enumerate() {
+            let v = match off {
+                Some(off) => self.tma_read(map, off, t, here)?,
+                None => 0.0,
+            };
+            let idx = self.tma_smem_index(&buf, start + i as i64, swizzle.as_ref(), t, here)?;
+            writes.push((buf.clone(), self.slot(&buf, idx), v));
+        }
+        self.tick(n as u64, here)?;
+        Ok((key, writes, n * i64::from(tma.elem.bits()) / 8))
     }
 
     /// One TMA store: each issuing thread's box of `src` written into `map`'s tensor where it

@@ -23,7 +23,7 @@ fn at_in(tv: &Layout, group: i64, lane: usize, v: i64) -> Option<i64> {
 impl Machine<'_> {
     /// The active warps of the block, each with all its lanes active (or an error naming the
     /// first that is not).
-    fn whole_warps(&self, what: &str, here: &str) -> Result<Vec<usize>> {
+    pub(super) fn whole_warps(&self, what: &str, here: &str) -> Result<Vec<usize>> {
         self.whole_groups(what, 32, here)
     }
 

@@ -76,6 +76,14 @@ impl KernelBuilder {
         self.push(Stmt::Mbarrier(MbarrierOp::Arrive(bar(name, index))))
     }
 
+    /// This thread arrives on `name[index]` of the cluster's CTA of rank `cta`.
+    pub fn mbarrier_arrive_cluster(&mut self, name: &str, index: &Int, cta: Int) -> &mut Self {
+        self.push(Stmt::Mbarrier(MbarrierOp::ArriveCluster {
+            bar: bar(name, index),
+            cta,
+        }))
+    }
+
     /// Waits for the phase of `parity` of `name[index]`.
     pub fn mbarrier_wait(&mut self, name: &str, index: &Int, parity: Int) -> &mut Self {
         self.push(Stmt::Mbarrier(MbarrierOp::Wait {
@@ -98,6 +106,27 @@ impl KernelBuilder {
             coords,
             dst: dst.clone(),
             bar: bar(name, index),
+            multicast: None,
+        })
+    }
+
+    /// One TMA load multicast to the cluster's CTAs of the mask `ctas` (bit r: rank r): map
+    /// `map`'s box at `coords` into the shared tile `dst` of each, completing on
+    /// `name[index]` of each.
+    pub fn tma_load_multicast(
+        &mut self,
+        map: &str,
+        coords: Vec<Int>,
+        dst: &Tensor,
+        (name, index): (&str, &Int),
+        ctas: Int,
+    ) -> &mut Self {
+        self.push(Stmt::Tma {
+            map: map.to_string(),
+            coords,
+            dst: dst.clone(),
+            bar: bar(name, index),
+            multicast: Some(ctas),
         })
     }
 
@@ -133,6 +162,11 @@ impl KernelBuilder {
     /// `fence.mbarrier_init.release.cluster`.
     pub fn fence_mbarrier_init(&mut self) -> &mut Self {
         self.push(Stmt::Barrier(Barrier::MbarrierInit))
+    }
+
+    /// A barrier of every thread of the cluster (`barrier.cluster.arrive` + `wait`).
+    pub fn cluster_sync(&mut self) -> &mut Self {
+        self.push(Stmt::Barrier(Barrier::Cluster))
     }
 
     /// Runs `f` with [`KernelBuilder::sync`] emitting `barrier` (the named barrier of the
