@@ -223,7 +223,7 @@ pub enum MbarrierOp {
     /// This thread arrives (`mbarrier.arrive`).
     Arrive(BarRef),
     /// This thread arrives on the barrier at the same place in the shared memory of the
-    /// cluster's CTA of rank `cta` (`mapa` + `mbarrier.arrive.release.cluster`): a consumer
+    /// cluster's CTA of rank `cta` (`mapa` + `mbarrier.arrive.shared::cluster`): a consumer
     /// releasing a stage that another CTA's producer multicasts into.
     ArriveCluster { bar: BarRef, cta: Int },
     /// Waits until the phase of that parity (0 or 1) has completed (`mbarrier.try_wait.parity`

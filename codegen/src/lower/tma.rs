@@ -28,9 +28,13 @@ __device__ __forceinline__ void cute_mbar_wait(unsigned long long* b, unsigned p
 }"#;
 
 /// The remote arrive of a cluster (`ClusterBarrier::arrive(cta_id)`): the barrier at `b`'s
-/// place in the shared memory of the cluster's CTA `cta`.
+/// place in the shared memory of the cluster's CTA `cta`, with the default release at CTA
+/// scope, as CUTLASS arrives. A release at cluster scope (`.release.cluster`) waits for the
+/// thread's memory operations to be visible to the whole cluster: on an H100 it made the
+/// consumer warp that releases each stage late for its next wgmma, and hgemm-sm90-cluster 26%
+/// slower than without a cluster (2026-12-06, `reports/2026-12-06-h100-issue16-cluster.txt`).
 pub const MBARRIER_CLUSTER_FN: &str = r#"__device__ __forceinline__ void cute_mbar_arrive_cluster(unsigned long long* b, unsigned cta) {
-  asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\nmbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" :: "r"(cute_smem_u32(b)), "r"(cta) : "memory");
+  asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\nmbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" :: "r"(cute_smem_u32(b)), "r"(cta) : "memory");
 }"#;
 
 /// `elect.sync` over the whole warp: true in the one thread it elects.
