@@ -52,18 +52,7 @@ pub fn load_name(rank: usize) -> String {
 /// The TMA load helper of a rank: the box at `c0..` into the shared byte address `dst`,
 /// completing on the mbarrier at `bar`.
 pub fn load_fn(rank: usize) -> String {
-    let coords: Vec<String> = (0..rank).map(|i| format!("int c{i}")).collect();
-    let slots: Vec<String> = (0..rank).map(|i| format!("%{}", i + 2)).collect();
-    let ins: Vec<String> = (0..rank).map(|i| format!("\"r\"(c{i})")).collect();
-    format!(
-        "__device__ __forceinline__ void {}(unsigned dst, const cute_tensor_map* map, unsigned long long* bar, {}) {{\n  \
-         asm volatile(\"cp.async.bulk.tensor.{rank}d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {{{}}}], [%{}];\\n\" :: \"r\"(dst), \"l\"(reinterpret_cast<unsigned long long>(map)), {}, \"r\"(cute_smem_u32(bar)) : \"memory\");\n}}",
-        load_name(rank),
-        coords.join(", "),
-        slots.join(", "),
-        rank + 2,
-        ins.join(", ")
-    )
+    load_helper(rank, false)
 }
 
 /// The name of the multicast TMA load helper of a rank (`cute_tma_load_multicast_2d`).
@@ -75,17 +64,35 @@ pub fn load_multicast_name(rank: usize) -> String {
 /// into the shared byte address `dst` of every CTA of the cluster in `mask`, completing on
 /// the mbarrier at `bar`'s place in each.
 pub fn load_multicast_fn(rank: usize) -> String {
+    load_helper(rank, true)
+}
+
+fn load_helper(rank: usize, multicast: bool) -> String {
     let coords: Vec<String> = (0..rank).map(|i| format!("int c{i}")).collect();
     let slots: Vec<String> = (0..rank).map(|i| format!("%{}", i + 2)).collect();
     let ins: Vec<String> = (0..rank).map(|i| format!("\"r\"(c{i})")).collect();
+    let (name, mask_param, suffix, mask_in) = match multicast {
+        false => (load_name(rank), "", String::new(), ""),
+        true => (
+            load_multicast_name(rank),
+            "unsigned short mask, ",
+            format!(
+                ".multicast::cluster [%0], [%1, {{{}}}], [%{}], %{}",
+                slots.join(", "),
+                rank + 2,
+                rank + 3
+            ),
+            ", \"h\"(mask)",
+        ),
+    };
+    let operands = match multicast {
+        false => format!(" [%0], [%1, {{{}}}], [%{}]", slots.join(", "), rank + 2),
+        true => suffix,
+    };
     format!(
-        "__device__ __forceinline__ void {}(unsigned dst, const cute_tensor_map* map, unsigned long long* bar, unsigned short mask, {}) {{\n  \
-         asm volatile(\"cp.async.bulk.tensor.{rank}d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {{{}}}], [%{}], %{};\\n\" :: \"r\"(dst), \"l\"(reinterpret_cast<unsigned long long>(map)), {}, \"r\"(cute_smem_u32(bar)), \"h\"(mask) : \"memory\");\n}}",
-        load_multicast_name(rank),
+        "__device__ __forceinline__ void {name}(unsigned dst, const cute_tensor_map* map, unsigned long long* bar, {mask_param}{}) {{\n  \
+         asm volatile(\"cp.async.bulk.tensor.{rank}d.shared::cluster.global.mbarrier::complete_tx::bytes{operands};\\n\" :: \"r\"(dst), \"l\"(reinterpret_cast<unsigned long long>(map)), {}, \"r\"(cute_smem_u32(bar)){mask_in} : \"memory\");\n}}",
         coords.join(", "),
-        slots.join(", "),
-        rank + 2,
-        rank + 3,
         ins.join(", ")
     )
 }

@@ -216,18 +216,25 @@ fn producer_tail(k: &mut KernelBuilder, ml: &WsMainloop<'_>) -> Result<()> {
         None => ml.k_tiles.clone(),
     };
     k.comment("every stage released by the cluster's consumers before this CTA exits");
-    k.for_("kt", pipe.clone(), Unroll::None, |k, j| {
-        let it = done.add(&j).map_err(e)?;
-        let stage = it.rem(&pipe).map_err(e)?;
-        let parity = it
-            .div(&pipe)
-            .and_then(|x| x.add(&s(1)))
-            .and_then(|x| x.rem(&s(2)))
-            .map_err(e)?;
+    k.for_("kt", pipe, Unroll::None, |k, j| {
+        let (stage, parity) = producer_phase(ml, &done.add(&j).map_err(e)?)?;
         k.mbarrier_wait("empty", &stage, parity);
         Ok(())
     })?;
     Ok(())
+}
+
+/// The stage of the pipeline's iteration `it` and the parity of `empty` its producer waits
+/// for: the phase before its own, which a fresh barrier counts as complete.
+fn producer_phase(ml: &WsMainloop<'_>, it: &Int) -> Result<(Int, Int)> {
+    let (e, pipe) = (ml.e, s(ml.p.stages));
+    let stage = it.rem(&pipe).map_err(e)?;
+    let parity = it
+        .div(&pipe)
+        .and_then(|x| x.add(&s(1)))
+        .and_then(|x| x.rem(&s(2)))
+        .map_err(e)?;
+    Ok((stage, parity))
 }
 
 /// The consumers release `stage` to the producers that load into it: every consumer thread
@@ -256,14 +263,8 @@ fn release(k: &mut KernelBuilder, ml: &WsMainloop<'_>, stage: &Int) -> Result<()
 /// One k-tile's loads: wait for its stage to be empty, arm its `full` barrier with the bytes
 /// of A's and B's boxes, issue the boxes.
 fn load_k_tile(k: &mut KernelBuilder, ml: &WsMainloop<'_>, kt: &Int) -> Result<()> {
-    let (e, pipe) = (ml.e, s(ml.p.stages));
-    let it = ml.iteration(kt)?;
-    let stage = it.rem(&pipe).map_err(e)?;
-    let parity = it
-        .div(&pipe)
-        .and_then(|x| x.add(&s(1)))
-        .and_then(|x| x.rem(&s(2)))
-        .map_err(e)?;
+    let e = ml.e;
+    let (stage, parity) = producer_phase(ml, &ml.iteration(kt)?)?;
     let bytes: i64 = ml.ops.iter().map(|o| o.tma.tile_bytes()).sum();
     k.mbarrier_wait("empty", &stage, parity);
     k.mbarrier_arrive_expect_tx("full", &stage, bytes);

@@ -99,15 +99,9 @@ impl KernelBuilder {
         map: &str,
         coords: Vec<Int>,
         dst: &Tensor,
-        (name, index): (&str, &Int),
+        at: (&str, &Int),
     ) -> &mut Self {
-        self.push(Stmt::Tma {
-            map: map.to_string(),
-            coords,
-            dst: dst.clone(),
-            bar: bar(name, index),
-            multicast: None,
-        })
+        self.tma(map, coords, dst, at, None)
     }
 
     /// One TMA load multicast to the cluster's CTAs of the mask `ctas` (bit r: rank r): map
@@ -118,15 +112,26 @@ impl KernelBuilder {
         map: &str,
         coords: Vec<Int>,
         dst: &Tensor,
-        (name, index): (&str, &Int),
+        at: (&str, &Int),
         ctas: Int,
+    ) -> &mut Self {
+        self.tma(map, coords, dst, at, Some(ctas))
+    }
+
+    fn tma(
+        &mut self,
+        map: &str,
+        coords: Vec<Int>,
+        dst: &Tensor,
+        (name, index): (&str, &Int),
+        multicast: Option<Int>,
     ) -> &mut Self {
         self.push(Stmt::Tma {
             map: map.to_string(),
             coords,
             dst: dst.clone(),
             bar: bar(name, index),
-            multicast: Some(ctas),
+            multicast,
         })
     }
 
