@@ -9,14 +9,34 @@ use cute_codegen::recipes::wgmma_tile;
 use cute_layout::ElemType;
 
 /// C (64 x N, column-major) of A (64 x K) and B (N x K) in the majors `(a_k, b_k)`.
-fn check(atom: &str, elem: ElemType, n: usize, k: usize, (a_k, b_k): (bool, bool)) -> String {
+fn check(atom: &str, elem: ElemType, n: usize, k: usize, majors: (bool, bool)) -> String {
+    check_types(atom, (elem, elem), n, k, majors, 1e-4)
+}
+
+/// [`check`] with A and B of types `(ta, tb)` (8-bit integers take small integers) and C within
+/// `tol` of the float64 product.
+fn check_types(
+    atom: &str,
+    (ta, tb): (ElemType, ElemType),
+    n: usize,
+    k: usize,
+    (a_k, b_k): (bool, bool),
+    tol: f64,
+) -> String {
     let kern = wgmma_tile(atom, k as i64).unwrap_or_else(|e| panic!("{atom}: {e}"));
-    let val = |i: usize, salt: usize| ((i * 7 + salt * 13) % 17) as f64 / 8.5 - 1.0;
-    let a: Vec<f64> = (0..64 * k).map(|i| round(elem, val(i, 1))).collect();
-    let b: Vec<f64> = (0..n * k).map(|i| round(elem, val(i, 2))).collect();
+    let val = |t: ElemType, i: usize, salt: usize| {
+        let q = (i * 7 + salt * 13) % 17;
+        match t {
+            ElemType::I8 => q as f64 - 8.0,
+            ElemType::U8 => q as f64,
+            _ => round(t, q as f64 / 8.5 - 1.0),
+        }
+    };
+    let a: Vec<f64> = (0..64 * k).map(|i| val(ta, i, 1)).collect();
+    let b: Vec<f64> = (0..n * k).map(|i| val(tb, i, 2)).collect();
     let mut args = vec![
-        Arg::Buffer(HostBuffer::from_values(elem, &a)),
-        Arg::Buffer(HostBuffer::from_values(elem, &b)),
+        Arg::Buffer(HostBuffer::from_values(ta, &a)),
+        Arg::Buffer(HostBuffer::from_values(tb, &b)),
         Arg::Buffer(HostBuffer::from_values(
             ElemType::F32,
             &vec![f64::NAN; 64 * n],
@@ -31,7 +51,7 @@ fn check(atom: &str, elem: ElemType, n: usize, k: usize, (a_k, b_k): (bool, bool
             let want: f64 = (0..k).map(|q| at_a(mi, q) * at_b(ni, q)).sum();
             let got = c.data[mi + 64 * ni];
             assert!(
-                (got - want).abs() < 1e-4,
+                (got - want).abs() <= tol * want.abs().max(1.0),
                 "{atom} C({mi},{ni}) = {got}, want {want}"
             );
         }
@@ -124,13 +144,67 @@ fn register_a_tiles_agree_with_float64() {
     );
 }
 
+/// An FP16 accumulator (`.f16` over FP16 or FP8 operands): each thread's N/2 values held two to
+/// a register, declared as `unsigned` pairs the wgmma reads and writes in place and viewed as
+/// 16-bit values by the rest of the kernel (CuTe's `recast`); within FP16's rounding of every
+/// atom's sum. The integer MMAs (`S32S8U8`) accumulate exactly.
+#[test]
+fn fp16_and_integer_accumulators_agree_with_float64() {
+    let cuda = check_types(
+        &format!("SM90_64x64x16_F16F16F16_SS<{K},{MN}>"),
+        (ElemType::F16, ElemType::F16),
+        64,
+        64,
+        (true, false),
+        4e-3,
+    );
+    assert!(
+        cuda.contains(
+            "unsigned acc_pairs[16]; // 32 half_t, two per register (a wgmma accumulator)"
+        ),
+        "{cuda}"
+    );
+    assert!(
+        cuda.contains("unsigned short* acc = reinterpret_cast<unsigned short*>(acc_pairs);"),
+        "{cuda}"
+    );
+    assert!(cuda.contains("(acc_pairs[0], acc_pairs[1],"), "{cuda}");
+    assert!(!cuda.contains("cute_pack16"), "{cuda}");
+    check_types(
+        &format!("SM90_64x32x16_F16F16F16_RS<{K},{K}>"),
+        (ElemType::F16, ElemType::F16),
+        32,
+        32,
+        (true, true),
+        4e-3,
+    );
+    check_types(
+        "SM90_64x32x32_F16E4M3E4M3_SS_TN<>",
+        (ElemType::E4M3, ElemType::E4M3),
+        32,
+        64,
+        (true, true),
+        4e-3,
+    );
+    let cuda = check_types(
+        "SM90_64x16x32_S32S8U8_SS_TN",
+        (ElemType::I8, ElemType::U8),
+        16,
+        64,
+        (true, true),
+        0.0,
+    );
+    assert!(cuda.contains("int acc[8];"), "{cuda}");
+    assert!(cuda.contains(".s32.s8.u8 {%0,"), "{cuda}");
+}
+
 #[test]
 fn what_the_lowering_does_not_take_is_an_error() {
     let bad = |atom: &str, k: i64| wgmma_tile(atom, k).unwrap_err().to_string();
     assert!(bad(&format!("SM90_64x64x16_F32F16F16_SS<{K},{K}>"), 24)
         .contains("a multiple of the atom's K"));
-    // an FP16 accumulator and an FP8 register A are not lowered
-    assert!(bad(&format!("SM90_64x64x16_F16F16F16_SS<{K},{K}>"), 64).contains("FP32 accumulators"));
+    // an FP8 or integer register A is not lowered
+    assert!(bad("SM90_64x64x32_S32S8S8_RS_TN", 64).contains("RS over 16-bit or TF32 A"));
     assert!(bad("SM90_64x64x32_F32E4M3E4M3_RS_TN<>", 64).contains("RS over 16-bit or TF32 A"));
     assert!(bad("SM80_16x8x16_F32F16F16F32_TN", 64).contains("not an SM90 GMMA atom"));
 }

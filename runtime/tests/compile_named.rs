@@ -183,7 +183,8 @@ fn a_compile_error_carries_the_log_and_the_numbered_source() {
 }
 
 /// The warpgroup `wgmma` tiles compile for sm_90a without spills (ptxas accepts the
-/// descriptors, the register A operands and the wgmma fences).
+/// descriptors, the register A operands, the FP16 accumulator pairs and the wgmma fences), and
+/// none is serialised.
 #[test]
 fn the_wgmma_tiles_compile_for_sm_90a() {
     if !cute_runtime::nvrtc_or_skip!() {
@@ -205,6 +206,17 @@ fn the_wgmma_tiles_compile_for_sm_90a() {
             64,
         ),
         ("SM90_64x32x8_F32TF32TF32_RS_TN<>", 32),
+        // FP16 accumulators (pairs of values a register) and an integer one
+        (
+            "SM90_64x128x16_F16F16F16_SS<GMMA::Major::K,GMMA::Major::MN>",
+            64,
+        ),
+        (
+            "SM90_64x64x16_F16F16F16_RS<GMMA::Major::K,GMMA::Major::K>",
+            64,
+        ),
+        ("SM90_64x64x32_F16E4M3E4M3_SS_TN<>", 64),
+        ("SM90_64x64x32_S32S8S8_SS_TN", 128),
     ] {
         let k = cute_codegen::recipes::wgmma_tile(atom, k).unwrap();
         let src = cute_codegen::cuda::emit(&k).unwrap();

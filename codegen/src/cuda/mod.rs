@@ -93,6 +93,7 @@ fn write(
 ) -> Result<kernel::Kernel> {
     let mut needs = Needs {
         pairs: crate::passes::paired_registers(k),
+        viewed: crate::passes::accumulator_pairs(k),
         tensor_map: k
             .params
             .iter()
@@ -101,7 +102,7 @@ fn write(
     };
     let mut body = Writer::new();
     body.indent_to(1);
-    declarations(k, width, &needs.pairs, &mut body);
+    declarations(k, width, (&needs.pairs, &needs.viewed), &mut body);
     stmt::body(k, &k.body, &mut body, &mut needs)?;
     let mut w = Writer::new();
     header(k, width, &mut w);
@@ -253,7 +254,12 @@ fn helpers(needs: &Needs, w: &mut Writer) {
     }
 }
 
-fn declarations(k: &Kernel, width: IndexWidth, pairs: &BTreeSet<String>, w: &mut Writer) {
+fn declarations(
+    k: &Kernel,
+    width: IndexWidth,
+    (pairs, viewed): (&BTreeSet<String>, &BTreeSet<String>),
+    w: &mut Writer,
+) {
     let ty = width.ctype();
     w.line(format!("const {ty} tid = threadIdx.x;"));
     for (v, d) in [("bx", "x"), ("by", "y"), ("bz", "z")] {
@@ -288,7 +294,17 @@ fn declarations(k: &Kernel, width: IndexWidth, pairs: &BTreeSet<String>, w: &mut
         ));
     }
     for r in &k.regs {
-        if pairs.contains(&r.name) {
+        if viewed.contains(&r.name) {
+            let (n, t) = (r.size / 2, ctype(r.elem));
+            w.line(format!(
+                "unsigned {}_pairs[{n}]; // {} {}, two per register (a wgmma accumulator)",
+                r.name, r.size, r.elem
+            ));
+            w.line(format!(
+                "{t}* {} = reinterpret_cast<{t}*>({}_pairs);",
+                r.name, r.name
+            ));
+        } else if pairs.contains(&r.name) {
             let n = r.size / 2;
             w.line(format!(
                 "unsigned {}[{n}]; // {} {}, two per register",

@@ -406,7 +406,7 @@ fn elem_refs(
 /// Whether `t` lies in a 16-bit register buffer held two values per register
 /// (`passes::paired_registers`).
 fn paired(t: &Tensor, needs: &Needs) -> bool {
-    matches!(t.engine(), Engine::Ptr(p) if needs.pairs.contains(&p.name))
+    matches!(t.engine(), Engine::Ptr(p) if needs.pairs.contains(&p.name) || needs.viewed.contains(&p.name))
 }
 
 /// The registers of values `first .. first + n` of a paired 16-bit fragment, two values each:
@@ -444,7 +444,11 @@ fn pair_refs(
                 .div(&cute_layout::s(2))
                 .map_err(|e| error(k, here, format!("{lo} / 2: {e}")))?;
             needs.gcd |= super::needs_gcd(&half);
-            Ok(format!("{}[{}]", p.name, CInt(&half)))
+            let pairs = match needs.viewed.contains(&p.name) {
+                true => format!("{}_pairs", p.name),
+                false => p.name.clone(),
+            };
+            Ok(format!("{pairs}[{}]", CInt(&half)))
         })
         .collect()
 }
@@ -1134,6 +1138,28 @@ fn input_registers(
         .collect()
 }
 
+/// The registers of a GMMA accumulator's values `first .. first + n`: the values themselves
+/// (FP32, S32), or their pairs (FP16: the buffer is declared as pairs,
+/// `passes::accumulator_pairs`).
+fn accumulator_refs(
+    k: &Kernel,
+    here: &str,
+    (c, t): (&Tensor, ElemType),
+    first: i64,
+    n: i64,
+    needs: &mut Needs,
+) -> Result<Vec<String>> {
+    match t.bits() {
+        16 if paired(c, needs) => pair_refs(k, here, c, first, n, needs),
+        16 => Err(error(
+            k,
+            here,
+            format!("{c}: an FP16 wgmma accumulator is an even-sized 16-bit register fragment"),
+        )),
+        _ => elem_refs(k, here, c, first, n, needs),
+    }
+}
+
 /// A warp MMA (`mma.sync`) over `(V,MMA_M,MMA_K)`, `(V,MMA_N,MMA_K)` and `(V,MMA_M,MMA_N)`
 /// fragments: one call of the atom's helper per `(k, m, n)`, in CuTe's order.
 #[allow(clippy::too_many_arguments)]
@@ -1179,7 +1205,7 @@ fn warpgroup_gemm(
     needs: &mut Needs,
 ) -> Result<()> {
     let (name, def) = lower::wgmma::helper(g)
-        .ok_or_else(|| error(k, here, format!("{g}: the wgmma lowering takes FP32 accumulators over FP16, BF16, TF32 or FP8 (SS; RS over 16-bit or TF32 A)")))?;
+        .ok_or_else(|| error(k, here, format!("{g}: the wgmma lowering takes FP32, FP16 or S32 accumulators (RS over 16-bit or TF32 A)")))?;
     needs.fns.insert(name.clone(), def);
     needs
         .fns
@@ -1209,7 +1235,7 @@ fn warpgroup_gemm(
             let scale = overwrite.map_or("1".to_string(), |c| {
                 format!("(cute_kb == 0 && ({})) ? 0 : 1", cond_c(c, needs))
             });
-            let rc = elem_refs(k, here, c, 0, vc, needs)?;
+            let rc = accumulator_refs(k, here, (c, g.d), 0, vc, needs)?;
             w.line("#pragma unroll");
             w.open(format!("for (int cute_kb = 0; cute_kb < {ka}; ++cute_kb)"));
             w.line(format!("{name}({}, {xa}, {xb}, {scale});", rc.join(", ")));
@@ -1218,7 +1244,7 @@ fn warpgroup_gemm(
         }
     }
     for (kk, m, n) in crate::ir::index::mma_order(mm, nn, ka) {
-        let rc = elem_refs(k, here, c, vc * (m + mm * n), vc, needs)?;
+        let rc = accumulator_refs(k, here, (c, g.d), vc * (m + mm * n), vc, needs)?;
         let (xa, xb) = (
             da.at(k, here, a, va * (m + mm * kk), needs)?,
             db.at(k, here, b, vb * (n + nn * kk), needs)?,
@@ -1251,7 +1277,7 @@ fn warpgroup_gemm_rs(
         format!("({}) ? 0 : 1", cond_c(c, needs))
     });
     for (kk, m, n) in crate::ir::index::mma_order(mm, nn, ka) {
-        let rc = elem_refs(k, here, c, vc * (m + mm * n), vc, needs)?;
+        let rc = accumulator_refs(k, here, (c, g.d), vc * (m + mm * n), vc, needs)?;
         let ra = input_registers(k, here, (a, g.a), va * (m + mm * kk), va, needs)?;
         let xb = db.at(k, here, b, vb * (n + nn * kk), needs)?;
         let scale = if kk == 0 { first.as_str() } else { "1" };

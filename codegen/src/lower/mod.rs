@@ -34,6 +34,9 @@ pub struct Needs {
     pub tensor_map: bool,
     /// The 16-bit register buffers held two values per `unsigned` (`passes::paired_registers`).
     pub pairs: BTreeSet<String>,
+    /// The 16-bit register buffers a `wgmma` accumulates into: pairs (`NAME_pairs`) with a
+    /// 16-bit view (`NAME`) for every other use (`passes::accumulator_pairs`).
+    pub viewed: BTreeSet<String>,
     /// The warp-level instruction helpers (`ldmatrix`, `mma.sync`): name -> definition.
     pub fns: BTreeMap<String, String>,
     /// The enclosing loops of static extent (the bounds the swizzle split's bit analysis reads),

@@ -1,7 +1,8 @@
-//! The SM90 warpgroup MMAs (`SM90_64xNxK_F32{F16,BF16,TF32,E4M3,E5M2}..._SS`): one
-//! `wgmma.mma_async.sync.aligned` per atom, A and B read from shared memory through matrix
-//! descriptors, wrapped in a device function per atom whose operands are the accumulator's N/2
-//! floats and the two 64-bit descriptors, as CuTe's `SM90::GMMA::MMA_64xNxK_*::fma` takes them.
+//! The SM90 warpgroup MMAs (`SM90_64xNxK_{F32,F16,S32}..._{SS,RS}`): one
+//! `wgmma.mma_async.sync.aligned` per atom, B (and A, SS) read from shared memory through matrix
+//! descriptors, wrapped in a device function per atom whose operands are the accumulator's
+//! registers (N/2 floats or 32-bit integers, or N/4 registers of two FP16 values each) and the
+//! 64-bit descriptors, as CuTe's `SM90::GMMA::MMA_64xNxK_*::fma` takes them.
 //! The descriptors are [`cute_layout::atom::make_gmma_desc`]'s, their constant fields computed
 //! here from the tile's layout and their start address at run time
 //! (`cute_gmma_desc(fields, address)`). The fences and groups that order them
@@ -20,6 +21,8 @@ fn ptx_type(t: ElemType) -> Option<&'static str> {
         ElemType::Tf32 => "tf32",
         ElemType::E4M3 => "e4m3",
         ElemType::E5M2 => "e5m2",
+        ElemType::I8 => "s8",
+        ElemType::U8 => "u8",
         _ => return None,
     })
 }
@@ -46,16 +49,44 @@ pub fn name(g: &Gmma) -> String {
 /// / 128` a thread, packed (4 for every type: 8 16-bit values, 4 TF32, 16 FP8).
 pub const RS_A_REGISTERS: i64 = 4;
 
-/// The PTX of one warpgroup MMA over an FP32 accumulator of `n/2` registers (`%0..`): A's
-/// descriptor (SS) or its 4 registers (RS), then B's descriptor, the scale-d predicate from the
-/// operand after them (0: D = A * B, 1: D += A * B).
+/// A GMMA accumulator's registers: the PTX type, the C++ type of a register and its asm
+/// constraint, and how many registers a thread holds of a 64 x N tile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Accumulator {
+    pub ptx: &'static str,
+    pub ctype: &'static str,
+    pub constraint: &'static str,
+    pub registers: i64,
+}
+
+/// The accumulator of `g` (`None`: not lowered): FP32 and S32 one value a register (N/2), FP16
+/// two a register (N/4, value `2r` in the low half of register `r`, as CuTe's `uint32_t`
+/// fragments of `half_t` pairs hold them).
+pub fn accumulator(g: &Gmma) -> Option<Accumulator> {
+    let n = g.mnk().1;
+    let (ptx, ctype, constraint, per) = match g.d {
+        ElemType::F32 => ("f32", "float", "+f", 2),
+        ElemType::F16 => ("f16", "unsigned", "+r", 4),
+        ElemType::I32 => ("s32", "int", "+r", 2),
+        _ => return None,
+    };
+    Some(Accumulator {
+        ptx,
+        ctype,
+        constraint,
+        registers: n / per,
+    })
+}
+
+/// The PTX of one warpgroup MMA over the accumulator's registers (`%0..`): A's descriptor (SS)
+/// or its 4 registers (RS), then B's descriptor, the scale-d predicate from the operand after
+/// them (0: D = A * B, 1: D += A * B); the floating-point MMAs take the input scales after it,
+/// the integer ones none.
 pub fn ptx(g: &Gmma) -> Option<String> {
     let (_, n, k) = g.mnk();
-    if g.d != ElemType::F32 {
-        return None;
-    }
+    let acc = accumulator(g)?;
     let (ta, tb) = (ptx_type(g.a)?, ptx_type(g.b)?);
-    let regs = n / 2;
+    let regs = acc.registers;
     let d: Vec<String> = (0..regs).map(|i| format!("%{i}")).collect();
     let scale = |neg: bool| if neg { "-1" } else { "1" };
     // only the 16-bit types take the transpose immediates (1: MN-major); a register A has none
@@ -74,19 +105,23 @@ pub fn ptx(g: &Gmma) -> Option<String> {
             (format!("{{{}}}", a.join(", ")), regs + RS_A_REGISTERS)
         }
     };
+    let scales = match g.d {
+        ElemType::I32 => String::new(),
+        _ => format!(", {}, {}", scale(g.negate_a), scale(g.negate_b)),
+    };
     Some(format!(
-        "wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{ta}.{tb} {{{}}}, {a}, %{b}, p, {}, {}{trans};",
+        "wgmma.mma_async.sync.aligned.m64n{n}k{k}.{}.{ta}.{tb} {{{}}}, {a}, %{b}, p{scales}{trans};",
+        acc.ptx,
         d.join(", "),
-        scale(g.negate_a),
-        scale(g.negate_b),
     ))
 }
 
-/// The device function of a GMMA atom: its name and definition (`None` for one not lowered:
-/// an FP16 or integer accumulator). A register A (RS) is its 4 packed registers `a0..a3`.
+/// The device function of a GMMA atom: its name and definition (`None` for one not lowered).
+/// A register A (RS) is its 4 packed registers `a0..a3`.
 pub fn helper(g: &Gmma) -> Option<(String, String)> {
     let ptx = ptx(g)?;
-    let regs = g.mnk().1 / 2;
+    let acc = accumulator(g)?;
+    let regs = acc.registers;
     let name = name(g);
     let a_params: Vec<String> = match g.a_in_registers {
         false => vec!["unsigned long long desc_a".into()],
@@ -95,11 +130,13 @@ pub fn helper(g: &Gmma) -> Option<(String, String)> {
             .collect(),
     };
     let params: Vec<String> = (0..regs)
-        .map(|i| format!("float& d{i}"))
+        .map(|i| format!("{}& d{i}", acc.ctype))
         .chain(a_params)
         .chain(["unsigned long long desc_b".into(), "int scale_d".into()])
         .collect();
-    let outs: Vec<String> = (0..regs).map(|i| format!("\"+f\"(d{i})")).collect();
+    let outs: Vec<String> = (0..regs)
+        .map(|i| format!("\"{}\"(d{i})", acc.constraint))
+        .collect();
     let (a_ins, a_what, scale_at) = match g.a_in_registers {
         false => (
             "\"l\"(desc_a), ".to_string(),
@@ -208,10 +245,35 @@ mod tests {
             ),
             "{def}"
         );
+    }
+
+    #[test]
+    fn an_fp16_accumulator_is_n_over_4_registers_and_an_integer_one_has_no_scales() {
         let f16 = gmma(
             "SM90_64x64x16_F16F16F16_SS",
-            &["GMMA::Major::K", "GMMA::Major::K"],
+            &["GMMA::Major::K", "GMMA::Major::MN"],
         );
-        assert!(helper(&f16).is_none());
+        let (_, def) = helper(&f16).unwrap();
+        assert!(
+            def.contains("unsigned& d15, unsigned long long desc_a"),
+            "{def}"
+        );
+        assert!(
+            def.contains("wgmma.mma_async.sync.aligned.m64n64k16.f16.f16.f16 {%0, %1,"),
+            "{def}"
+        );
+        assert!(def.contains("%15}, %16, %17, p, 1, 1, 0, 1;"), "{def}");
+        assert!(def.contains("\"+r\"(d15)"), "{def}");
+        let fp8 = gmma("SM90_64x32x32_F16E4M3E5M2_SS_TN", &[]);
+        assert!(ptx(&fp8)
+            .unwrap()
+            .starts_with("wgmma.mma_async.sync.aligned.m64n32k32.f16.e4m3.e5m2 {%0, %1, %2, %3, %4, %5, %6, %7}, %8, %9, p, 1, 1;"));
+        let s8 = gmma("SM90_64x16x32_S32S8U8_SS_TN", &[]);
+        assert_eq!(
+            ptx(&s8).unwrap(),
+            "wgmma.mma_async.sync.aligned.m64n16k32.s32.s8.u8 {%0, %1, %2, %3, %4, %5, %6, %7}, %8, %9, p;"
+        );
+        let (_, def) = helper(&s8).unwrap();
+        assert!(def.contains("int& d7, unsigned long long desc_a"), "{def}");
     }
 }

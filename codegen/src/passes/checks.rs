@@ -535,7 +535,8 @@ fn stmatrix(
 /// A warpgroup MMA (`wgmma`, SS or RS): the target has it, the block is whole warpgroups, A
 /// (SS; RS: the thread's registers `(64 K / 128,X,Y)`) and B
 /// are shared-memory partitions `(MMA,X,Y)` of the atom's `64 x K` / `N x K` tiles and C the
-/// accumulator registers `(N/2,MMA_M,MMA_N)`, their modes agreeing. The descriptors are checked
+/// accumulator registers `(N/2,MMA_M,MMA_N)` (FP32, S32, or FP16 held in pairs), their modes
+/// agreeing. The descriptors are checked
 /// where they are written (the tile layouts `make_gmma_desc` accepts).
 fn warpgroup_mma(
     k: &Kernel,
@@ -557,7 +558,10 @@ fn warpgroup_mma(
         return fail("not a GMMA atom".into());
     };
     if crate::lower::wgmma::helper(&g).is_none() || (g.a_in_registers && g.a.bits() == 8) {
-        return fail("the wgmma lowering takes FP32 accumulators over FP16, BF16, TF32 or FP8 (SS; RS over 16-bit or TF32 A)".into());
+        return fail(
+            "the wgmma lowering takes FP32, FP16 or S32 accumulators (RS over 16-bit or TF32 A)"
+                .into(),
+        );
     }
     let (m, n, kk) = g.mnk();
     let [_, ta, tb, tc] = op.types();

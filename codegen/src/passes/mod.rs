@@ -14,7 +14,7 @@ mod pipeline;
 pub(crate) use align::prefix_mode;
 pub use align::vector_requirements;
 pub(crate) use checks::atom_values;
-pub use pack16::paired_registers;
+pub use pack16::{accumulator_pairs, paired_registers};
 
 use crate::error::{CodegenError, Result};
 use crate::ir::{Kernel, Stmt};

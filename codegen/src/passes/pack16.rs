@@ -49,6 +49,29 @@ pub fn paired_registers(k: &Kernel) -> BTreeSet<String> {
     paired
 }
 
+/// The 16-bit register buffers a warpgroup MMA accumulates into (an FP16 GMMA accumulator):
+/// `wgmma` reads and writes them as registers of two values each while it runs, so they are
+/// declared as pairs too, and every other statement reads and writes their values one at a
+/// time through a 16-bit view of the same registers (as CuTe `recast`s its `uint32_t`
+/// accumulator fragments).
+pub fn accumulator_pairs(k: &Kernel) -> BTreeSet<String> {
+    let sixteen: BTreeSet<&str> = k
+        .regs
+        .iter()
+        .filter(|r| r.elem.bits() == 16 && r.size % 2 == 0)
+        .map(|r| r.name.as_str())
+        .collect();
+    let mut out = BTreeSet::new();
+    crate::ir::visit_stmts(&k.body, &mut |s| {
+        if let Stmt::Gemm { atom, c, .. } = s {
+            if matches!(atom.op(), MmaOp::Sm90(_)) {
+                out.extend(buffer(c).filter(|b| sixteen.contains(b.as_str())));
+            }
+        }
+    });
+    out
+}
+
 fn buffer(t: &cute_layout::Tensor) -> Option<String> {
     match t.engine() {
         Engine::Ptr(p) => Some(p.name.clone()),

@@ -21,7 +21,7 @@ use crate::target::Target;
 /// `SM90_64x64x16_F32F16F16_SS<GMMA::Major::K,GMMA::Major::K>`; an RS atom reads A into each
 /// thread's registers from the shared tile first) over `k` of K: parameters
 /// `A` (64 x K; K-major: `A[m * K + k]`, MN-major: `A[m + 64 * k]`), `B` (N x K, likewise), `C`
-/// (64 x N, column-major), 128 threads, one block.
+/// (64 x N, column-major, FP32 whatever the accumulator's type), 128 threads, one block.
 pub fn wgmma_tile(atom: &str, k: i64) -> Result<Kernel> {
     let e = layout_err("wgmma-tile", "tile");
     let op = gmma_op(atom)?;
@@ -143,9 +143,10 @@ pub fn wgmma_tile(atom: &str, k: i64) -> Result<Kernel> {
     };
     let t_cb = kb.bind("tCsB", thr_mma.partition(Operand::B, &sb).map_err(&e)?); // (MMA,MMA_N,MMA_K)
     let t_cc = thr_mma.partition(Operand::C, &gc).map_err(&e)?; // (MMA,MMA_M,MMA_N)
+                                                                // the accumulator in the atom's type (FP16: two values a register, S32: integers)
     let acc = kb.regs(
         "acc",
-        ElemType::F32,
+        g.d,
         Layout::col_major(t_cc.layout().shape_layout().shape()).map_err(&e)?,
     )?;
     kb.fill(&acc, 0.0);
@@ -153,8 +154,14 @@ pub fn wgmma_tile(atom: &str, k: i64) -> Result<Kernel> {
     kb.gemm(&MmaAtom::new(op), &t_ca, &t_cb, &acc);
     kb.wgmma_commit();
     kb.wgmma_wait(0);
-    let store = CopyAtom::new(CopyOp::UniversalCopy { bits: 32 }, ElemType::F32).map_err(&e)?;
-    kb.copy(&store, &acc, &t_cc);
+    match g.d {
+        ElemType::F32 => {
+            let store =
+                CopyAtom::new(CopyOp::UniversalCopy { bits: 32 }, ElemType::F32).map_err(&e)?;
+            kb.copy(&store, &acc, &t_cc)
+        }
+        _ => kb.map(&t_cc, &[&acc], crate::ir::EExpr::arg(0), None), // converted to FP32
+    };
     kb.finish()
 }
 
