@@ -182,6 +182,49 @@ fn run_does_every_step_it_can() {
     }
 }
 
+/// `--split-k`: both kernels planned, emitted and compiled; on a GPU both checked and timed;
+/// what has no split-K path, or no slices, is a usage error.
+#[test]
+fn run_splits_k_and_refuses_what_it_cannot_split() {
+    let o = cute(&[
+        "run",
+        "sgemm-sm80-16x128",
+        "--m",
+        "3",
+        "--n",
+        "300",
+        "--k",
+        "1000",
+        "--split-k",
+        "4",
+    ]);
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains("(sgemm_sm80_16x128_NN_splitk and sgemm_sm80_16x128_NN_splitk_reduce)"),
+        "{out}"
+    );
+    if cute_runtime::nvrtc_or_skip!() {
+        assert_eq!(out.matches("NVRTC sm_90a:").count(), 2, "{out}");
+    }
+    if has_gpu() {
+        assert!(out.contains("4 slices of K = 1000"), "{out}");
+        assert_eq!(out.matches(": pass").count(), 2, "{out}");
+    }
+    for (args, why) in [
+        (["hgemm-sm80", "--split-k", "2"], "hgemm-sm80 is not one"),
+        (
+            ["sgemm-sm80", "--split-k", "0"],
+            "a number of slices from 1 to 65535",
+        ),
+        (["sgemm-sm80", "--split-k", "many"], "or auto"),
+    ] {
+        let o = cute(&[&["run"], &args[..]].concat());
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(text(&o).contains(why), "{args:?}: {}", text(&o));
+    }
+}
+
 #[test]
 fn run_refuses_bad_sizes() {
     for size in ["0", "-5", "x"] {

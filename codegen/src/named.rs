@@ -21,6 +21,7 @@ pub const NAMES: &[&str] = &[
     "tiled-32",
     "sgemm-sm80",
     "sgemm-sm80-bias-relu",
+    "sgemm-sm80-16x128",
     "simt-hier",
 ];
 
@@ -116,6 +117,10 @@ pub fn plan_for(name: &str, layout: GemmLayout, target: &Target) -> Result<GemmP
             Policy::Pipelined(Box::new(sgemm_sm80(name, layout, target)?)),
             Epilogue::linear(),
         ),
+        "sgemm-sm80-16x128" => (
+            Policy::Pipelined(Box::new(simt_tile(name, layout, target, SimtTile::WIDE)?)),
+            Epilogue::linear(),
+        ),
         "sgemm-sm80-bias-relu" => (
             Policy::Pipelined(Box::new(sgemm_sm80(name, layout, target)?)),
             Epilogue::bias_relu(Bias::PerRow),
@@ -152,6 +157,7 @@ pub fn plan_for(name: &str, layout: GemmLayout, target: &Target) -> Result<GemmP
         policy,
         epilogue,
         target: *target,
+        split_k: false,
     })
 }
 
@@ -195,25 +201,80 @@ fn ctas_that_fit(target: &Target, p: &Pipelined, want: i64, registers: i64) -> i
 /// The CuTe-ly SM80 SGEMM: 128x128x32 tile, 256 threads, 3 stages of 128-bit `cp.async.cg`,
 /// UniversalFMA 16x16 with the M permutation `(16,4,2):(4,1,64)`, swizzled K-major shared tiles.
 fn sgemm_sm80(name: &str, layout: GemmLayout, target: &Target) -> Result<Pipelined> {
+    // 128 registers, two CTAs per SM in every layout: in trips of 8 k blocks each layout's
+    // kernel fits 128 registers without spilling (left unbounded, TN's took 150 and one CTA per
+    // SM: 74% of cuBLAS on the H200 instead of 85%). Two CTAs of 96 KiB fit the 228 KiB of an
+    // sm_90a SM, not the 164 KiB of an sm_80 one or the 100 KiB of sm_86/sm_89: there the recipe
+    // asks for what fits.
+    simt_tile(name, layout, target, SimtTile::SQUARE)
+}
+
+/// The tile family of the SM80 SIMT GEMMs: a CTA tile, the thread layout over its (M, N) and
+/// the CTAs per SM it is built for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SimtTile {
+    /// (BLK_M, BLK_N, BLK_K).
+    pub cta: (i64, i64, i64),
+    /// The threads along M and along N (each thread takes BLK_M / tm rows, BLK_N / tn
+    /// columns, in runs of 4).
+    pub threads: (i64, i64),
+    /// The CTAs per SM asked for (at 128 registers a thread), if they fit.
+    pub ctas_per_sm: i64,
+}
+
+impl SimtTile {
+    /// `sgemm-sm80`'s 128x128x32 over 16x16 threads, two CTAs per SM.
+    pub const SQUARE: SimtTile = SimtTile {
+        cta: (128, 128, 32),
+        threads: (16, 16),
+        ctas_per_sm: 2,
+    };
+    /// `sgemm-sm80-16x128`'s 16x128x32 over 4x32 threads, four CTAs per SM: for a few rows of
+    /// C (a decode step's M = 1 to 16), where a 128-row tile computes 8 to 128 times the work.
+    pub const WIDE: SimtTile = SimtTile {
+        cta: (16, 128, 32),
+        threads: (4, 32),
+        ctas_per_sm: 3,
+    };
+}
+
+/// A SIMT SGEMM of tile `t`: 3 stages of `cp.async` (128-bit along M-/N-major operands),
+/// UniversalFMA over `t.threads` with M and N permuted so each thread's rows and columns are
+/// runs of 4 (its fragments load as 128-bit vectors from the M-/N-major shared tiles), k blocks
+/// in trips of 8.
+fn simt_tile(name: &str, layout: GemmLayout, target: &Target, t: SimtTile) -> Result<Pipelined> {
     let e = lerr(name, "plan");
-    // M and N permuted so each thread's 8 rows and 8 columns are two runs of 4: its A and B
-    // fragments load as 128-bit vectors from the M-/N-major shared tiles.
-    let perm = Layout::new(tup![s(16), s(4), s(2)], tup![s(4), s(1), s(64)]).map_err(&e)?;
+    let ((bm, bn, bk), (tm, tn)) = (t.cta, t.threads);
+    if tm <= 0 || tn <= 0 || bm % (4 * tm) != 0 || bn % (4 * tn) != 0 {
+        return Err(CodegenError::Plan {
+            plan: name.to_string(),
+            part: "tile",
+            msg: format!("{bm}x{bn} over {tm}x{tn} threads: runs of 4 rows and columns a thread"),
+        });
+    }
+    // thread i's values v along M at 4 i + v (+ 4 tm for the next run of 4)
+    let perm = |rows: i64, thr: i64| {
+        Layout::new(
+            tup![s(thr), s(4), s(rows / (4 * thr))],
+            tup![s(4), s(1), s(4 * thr)],
+        )
+    };
     let fma = MmaOp::universal_fma(ElemType::F32, ElemType::F32, ElemType::F32, ElemType::F32);
     let mma = make_tiled_mma(
         MmaAtom::new(fma),
-        &Layout::new(tup![s(16), s(16)], tup![s(1), s(16)]).map_err(&e)?,
+        &Layout::new(tup![s(tm), s(tn)], tup![s(1), s(tm)]).map_err(&e)?,
         &[
-            Tiler::Layout(perm.clone()),
-            Tiler::Layout(perm),
-            Tiler::Int(s(32)),
+            Tiler::Layout(perm(bm, tm).map_err(&e)?),
+            Tiler::Layout(perm(bn, tn).map_err(&e)?),
+            Tiler::Int(s(bk)),
         ],
     )
     .map_err(&e)?;
-    let (copy_a, smem_a) = operand(name, layout.a, 128, 32, 3, 256, &mma, Operand::A)?;
-    let (copy_b, smem_b) = operand(name, layout.b, 128, 32, 3, 256, &mma, Operand::B)?;
+    let threads = tm * tn;
+    let (copy_a, smem_a) = operand(name, layout.a, bm, bk, 3, threads, &mma, Operand::A)?;
+    let (copy_b, smem_b) = operand(name, layout.b, bn, bk, 3, threads, &mma, Operand::B)?;
     let mut p = Pipelined {
-        cta: (128, 128, 32),
+        cta: t.cta,
         smem_a,
         smem_b,
         copy_a,
@@ -228,12 +289,7 @@ fn sgemm_sm80(name: &str, layout: GemmLayout, target: &Target) -> Result<Pipelin
         // the H200 runs 3 points faster in NN and TT, the same in NT, 6 slower in TN (README)
         k_block_unroll: Some(8),
     };
-    // 128 registers, two CTAs per SM in every layout: in trips of 8 k blocks each layout's
-    // kernel fits 128 registers without spilling (left unbounded, TN's took 150 and one CTA per
-    // SM: 74% of cuBLAS on the H200 instead of 85%). Two CTAs of 96 KiB fit the 228 KiB of an
-    // sm_90a SM, not the 164 KiB of an sm_80 one or the 100 KiB of sm_86/sm_89: there the recipe
-    // asks for what fits.
-    p.min_blocks_per_sm = ctas_that_fit(target, &p, 2, 128);
+    p.min_blocks_per_sm = ctas_that_fit(target, &p, t.ctas_per_sm, 128);
     Ok(p)
 }
 

@@ -71,6 +71,18 @@ pub fn bench(
     p: &Problem,
     reps: usize,
 ) -> Result<Timing> {
+    bench_with(gpu, blas, p, reps, &mut |bufs| launch(gpu, loaded, p, bufs))
+}
+
+/// [`bench`] of any way of computing the GEMM on device buffers (`run` launches it on the
+/// GPU's stream, such as split-K's two kernels).
+pub fn bench_with(
+    gpu: &Gpu,
+    blas: &CudaBlas,
+    p: &Problem,
+    reps: usize,
+    run: &mut dyn FnMut(&mut Buffers) -> Result<()>,
+) -> Result<Timing> {
     let mut rng = Rng::fresh(p.m as u64);
     let (sa, sb, sc) = p.buffer_sizes();
     let a = rng.fill(sa);
@@ -78,7 +90,7 @@ pub fn bench(
     let c = rng.fill(sc);
     let bias = rng.fill(p.m.max(p.n) as usize);
     let mut bufs = Buffers::upload(gpu, p, &a, &b, &c, &bias)?;
-    let kernel_ms = time(gpu, 3, reps, || launch(gpu, loaded, p, &mut bufs))?;
+    let kernel_ms = time(gpu, 3, reps, || run(&mut bufs))?;
     let mut bufs2 = Buffers::upload(gpu, p, &a, &b, &c, &bias)?;
     let cublas_ms = time(gpu, 3, reps, || cublas_sgemm(blas, p, &mut bufs2))?;
     Ok(Timing {

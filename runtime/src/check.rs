@@ -111,6 +111,21 @@ pub fn check(
     epilogue: &Epilogue,
     salt: u64,
 ) -> Result<Outcome> {
+    check_with(gpu, blas, p, epilogue, salt, &mut |bufs| {
+        launch(gpu, loaded, p, bufs)
+    })
+}
+
+/// [`check`] of any way of computing the GEMM on device buffers (`run` launches it, such as
+/// split-K's two kernels; the check waits for the stream).
+pub fn check_with(
+    gpu: &Gpu,
+    blas: &CudaBlas,
+    p: &Problem,
+    epilogue: &Epilogue,
+    salt: u64,
+    run: &mut dyn FnMut(&mut Buffers) -> Result<()>,
+) -> Result<Outcome> {
     let mut rng = Rng::fresh(salt);
     let (sa, sb, sc) = p.buffer_sizes();
     let a = rng.fill(sa);
@@ -123,7 +138,7 @@ pub fn check(
         rng.fill(sc)
     };
     let mut bufs = Buffers::upload(gpu, p, &a, &b, &c, &bias)?;
-    launch(gpu, loaded, p, &mut bufs)?;
+    run(&mut bufs)?;
     let got = gpu
         .stream
         .clone_dtoh(&bufs.c)

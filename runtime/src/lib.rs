@@ -12,6 +12,7 @@ pub mod gpu;
 pub mod launch;
 pub mod nvrtc;
 pub mod recipe;
+pub mod split_k;
 pub mod tensor_core;
 pub mod tensor_map;
 pub mod testing;

@@ -60,6 +60,7 @@ const RUN_EXAMPLES: &str = "\
 Examples:
   cute run sgemm-sm80
   cute run sgemm-sm80 --m 17 --n 33 --k 9 --layout TN
+  cute run sgemm-sm80 --m 1 --n 4096 --k 4096 --split-k auto
   cargo run --release --bin cute -- run sgemm-sm80
 
 Each step that cannot run says so and why, and the run still exits 0: without NVRTC
@@ -80,6 +81,7 @@ Examples:
   cute bench sgemm-sm80
   cute bench sgemm-sm80 --layout NN --layout NT
   cute bench sgemm-sm80 --m 4096 --n 4096 --k 4096
+  cute bench sgemm-sm80 --m 16 --n 8192 --k 8192 --split-k auto
 
 The kernel and cuBLAS SGEMM (CUBLAS_PEDANTIC_MATH, pure FP32) in the same process: CUDA
 events, 3 warm-ups, median of 20; at 1024^3 .. 8192^3 and 8192x2048x4096 unless --m/--n/--k.";
@@ -235,6 +237,37 @@ pub struct RunArgs {
     pub plan: PlanOpts,
     #[command(flatten)]
     pub size: SizeOpts,
+    #[command(flatten)]
+    pub split: SplitOpts,
+}
+
+/// Parallel split-K of `run` and `bench`.
+#[derive(Args, Debug, Clone)]
+pub struct SplitOpts {
+    /// Split K over S slices, each CTA's partial product into an FP32 workspace, then a
+    /// reduction that applies the epilogue (the FP32 SIMT GEMMs); `auto` picks S from the
+    /// shape: enough CTAs to fill the SMs, at least 4 k-tiles a slice
+    #[arg(long, value_name = "S|auto", value_parser = parse_split)]
+    pub split_k: Option<Split>,
+}
+
+/// `--split-k`'s value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Split {
+    Auto,
+    Slices(i64),
+}
+
+fn parse_split(s: &str) -> Result<Split, String> {
+    if s == "auto" {
+        return Ok(Split::Auto);
+    }
+    match s.parse::<i64>() {
+        Ok(n) if (1..=65535).contains(&n) => Ok(Split::Slices(n)),
+        _ => Err(format!(
+            "'{s}': a number of slices from 1 to 65535 (the grid's z), or auto"
+        )),
+    }
 }
 
 #[derive(Args, Debug)]
@@ -265,6 +298,8 @@ pub struct BenchArgs {
     pub plan: PlanOpts,
     #[command(flatten)]
     pub size: SizeOpts,
+    #[command(flatten)]
+    pub split: SplitOpts,
 }
 
 #[derive(Args, Debug)]

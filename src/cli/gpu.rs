@@ -115,6 +115,11 @@ pub fn run(a: &RunArgs) -> ExitCode {
     if let Err(e) = a.plan.check("run", &[a.name.as_str()]) {
         return usage(e);
     }
+    if a.split.split_k.is_some() {
+        if let Err(e) = super::split_k::refuse("run", &[a.name.as_str()]) {
+            return usage(e);
+        }
+    }
     if super::recipe::is_recipe(&a.name) {
         let (m, n) = (a.size.m.unwrap_or(8192), a.size.n.unwrap_or(8192));
         return super::recipe::run(&a.name, m, n, a.plan.target());
@@ -133,6 +138,9 @@ pub fn run(a: &RunArgs) -> ExitCode {
     };
     let name = &a.name;
     println!("{name} {layout} M={m} N={n} K={k}");
+    if let Some(split) = a.split.split_k {
+        return super::split_k::run(a, split, layout, &problem);
+    }
     let t = Instant::now();
     let (gplan, kernel) = match a
         .plan
@@ -187,7 +195,9 @@ pub(super) fn compile_step(
 
 /// The GPU and cuBLAS (pedantic FP32), or `None` after telling `skipped` why, on a machine
 /// without a GPU.
-fn gpu_and_blas(skipped: impl FnOnce(String)) -> Result<Option<(Gpu, CudaBlas)>, RuntimeError> {
+pub(super) fn gpu_and_blas(
+    skipped: impl FnOnce(String),
+) -> Result<Option<(Gpu, CudaBlas)>, RuntimeError> {
     let gpu = match Gpu::open() {
         Ok(g) => g,
         Err(e) => {
@@ -549,6 +559,18 @@ pub fn bench_all(a: &BenchArgs) -> ExitCode {
     if let Err(e) = a.plan.check("bench", &named) {
         return usage(e);
     }
+    let default = [
+        (1024, 1024, 1024),
+        (2048, 2048, 2048),
+        (4096, 4096, 4096),
+        (8192, 8192, 8192),
+        (8192, 2048, 4096),
+    ];
+    let one = a.size.one(1);
+    let sizes = one.as_ref().map_or(&default[..], std::slice::from_ref);
+    if let Some(split) = a.split.split_k {
+        return super::split_k::bench(a, split, sizes);
+    }
     if a.names
         .iter()
         .any(|n| super::tensor_core::is_tensor_core(n))
@@ -574,15 +596,6 @@ pub fn bench_all(a: &BenchArgs) -> ExitCode {
     println!("# {} ({}), {arch}; cuBLAS SGEMM in CUBLAS_PEDANTIC_MATH (pure FP32); CUDA events, 3 warm-ups, median of 20", gpu.name, gpu.arch);
     println!("| kernel | layout | M x N x K | ms | TFLOP/s | cuBLAS TFLOP/s | % of cuBLAS |");
     println!("|---|---|---|---:|---:|---:|---:|");
-    let default = [
-        (1024, 1024, 1024),
-        (2048, 2048, 2048),
-        (4096, 4096, 4096),
-        (8192, 8192, 8192),
-        (8192, 2048, 4096),
-    ];
-    let one = a.size.one(1);
-    let sizes = one.as_ref().map_or(&default[..], std::slice::from_ref);
     for p in &planned {
         let gemm = match p.load(&gpu) {
             Ok(g) => g,

@@ -7,6 +7,7 @@ pub mod args;
 pub mod emit;
 pub mod gpu;
 pub mod recipe;
+pub mod split_k;
 pub mod tensor_core;
 pub mod text;
 

@@ -251,6 +251,8 @@ pub struct GemmPlan {
     /// instructions, and the kernel's launch bounds and header are written for it (`sm_90a`
     /// unless the recipe was given another, `named::plan_for`).
     pub target: Target,
+    /// The partial products of a parallel split-K ([`GemmPlan::with_split_k`]).
+    pub split_k: bool,
 }
 
 impl GemmPlan {
@@ -342,6 +344,38 @@ impl GemmPlan {
             cute_layout::ElemType::Bf16 => "_bf16out",
             _ => "",
         };
-        format!("{}_{}{out}", self.name.replace('-', "_"), self.layout)
+        let split = if self.split_k { "_splitk" } else { "" };
+        format!(
+            "{}_{}{out}{split}",
+            self.name.replace('-', "_"),
+            self.layout
+        )
+    }
+
+    /// The partial-products kernel of a parallel split-K (CUTLASS's `GemmSplitKParallel`): CTA
+    /// `z` of the grid's third dimension takes the k range `[z Kc, min(z Kc + Kc, K))` (`Kc`, a
+    /// multiple of BLK_K, is the kernel's last parameter; the grid has `ceil(K / Kc)` of them)
+    /// and stores its product unscaled, in FP32, to the workspace slice `C + z ldC N` (alpha 1,
+    /// beta 0, no bias); `recipes::split_k_reduce` of the plan before this sums the slices into
+    /// C through its epilogue. For the plans whose every thread loads by `cp.async` (the SIMT
+    /// and SM80 tensor-core ones): a tensor map's base does not move with the split.
+    pub fn with_split_k(mut self) -> Result<GemmPlan, CodegenError> {
+        let pipelined = match &mut self.policy {
+            Policy::Pipelined(_) => true,
+            Policy::TensorCore(p) if !p.tma => {
+                p.out = cute_layout::ElemType::F32;
+                true
+            }
+            _ => false,
+        };
+        if !pipelined {
+            return Err(self.error(
+                "split-K",
+                "parallel split-K takes a pipelined cp.async plan (SIMT or SM80 tensor cores); this one loads by TMA or has no k-tile pipeline",
+            ));
+        }
+        self.split_k = true;
+        self.epilogue = Epilogue::linear();
+        Ok(self)
     }
 }

@@ -708,12 +708,17 @@ fn predicate(k: &Kernel, p: &Pred, guarded: &Tensor, path: &str) -> Result<()> {
             format!("the predicate {} and {guarded} differ in size", p.coord),
         ));
     }
+    // a bound is the same for every thread of a block: the int parameters and the block
+    // indices (a split-K CTA's `min(Kc, K - bz*Kc)`)
+    let uniform = |n: &str| int_param(k, n) || matches!(n, "bx" | "by" | "bz");
     for b in &p.bounds {
-        if b.evaluate(&|n| int_param(k, n).then_some(1)).is_none() {
+        if b.evaluate(&|n| uniform(n).then_some(1)).is_none() {
             return Err(error(
                 k,
                 path,
-                format!("the bound {b} is not an expression of the int parameters"),
+                format!(
+                    "the bound {b} is not an expression of the int parameters and block indices"
+                ),
             ));
         }
     }

@@ -60,6 +60,8 @@ pub(crate) struct Problem {
     pub id_a: Tensor,
     pub id_b: Tensor,
     pub id_c: Tensor,
+    /// The CTAs along K (the grid's third dimension): `ceil(K / Kc)` for split-K partials, 1.
+    pub splits: Int,
 }
 
 impl Problem {
@@ -98,20 +100,10 @@ impl Problem {
         };
         k.param_int("ldC");
         let e = layout_err(&plan.name, "problem tensors");
-        let bias = match plan.epilogue.bias {
-            None => None,
-            Some(which) => {
-                let stride = match which {
-                    Bias::PerRow => tup![s(1), s(0)],
-                    Bias::PerCol => tup![s(0), s(1)],
-                };
-                let l = Layout::new(tup![m.clone(), n.clone()], stride).map_err(&e)?;
-                let t = k.gmem("bias", F32, false, l);
-                for r in crate::gemm::common::buffer_requirements(plan) {
-                    k.require(r);
-                }
-                Some(t)
-            }
+        let bias = declare_bias(k, plan, [&m, &n])?;
+        let (a, b, c, kk, splits) = match plan.split_k {
+            false => (a, b, c, kk, s(1)),
+            true => split_k(k, [a, b, c], [&m, &n, &kk], &e)?,
         };
         let id = |x: &Int, y: &Int| Tensor::identity(&tup![x.clone(), y.clone()]).map_err(&e);
         let (id_a, id_b, id_c) = (id(&m, &kk)?, id(&n, &kk)?, id(&m, &n)?);
@@ -126,6 +118,7 @@ impl Problem {
             id_a,
             id_b,
             id_c,
+            splits,
         })
     }
 
@@ -142,7 +135,7 @@ impl Problem {
         k.threads(threads).grid([
             self.m.ceil_div(&s(bm)).map_err(e)?,
             self.n.ceil_div(&s(bn)).map_err(e)?,
-            s(1),
+            self.splits.clone(),
         ]);
         let (bx, by) = (KernelBuilder::block_idx(0), KernelBuilder::block_idx(1));
         self.cta_tiles_at((bm, bn, bk), [&bx, &by], e)
@@ -174,6 +167,17 @@ impl Problem {
         })
     }
 
+    /// What an epilogue writes: C, its coordinates, the bias.
+    pub fn output(&self) -> Output<'_> {
+        Output {
+            m: &self.m,
+            n: &self.n,
+            c: &self.c,
+            id_c: &self.id_c,
+            bias: self.bias.as_ref(),
+        }
+    }
+
     /// In bounds of A: `m < M && k < K`.
     pub fn pred_a(&self, coord: Tensor) -> Pred {
         Pred {
@@ -189,9 +193,88 @@ impl Problem {
             bounds: vec![self.n.clone(), self.k.clone()],
         }
     }
+}
 
+/// Declares `bias` when the plan's epilogue adds one: `(M,N)` broadcast along the mode it
+/// does not index, with its launch requirements.
+pub(crate) fn declare_bias(
+    k: &mut KernelBuilder,
+    plan: &GemmPlan,
+    [m, n]: [&Int; 2],
+) -> Result<Option<Tensor>> {
+    let Some(which) = plan.epilogue.bias else {
+        return Ok(None);
+    };
+    let stride = match which {
+        Bias::PerRow => tup![s(1), s(0)],
+        Bias::PerCol => tup![s(0), s(1)],
+    };
+    let l =
+        Layout::new(tup![m.clone(), n.clone()], stride).map_err(layout_err(&plan.name, "bias"))?;
+    let t = k.gmem("bias", F32, false, l);
+    for r in crate::gemm::common::buffer_requirements(plan) {
+        k.require(r);
+    }
+    Ok(Some(t))
+}
+
+/// The split-K partials' view of the problem (`GemmPlan::with_split_k`): declares `Kc`, and
+/// gives CTA `z = bz` A `(M,K')` and B `(N,K')` from k = `z Kc` on, `K' = min(Kc, K - z Kc)`
+/// (CuTe's `domain_offset`), C its workspace slice `(M,N)` at `z ldC N`, and the splits
+/// `ceil(K / Kc)`.
+fn split_k(
+    k: &mut KernelBuilder,
+    [a, b, c]: [Tensor; 3],
+    [m, n, kk]: [&Int; 3],
+    e: &LayoutErr<'_>,
+) -> Result<(Tensor, Tensor, Tensor, Int, Int)> {
+    let kc = k.param_int("Kc");
+    let z = KernelBuilder::block_idx(2);
+    let k0 = z.mul(&kc).map_err(e)?;
+    let k_here = kc.min(&kk.sub(&k0).map_err(e)?).map_err(e)?; // K'
+                                                               // the tensor from k0 on (its K mode K' long), and C's slice z
+    let from_k0 = |t: &Tensor, rows: &Int| -> Result<Tensor> {
+        let moved = offset(t, &tup![s(0), k0.clone()], e)?;
+        let stride = t.layout().shape_layout().stride().clone();
+        let view = Layout::new(tup![rows.clone(), k_here.clone()], stride).map_err(e)?;
+        Ok(moved.with_layout(view.into()))
+    };
+    let slice = Int::symbol("ldC")
+        .mul(n)
+        .and_then(|x| x.mul(&z))
+        .map_err(e)?;
+    let c = match c.engine() {
+        cute_layout::Engine::Ptr(p) => {
+            let mut p = p.clone();
+            p.offset = p.offset.add(&slice).map_err(e)?;
+            Tensor::new(p, c.layout().clone())
+        }
+        _ => c,
+    };
+    let splits = kk.ceil_div(&kc).map_err(e)?;
+    Ok((from_k0(&a, m)?, from_k0(&b, n)?, c, k_here, splits))
+}
+
+/// The tensor `t` with its pointer moved to the element at `coord` (its layout kept).
+fn offset(t: &Tensor, coord: &cute_layout::IntTuple, e: &LayoutErr<'_>) -> Result<Tensor> {
+    match t.at(coord).map_err(e)? {
+        cute_layout::Element::Offset(p) => Ok(Tensor::new(p, t.layout().clone())),
+        cute_layout::Element::Coord(_) => Ok(t.clone()),
+    }
+}
+
+/// What an epilogue writes: C `(M,N)`, its identity tensor and the bias broadcast over it.
+pub(crate) struct Output<'a> {
+    pub m: &'a Int,
+    pub n: &'a Int,
+    pub c: &'a Tensor,
+    pub id_c: &'a Tensor,
+    pub bias: Option<&'a Tensor>,
+}
+
+impl Output<'_> {
     /// In bounds of C: `m < M && n < N`.
-    pub fn pred_c(&self, coord: Tensor) -> Pred {
+    pub fn pred(&self, coord: Tensor) -> Pred {
         Pred {
             coord,
             bounds: vec![self.m.clone(), self.n.clone()],

@@ -23,7 +23,7 @@
 use cute_layout::atom::{CopyAtom, CopyOp, MmaAtom, MmaOp};
 use cute_layout::{make_step, s, tup, Coord, ElemType::F32, Int, Layout, Tensor, Tiler, X};
 
-use super::gemm::{value, Problem};
+use super::gemm::{value, Output, Problem};
 use super::layout_err;
 use crate::error::{CodegenError, Result};
 use crate::gemm::{GemmPlan, Major};
@@ -92,7 +92,7 @@ pub fn naive(plan: &GemmPlan, tile: (i64, i64), thr: &Layout) -> Result<Kernel> 
                 k.gemm(&fma, &t_cr_a, &t_cr_b, &t_cr_c);
                 Ok(())
             })?;
-            epilogue(k, plan, &p, &t_cr_c, &part_c, false)
+            epilogue(k, plan, &p.output(), &t_cr_c, &part_c, false)
         },
         |_| Ok(()),
     )?;
@@ -227,7 +227,7 @@ pub fn tiled_with_smem(plan: &GemmPlan, t: i64, smem: &Layout) -> Result<Kernel>
         x.local_tile(&tile, &coord2(&bx, &by), None)? // (BLK_M,BLK_N)
             .local_partition(&thr_c, &tid, None) // (1,1)
     };
-    epilogue(&mut k, plan, &p, &t_cr_c, &part_c, true)?;
+    epilogue(&mut k, plan, &p.output(), &t_cr_c, &part_c, true)?;
     k.finish()
 }
 
@@ -257,22 +257,22 @@ fn load_threads(t: i64, major: Major) -> cute_layout::Result<Layout> {
 /// template emitter writes it: `x = alpha * acc`, then `x = fmaf(beta, C, x)` only when
 /// `beta != 0`, then the bias and the ReLU the plan asks for. `part` partitions an `(M,N)`
 /// tensor as C is.
-fn epilogue(
+pub(super) fn epilogue(
     k: &mut KernelBuilder,
     plan: &GemmPlan,
-    p: &Problem,
+    p: &Output<'_>,
     acc: &Tensor,
     part: &dyn Fn(&Tensor) -> cute_layout::Result<Tensor>,
     predicated: bool,
 ) -> Result<()> {
     let e = layout_err(&plan.name, "epilogue");
-    let c = k.bind("tCgC", part(&p.c).map_err(&e)?);
+    let c = k.bind("tCgC", part(p.c).map_err(&e)?);
     let pred = if predicated {
-        Some(p.pred_c(part(&p.id_c).map_err(&e)?))
+        Some(p.pred(part(p.id_c).map_err(&e)?))
     } else {
         None
     };
-    let bias = p.bias.as_ref().map(part).transpose().map_err(&e)?;
+    let bias = p.bias.map(part).transpose().map_err(&e)?;
     let srcs = |with_c: bool| -> Vec<&Tensor> {
         let mut v = vec![acc];
         if with_c {

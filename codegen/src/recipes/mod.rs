@@ -17,6 +17,7 @@ mod gemm_wgmma;
 mod gemm_ws;
 pub mod problem;
 mod softmax;
+mod split_k;
 mod transpose;
 mod wgmma_tile;
 
@@ -26,6 +27,7 @@ pub use gemm_case::{
 };
 pub use problem::{case, Case, Verdict};
 pub use softmax::row_softmax;
+pub use split_k::{k_chunk, split_k_reduce};
 pub use transpose::transpose;
 pub use wgmma_tile::wgmma_tile;
 

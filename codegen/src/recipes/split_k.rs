@@ -1,0 +1,123 @@
+//! Parallel split-K (CUTLASS's `GemmSplitKParallel`): the partial products of
+//! [`GemmPlan::with_split_k`] — CTA `z` of the grid's third dimension multiplies over its own
+//! range of K and stores the FP32 product to slice `z` of a workspace `W (M,N,S)` — and
+//! [`split_k_reduce`], which sums the slices in order of `z` and applies the plan's epilogue
+//! (`alpha`, `beta`, the bias, the ReLU) as it writes C. [`k_chunk`] is how K is cut.
+//!
+//! It is for the shapes whose output tiles leave most SMs idle (small M or N, long K: a decode
+//! step's `1 x 4096 x 4096`), where one CTA per output tile would walk all of K alone.
+
+use cute_layout::{s, tup, Coord, ElemType::F32, Int, Layout, Tensor, Tiler, X};
+
+use super::gemm::{declare_bias, Output};
+use super::gemm_simple::epilogue;
+use super::layout_err;
+use crate::error::Result;
+use crate::gemm::{GemmPlan, Policy};
+use crate::ir::{Cond, EExpr, Kernel, KernelBuilder, Unroll};
+
+/// The reduction's CTA tile of C `(32,8)`, a thread per element, threads along M first (C is
+/// column-major, so a warp reads and writes 32 consecutive elements).
+const TILE: (i64, i64) = (32, 8);
+
+/// `(Kc, S)`: the k range of each split, a multiple of the plan's BLK_K, and how many splits
+/// that makes (`ceil(K / Kc)`, at most `splits`; every one takes at least one k element).
+/// `None` for a plan without a k-tile pipeline or non-positive sizes.
+pub fn k_chunk(plan: &GemmPlan, k: i64, splits: i64) -> Option<(i64, i64)> {
+    let bk = match &plan.policy {
+        Policy::Pipelined(p) => p.cta.2,
+        Policy::TensorCore(p) => p.cta.2,
+        _ => return None,
+    };
+    if k <= 0 || splits <= 0 || bk <= 0 {
+        return None;
+    }
+    let tiles = (k + bk - 1) / bk;
+    let per = (tiles + splits.min(tiles) - 1) / splits.min(tiles);
+    let kc = per * bk;
+    Some((kc, (k + kc - 1) / kc))
+}
+
+/// The reduction of `plan`'s split-K partials: `C = alpha * sum_z W(_,_,z) + beta * C` and
+/// the rest of the plan's epilogue, one thread per element of C (the sum in order of `z`, so
+/// the result does not depend on the schedule). Parameters `M, N, S, alpha, W, ldW, beta, C,
+/// ldC[, bias]`: `W` is FP32 `(M,N,S):(_1,ldW,ldW*N)`, C of the plan's output type.
+pub fn split_k_reduce(plan: &GemmPlan) -> Result<Kernel> {
+    let e = layout_err(&plan.name, "split-K reduction");
+    let mut k = KernelBuilder::new(&format!("{}_splitk_reduce", plan.kernel_name()));
+    k.target(plan.target).doc(
+        "C = alpha * sum_z W(_,_,z) + beta * C (+ the plan's epilogue): parallel split-K's reduction, one thread per element of C",
+    );
+    let (m, n, splits) = (k.param_int("M"), k.param_int("N"), k.param_int("S"));
+    k.param_scalar("alpha", F32);
+    let ldw = Int::symbol("ldW");
+    let slice = ldw.mul(&n).map_err(&e)?;
+    let w = k.gmem(
+        "W",
+        F32,
+        false,
+        Layout::new(
+            tup![m.clone(), n.clone(), splits.clone()],
+            tup![s(1), ldw, slice],
+        )
+        .map_err(&e)?,
+    ); // (M,N,S)
+    k.param_int("ldW");
+    k.param_scalar("beta", F32);
+    let c = k.gmem("C", plan.output_type(), true, plan.layout.c_layout()); // (M,N)
+    k.param_int("ldC");
+    let bias = declare_bias(&mut k, plan, [&m, &n])?;
+    let (bm, bn) = TILE;
+    k.threads(bm * bn).grid([
+        m.ceil_div(&s(bm)).map_err(&e)?,
+        n.ceil_div(&s(bn)).map_err(&e)?,
+        s(1),
+    ]);
+    let (tid, bx, by) = (
+        KernelBuilder::tid(),
+        KernelBuilder::block_idx(0),
+        KernelBuilder::block_idx(1),
+    );
+    let thr = Layout::col_major(&tup![s(bm), s(bn)]).map_err(&e)?; // (32,8) -> thread
+    let tile = Tiler::from_shape(&tup![s(bm), s(bn)]);
+    let at = Coord::Tuple(vec![Coord::Int(bx), Coord::Int(by)]);
+    let part = |t: &Tensor| {
+        t.local_tile(&tile, &at, None)? // (BLK_M,BLK_N)
+            .local_partition(&thr, &tid, None) // (1,1)
+    };
+    let id_c = Tensor::identity(&tup![m.clone(), n.clone()]).map_err(&e)?;
+    let mn = crate::ir::index::coord(&part(&id_c).map_err(&e)?, 0).map_err(&e)?;
+    let inside = Cond::And(
+        Box::new(Cond::Lt(mn[0].clone(), m.clone())),
+        Box::new(Cond::Lt(mn[1].clone(), n.clone())),
+    );
+    let acc = k.regs(
+        "acc",
+        F32,
+        Layout::col_major(&tup![s(1), s(1)]).map_err(&e)?,
+    )?; // (1,1)
+    let out = Output {
+        m: &m,
+        n: &n,
+        c: &c,
+        id_c: &id_c,
+        bias: bias.as_ref(),
+    };
+    k.if_(
+        inside,
+        |k| {
+            k.fill(&acc, 0.0);
+            k.for_("z", splits.clone(), Unroll::None, |k, z| {
+                let w_z = w
+                    .slice(&Coord::Tuple(vec![X, X, Coord::Int(z)]))
+                    .and_then(|t| part(&t))
+                    .map_err(&e)?; // (1,1)
+                k.map(&acc, &[&acc, &w_z], EExpr::arg(0) + EExpr::arg(1), None);
+                Ok(())
+            })?;
+            epilogue(k, plan, &out, &acc, &part, false)
+        },
+        |_| Ok(()),
+    )?;
+    k.finish()
+}

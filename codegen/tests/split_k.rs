@@ -1,0 +1,122 @@
+//! Parallel split-K on the CPU interpreter: the partial products of a plan `with_split_k` (CTA
+//! `z` over its k range, FP32 into slice `z` of a NaN-poisoned workspace) and
+//! `split_k_reduce` (the sum over `z` through the plan's epilogue into C), against the float64
+//! reference of the plan's own case (`gemm_case`: fresh operands, C poisoned when beta is 0,
+//! padding rows that must stay NaN). Sizes that divide neither the tiles nor the splits.
+
+use cute_codegen::interp::{run, Arg, HostBuffer};
+use cute_codegen::named::plan;
+use cute_codegen::recipes::{gemm, gemm_case, k_chunk, operands, split_k_reduce};
+use cute_codegen::{GemmLayout, GemmPlan};
+use cute_layout::ElemType;
+
+/// Runs `plan`'s split-K at `size` with at most `splits` splits and checks C; returns the
+/// splits it made.
+fn check(plan: &GemmPlan, size: (i64, i64, i64), beta: f64, splits: i64, seed: u64) -> i64 {
+    let mut case = gemm_case(plan, size, beta, seed).unwrap();
+    let (m, n, k) = size;
+    let (kc, s) = k_chunk(plan, k, splits).unwrap();
+    assert!((s - 1) * kc < k && s * kc >= k, "{kc} x {s} for K = {k}");
+    let partial = gemm(&plan.clone().with_split_k().unwrap()).unwrap();
+    let reduce = split_k_reduce(plan).unwrap();
+    let ldw = (m + 3) / 4 * 4;
+    let o = operands(plan, &case).unwrap();
+    let workspace = HostBuffer::from_values(ElemType::F32, &vec![f64::NAN; (ldw * n * s) as usize]);
+    // M, N, K, alpha 1, A, ldA, B, ldB, beta 0, W, ldW, Kc
+    let mut args = vec![
+        Arg::Int(m),
+        Arg::Int(n),
+        Arg::Int(k),
+        Arg::Scalar(1.0),
+        Arg::Buffer(o.a.clone()),
+        Arg::Int(o.lda),
+        Arg::Buffer(o.b.clone()),
+        Arg::Int(o.ldb),
+        Arg::Scalar(0.0),
+        Arg::Buffer(workspace),
+        Arg::Int(ldw),
+        Arg::Int(kc),
+    ];
+    run(&partial, &mut args).unwrap_or_else(|e| panic!("{}: {e}", partial.name));
+    let Arg::Buffer(w) = args.swap_remove(9) else {
+        unreachable!()
+    };
+    // M, N, S, alpha, W, ldW, beta, C, ldC[, bias]: the case's own C and bias
+    let (alpha, ldc) = (o.alpha, o.ldc);
+    let mut rest: Vec<Arg> = case.args.drain(8..).collect(); // beta, C, ldC[, bias]
+    let mut args = vec![
+        Arg::Int(m),
+        Arg::Int(n),
+        Arg::Int(s),
+        Arg::Scalar(alpha),
+        Arg::Buffer(w),
+        Arg::Int(ldw),
+    ];
+    args.append(&mut rest);
+    assert!(matches!(args[8], Arg::Int(x) if x == ldc));
+    run(&reduce, &mut args).unwrap_or_else(|e| panic!("{}: {e}", reduce.name));
+    let Arg::Buffer(c) = &args[7] else {
+        unreachable!()
+    };
+    let v = case.check(&c.data);
+    assert!(v.ok(), "{} {m}x{n}x{k}, {s} splits: {v:?}", plan.name);
+    s
+}
+
+#[test]
+fn simt_split_k_agrees_with_float64_in_every_layout() {
+    for (i, layout) in GemmLayout::all().into_iter().enumerate() {
+        let p = plan("sgemm-sm80", layout).unwrap();
+        assert_eq!(check(&p, (17, 33, 1000), 0.0, 4, i as u64), 4);
+        assert_eq!(check(&p, (1, 67, 300), -0.75, 3, 10 + i as u64), 3);
+        // the wide tile for a few rows of C
+        let p = plan("sgemm-sm80-16x128", layout).unwrap();
+        assert_eq!(check(&p, (3, 200, 500), 0.5, 4, 20 + i as u64), 4);
+    }
+}
+
+#[test]
+fn the_epilogue_runs_once_after_the_sum() {
+    // bias + ReLU apply to the sum, not to each partial (a ReLU of partials would differ)
+    let p = plan("sgemm-sm80-bias-relu", GemmLayout::parse("TN").unwrap()).unwrap();
+    assert_eq!(check(&p, (130, 20, 257), -0.75, 5, 3), 5);
+}
+
+#[test]
+fn tensor_core_split_k_agrees_with_float64() {
+    for name in ["hgemm-sm80", "tf32gemm-sm80"] {
+        let p = plan(name, GemmLayout::parse("TN").unwrap()).unwrap();
+        check(&p, (20, 40, 333), 0.5, 3, 7);
+    }
+    // a 16-bit C: the partials stay FP32, the reduction rounds once
+    let p = plan("bgemm-sm80", GemmLayout::parse("NT").unwrap())
+        .unwrap()
+        .with_output(ElemType::Bf16)
+        .unwrap();
+    check(&p, (9, 24, 200), 0.0, 2, 8);
+}
+
+#[test]
+fn k_is_cut_into_whole_k_tiles_and_never_into_empty_splits() {
+    let p = plan("sgemm-sm80", GemmLayout::parse("NN").unwrap()).unwrap();
+    let bk = match &p.policy {
+        cute_codegen::gemm::Policy::Pipelined(x) => x.cta.2,
+        _ => unreachable!(),
+    };
+    for k in [1, 7, bk, bk + 1, 1000, 4096] {
+        for splits in [1, 2, 3, 8, 64, 10_000] {
+            let (kc, s) = k_chunk(&p, k, splits).unwrap();
+            assert_eq!(kc % bk, 0);
+            assert!(s >= 1 && s <= splits && (s - 1) * kc < k && s * kc >= k);
+        }
+    }
+    assert_eq!(k_chunk(&p, 0, 4), None);
+    assert_eq!(k_chunk(&p, 100, 0), None);
+}
+
+#[test]
+fn a_tma_plan_is_refused_with_the_reason() {
+    let p = plan("hgemm-sm90", GemmLayout::parse("TN").unwrap()).unwrap();
+    let e = p.with_split_k().unwrap_err().to_string();
+    assert!(e.contains("split-K") && e.contains("TMA"), "{e}");
+}

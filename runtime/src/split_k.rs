@@ -1,0 +1,164 @@
+//! Parallel split-K on the GPU: a plan's partial-products kernel (`GemmPlan::with_split_k`)
+//! over `S` slices of K into an FP32 workspace, then its reduction
+//! (`recipes::split_k_reduce`), which sums the slices and applies the plan's epilogue as it
+//! writes C. Both are launched on the GPU's stream, back to back; [`splits_for`] is the
+//! heuristic that picks `S` for a shape.
+
+use cudarc::driver::CudaSlice;
+
+use cute_codegen::cuda::IndexWidth;
+use cute_codegen::gemm::Policy;
+use cute_codegen::recipes::{k_chunk, split_k_reduce};
+use cute_codegen::GemmPlan;
+
+use crate::error::{Result, RuntimeError};
+use crate::gemm::{check_buffers, BufferLens, Buffers, Problem};
+use crate::gpu::{Gpu, Loaded};
+use crate::launch::{launch, Arg, Buf};
+
+/// The two kernels of a plan's parallel split-K, loaded.
+pub struct SplitK<'g> {
+    gpu: &'g Gpu,
+    plan: GemmPlan,
+    partial: Loaded,
+    reduce: Loaded,
+}
+
+/// How a problem is split: `splits` slices of K, `kc` elements each (the last one shorter),
+/// and the workspace's leading dimension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Split {
+    pub splits: i64,
+    pub kc: i64,
+    pub ldw: i64,
+}
+
+impl<'g> SplitK<'g> {
+    /// Emits (32-bit indices), compiles through the cache and loads both kernels of `plan`.
+    pub fn new(gpu: &'g Gpu, plan: GemmPlan) -> Result<SplitK<'g>> {
+        let partial =
+            cute_codegen::gemm::emit_with(&plan.clone().with_split_k()?, IndexWidth::I32)?;
+        let reduce = cute_codegen::cuda::emit(&split_k_reduce(&plan)?)?;
+        Ok(SplitK {
+            gpu,
+            partial: gpu.load(&partial)?,
+            reduce: gpu.load(&reduce)?,
+            plan,
+        })
+    }
+
+    /// The plan before the split (its epilogue is the reduction's).
+    pub fn plan(&self) -> &GemmPlan {
+        &self.plan
+    }
+
+    /// The partial-products kernel and the reduction.
+    pub fn loaded(&self) -> [&Loaded; 2] {
+        [&self.partial, &self.reduce]
+    }
+
+    /// The split of `p` into at most `splits` slices, checked: the workspace and every offset
+    /// into it must fit 32-bit indices.
+    pub fn split(&self, p: &Problem, splits: i64) -> Result<Split> {
+        p.check()?;
+        let (kc, splits) = k_chunk(&self.plan, p.k, splits).ok_or_else(|| {
+            RuntimeError::Problem(format!(
+                "{}: split-K of K = {} into {splits} slices",
+                self.plan.name, p.k
+            ))
+        })?;
+        let ldw = p.m.saturating_add(3) / 4 * 4;
+        let elems = ldw.checked_mul(p.n).and_then(|x| x.checked_mul(splits));
+        if elems.is_none_or(|e| e > i64::from(i32::MAX)) {
+            return Err(RuntimeError::Problem(format!(
+                "{}x{}x{} in {splits} slices: the split-K workspace ({ldw} x {} x {splits}) exceeds 2^31 - 1 elements",
+                p.m, p.n, p.k, p.n
+            )));
+        }
+        Ok(Split { splits, kc, ldw })
+    }
+
+    /// A workspace for `s`: `ldW x N x S` floats (every slice fully written by the partials).
+    pub fn workspace(&self, p: &Problem, s: Split) -> Result<CudaSlice<f32>> {
+        let n = usize::try_from(s.ldw * p.n * s.splits).unwrap_or(0);
+        self.gpu
+            .stream
+            .alloc_zeros::<f32>(n)
+            .map_err(RuntimeError::driver("allocating the split-K workspace"))
+    }
+
+    /// `C = alpha * A * B + beta * C` (+ the plan's epilogue) as `s.splits` partial products
+    /// into `work`, then their reduction into C; asynchronous on the GPU's stream.
+    pub fn launch(
+        &self,
+        p: &Problem,
+        bufs: &mut Buffers,
+        work: &CudaSlice<f32>,
+        s: Split,
+    ) -> Result<()> {
+        let need = usize::try_from(s.ldw * p.n * s.splits).unwrap_or(usize::MAX);
+        if work.len() < need {
+            return Err(RuntimeError::Problem(format!(
+                "the split-K workspace has {} elements, {need} needed",
+                work.len()
+            )));
+        }
+        let lens = BufferLens {
+            a: bufs.a.len(),
+            b: bufs.b.len(),
+            c: bufs.c.len(),
+            bias: bufs.bias.len(),
+        };
+        check_buffers(&self.reduce.kernel, p, lens)?;
+        let (lda, ldb, ldc) = p.lds();
+        let (a, b) = (Buf::F32(&bufs.a), Buf::F32(&bufs.b));
+        // M, N, K, alpha 1, A, ldA, B, ldB, beta 0, W, ldW, Kc
+        let partial = [
+            Arg::Int(p.m),
+            Arg::Int(p.n),
+            Arg::Int(p.k),
+            Arg::Scalar(1.0),
+            Arg::Buf(a),
+            Arg::Int(lda),
+            Arg::Buf(b),
+            Arg::Int(ldb),
+            Arg::Scalar(0.0),
+            Arg::Buf(Buf::F32(work)),
+            Arg::Int(s.ldw),
+            Arg::Int(s.kc),
+        ];
+        launch(self.gpu, &self.partial, &partial)?;
+        // M, N, S, alpha, W, ldW, beta, C, ldC[, bias]
+        let mut reduce = vec![
+            Arg::Int(p.m),
+            Arg::Int(p.n),
+            Arg::Int(s.splits),
+            Arg::Scalar(f64::from(p.alpha)),
+            Arg::Buf(Buf::F32(work)),
+            Arg::Int(s.ldw),
+            Arg::Scalar(f64::from(p.beta)),
+            Arg::Buf(Buf::F32(&bufs.c)),
+            Arg::Int(ldc),
+        ];
+        if self.plan.epilogue.bias.is_some() {
+            reduce.push(Arg::Buf(Buf::F32(&bufs.bias)));
+        }
+        launch(self.gpu, &self.reduce, &reduce)
+    }
+}
+
+/// The slices of K for `p` under `plan` on its target's SMs: enough CTAs to give each SM
+/// the plan's CTAs per SM (`min_blocks_per_sm`) where the output tiles alone do not, each
+/// slice keeping at least 4 k-tiles (so the pipeline's prologue stays a small part of it); 1
+/// when the tiles fill the GPU already or the plan has no k-tile pipeline.
+pub fn splits_for(plan: &GemmPlan, p: &Problem) -> i64 {
+    let (bm, bn, bk, per_sm) = match &plan.policy {
+        Policy::Pipelined(x) => (x.cta.0, x.cta.1, x.cta.2, x.min_blocks_per_sm),
+        Policy::TensorCore(x) if !x.tma => (x.cta.0, x.cta.1, x.cta.2, x.min_blocks_per_sm),
+        _ => return 1,
+    };
+    let ceil = |a: i64, b: i64| (a + b - 1) / b.max(1);
+    let tiles = ceil(p.m, bm) * ceil(p.n, bn);
+    let want = ceil(plan.target.sms.max(1) * per_sm.max(1), tiles);
+    want.min(ceil(p.k, bk) / 4).max(1)
+}

@@ -1,0 +1,215 @@
+//! `cute run NAME --split-k S|auto` and `cute bench NAME... --split-k S|auto`: a named FP32
+//! GEMM as parallel split-K (its partial products over S slices of K, then the reduction that
+//! applies its epilogue), checked against the float64 reference and timed beside cuBLAS SGEMM
+//! like the one-kernel GEMMs.
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::error::ErrorKind;
+use cute::codegen::{GemmLayout, GemmPlan};
+use cute::runtime::bench::{bench_with, Timing};
+use cute::runtime::check::check_with;
+use cute::runtime::gemm::Problem;
+use cute::runtime::gpu::Gpu;
+use cute::runtime::split_k::{splits_for, Split as Cut, SplitK};
+use cute::runtime::{CudaBlas, RuntimeError};
+
+use super::args::{usage_error, BenchArgs, RunArgs, Split};
+use super::gpu::{gpu_and_blas, label};
+use super::usage;
+
+/// Refuses `--split-k` for what has no split-K path here: the recipes and the tensor-core
+/// GEMMs (whose host buffers are not FP32).
+pub fn refuse(sub: &str, names: &[&str]) -> Result<(), clap::Error> {
+    let tc = names
+        .iter()
+        .find(|n| super::tensor_core::is_tensor_core(n) || super::recipe::is_recipe(n));
+    match tc {
+        Some(n) => Err(usage_error(
+            sub,
+            ErrorKind::ArgumentConflict,
+            format!("--split-k takes the FP32 SIMT GEMMs (sgemm-sm80, ...); {n} is not one"),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The slices for `--split-k` on problem `p`.
+fn slices(split: Split, plan: &GemmPlan, p: &Problem) -> i64 {
+    match split {
+        Split::Auto => splits_for(plan, p),
+        Split::Slices(n) => n,
+    }
+}
+
+/// `cute run NAME --split-k ...`: plan, emit and compile both kernels, check with beta 0 and
+/// 0.5, time beside cuBLAS.
+pub fn run(a: &RunArgs, split: Split, layout: GemmLayout, p: &Problem) -> ExitCode {
+    let t = Instant::now();
+    let plan = match a.plan.plan(&a.name, layout) {
+        Ok(x) => x,
+        Err(e) => return fail(e),
+    };
+    let kernels = plan
+        .clone()
+        .with_split_k()
+        .and_then(|s| cute::codegen::emit(&s))
+        .and_then(|k| {
+            let r = cute::codegen::recipes::split_k_reduce(&plan)?;
+            Ok((k, cute::codegen::cuda::emit(&r)?))
+        });
+    let (partial, reduce) = match kernels {
+        Ok(k) => k,
+        Err(e) => return fail(e),
+    };
+    println!(
+        "{}{:.2} ms, {} + {} lines of CUDA ({} and {})",
+        label("plan + emit"),
+        t.elapsed().as_secs_f64() * 1e3,
+        partial.source.lines().count(),
+        reduce.source.lines().count(),
+        partial.name,
+        reduce.name
+    );
+    let s = slices(split, &plan, p);
+    for k in [&partial, &reduce] {
+        if let Err(e) = super::gpu::compile_step(k, k.target.name()) {
+            return fail(e);
+        }
+    }
+    let skipped = |why| println!("  skipped launch, verification and timing: {why}");
+    let Some((gpu, blas)) = (match gpu_and_blas(skipped) {
+        Ok(g) => g,
+        Err(e) => return fail(e),
+    }) else {
+        return ExitCode::SUCCESS;
+    };
+    match on_gpu(&gpu, &blas, plan, p, s) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(e),
+    }
+}
+
+fn on_gpu(
+    gpu: &Gpu,
+    blas: &CudaBlas,
+    plan: GemmPlan,
+    p: &Problem,
+    s: i64,
+) -> Result<(), RuntimeError> {
+    let epilogue = plan.epilogue.clone();
+    let sk = SplitK::new(gpu, plan)?;
+    let cut = sk.split(p, s)?;
+    println!(
+        "{}{} slices of K = {} ({} each, {} x {} x {} FP32 workspace)",
+        label("split-K"),
+        cut.splits,
+        p.k,
+        cut.kc,
+        cut.ldw,
+        p.n,
+        cut.splits
+    );
+    for beta in [0.0f32, 0.5] {
+        let q = Problem { beta, ..*p };
+        let work = sk.workspace(&q, cut)?;
+        let out = check_with(gpu, blas, &q, &epilogue, 1, &mut |b| {
+            sk.launch(&q, b, &work, cut)
+        })?;
+        println!(
+            "  check beta={beta}: {} (worst |error|/tolerance {:.3} at {})",
+            out.verdict(),
+            out.worst,
+            out.worst_at()
+        );
+        if !out.pass {
+            return Err(RuntimeError::Problem(format!(
+                "{} with split-K computed a wrong result",
+                sk.plan().name
+            )));
+        }
+    }
+    let t = time(gpu, blas, &sk, p, cut)?;
+    let (ours, theirs) = t.tflops(p);
+    println!(
+        "{}{:.4} ms = {ours:.2} TFLOP/s (both kernels); cuBLAS SGEMM (pedantic FP32) {:.4} ms = {theirs:.2} TFLOP/s; {:.1}% of cuBLAS",
+        label("time"),
+        t.kernel_ms,
+        t.cublas_ms,
+        100.0 * ours / theirs
+    );
+    Ok(())
+}
+
+/// Both kernels timed as one GEMM beside cuBLAS (CUDA events, 3 warm-ups, median of 20).
+fn time(
+    gpu: &Gpu,
+    blas: &CudaBlas,
+    sk: &SplitK,
+    p: &Problem,
+    cut: Cut,
+) -> Result<Timing, RuntimeError> {
+    let work = sk.workspace(p, cut)?;
+    bench_with(gpu, blas, p, 20, &mut |b| sk.launch(p, b, &work, cut))
+}
+
+/// `cute bench NAME... --split-k ...`: one table row per kernel, layout and size, with the
+/// slices taken.
+pub fn bench(a: &BenchArgs, split: Split, sizes: &[(i64, i64, i64)]) -> ExitCode {
+    let named: Vec<&str> = a.names.iter().map(String::as_str).collect();
+    if let Err(e) = refuse("bench", &named) {
+        return usage(e);
+    }
+    let layouts = a.plan.layouts(&GemmLayout::all()[..1]);
+    let mut plans = Vec::new();
+    for name in &a.names {
+        for &layout in &layouts {
+            match a.plan.plan(name, layout) {
+                Ok(p) => plans.push(p),
+                Err(e) => return fail(e),
+            }
+        }
+    }
+    let (gpu, blas) = match gpu_and_blas(|why| println!("skipped: {why}")) {
+        Ok(Some(x)) => x,
+        Ok(None) => return ExitCode::SUCCESS,
+        Err(e) => return fail(e),
+    };
+    println!("# {} ({}), {}; parallel split-K (partials + reduction) beside cuBLAS SGEMM in CUBLAS_PEDANTIC_MATH; CUDA events, 3 warm-ups, median of 20", gpu.name, gpu.arch, a.plan.target());
+    println!(
+        "| kernel | layout | M x N x K | slices | ms | TFLOP/s | cuBLAS TFLOP/s | % of cuBLAS |"
+    );
+    println!("|---|---|---|---:|---:|---:|---:|---:|");
+    for plan in plans {
+        let (name, layout) = (plan.name.clone(), plan.layout);
+        let sk = match SplitK::new(&gpu, plan) {
+            Ok(x) => x,
+            Err(e) => return fail(e),
+        };
+        for &(m, n, k) in sizes {
+            let row = Problem::new(m, n, k, layout, 1.0, 0.0).and_then(|q| {
+                let cut = sk.split(&q, slices(split, sk.plan(), &q))?;
+                Ok((cut, time(&gpu, &blas, &sk, &q, cut)?, q))
+            });
+            match row {
+                Ok((cut, t, q)) => {
+                    let (ours, theirs) = t.tflops(&q);
+                    println!(
+                        "| {name} | {layout} | {m} x {n} x {k} | {} | {:.4} | {ours:.2} | {theirs:.2} | {:.1}% |",
+                        cut.splits,
+                        t.kernel_ms,
+                        100.0 * ours / theirs
+                    );
+                }
+                Err(e) => return fail(e),
+            }
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn fail(e: impl std::fmt::Display) -> ExitCode {
+    eprintln!("error: {}", super::text::lines(&e.to_string()));
+    ExitCode::FAILURE
+}
