@@ -225,6 +225,40 @@ fn run_splits_k_and_refuses_what_it_cannot_split() {
     }
 }
 
+/// `cute run sgemm`: the selector's pick for the shape, with its reasons under `--explain`;
+/// `cute bench sgemm` takes no other kernel beside it.
+#[test]
+fn the_selector_says_what_it_picked_and_why() {
+    let o = cute(&[
+        "run",
+        "sgemm",
+        "--m",
+        "1",
+        "--n",
+        "4096",
+        "--k",
+        "4096",
+        "--explain",
+    ]);
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains("selected:      sgemm-sm80-16x128, K split 13 ways"),
+        "{out}"
+    );
+    assert!(out.contains("M = 1 <= 16: the 16x128 tile"), "{out}");
+    assert!(
+        out.contains("32 output tiles for 396 CTA slots (132 SMs x 3): K split 13 ways"),
+        "{out}"
+    );
+    let o = cute(&["run", "sgemm", "--m", "4096", "--n", "4096", "--k", "4096"]);
+    assert!(text(&o).contains("selected:      sgemm-sm80, K not split"));
+    assert!(text(&o).contains("plan + emit:"));
+    let o = cute(&["bench", "sgemm", "sgemm-sm80"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("benched alone"), "{}", text(&o));
+}
+
 #[test]
 fn run_refuses_bad_sizes() {
     for size in ["0", "-5", "x"] {

@@ -17,6 +17,7 @@ mod lower;
 pub mod named;
 pub mod passes;
 pub mod recipes;
+pub mod select;
 pub mod target;
 pub mod writer;
 

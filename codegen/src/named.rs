@@ -223,6 +223,9 @@ pub struct SimtTile {
 }
 
 impl SimtTile {
+    /// The shared-memory stages of every tile of the family.
+    pub const STAGES: i64 = 3;
+
     /// `sgemm-sm80`'s 128x128x32 over 16x16 threads, two CTAs per SM.
     pub const SQUARE: SimtTile = SimtTile {
         cta: (128, 128, 32),
@@ -271,8 +274,9 @@ fn simt_tile(name: &str, layout: GemmLayout, target: &Target, t: SimtTile) -> Re
     )
     .map_err(&e)?;
     let threads = tm * tn;
-    let (copy_a, smem_a) = operand(name, layout.a, bm, bk, 3, threads, &mma, Operand::A)?;
-    let (copy_b, smem_b) = operand(name, layout.b, bn, bk, 3, threads, &mma, Operand::B)?;
+    let stages = SimtTile::STAGES;
+    let (copy_a, smem_a) = operand(name, layout.a, bm, bk, stages, threads, &mma, Operand::A)?;
+    let (copy_b, smem_b) = operand(name, layout.b, bn, bk, stages, threads, &mma, Operand::B)?;
     let mut p = Pipelined {
         cta: t.cta,
         smem_a,
@@ -280,7 +284,7 @@ fn simt_tile(name: &str, layout: GemmLayout, target: &Target, t: SimtTile) -> Re
         copy_a,
         copy_b,
         mma,
-        stages: 3,
+        stages,
         predicated: true,
         // set below, from the target
         min_blocks_per_sm: 1,

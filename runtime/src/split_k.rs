@@ -7,7 +7,6 @@
 use cudarc::driver::CudaSlice;
 
 use cute_codegen::cuda::IndexWidth;
-use cute_codegen::gemm::Policy;
 use cute_codegen::recipes::{k_chunk, split_k_reduce};
 use cute_codegen::GemmPlan;
 
@@ -147,18 +146,9 @@ impl<'g> SplitK<'g> {
     }
 }
 
-/// The slices of K for `p` under `plan` on its target's SMs: enough CTAs to give each SM
-/// the plan's CTAs per SM (`min_blocks_per_sm`) where the output tiles alone do not, each
-/// slice keeping at least 4 k-tiles (so the pipeline's prologue stays a small part of it); 1
-/// when the tiles fill the GPU already or the plan has no k-tile pipeline.
+/// The slices of K for `p` under `plan` on its target's SMs (`codegen::select::plan_splits`:
+/// enough CTAs to fill the SMs where the output tiles alone do not, at least 4 k-tiles a
+/// slice; 1 for a plan without a `cp.async` pipeline).
 pub fn splits_for(plan: &GemmPlan, p: &Problem) -> i64 {
-    let (bm, bn, bk, per_sm) = match &plan.policy {
-        Policy::Pipelined(x) => (x.cta.0, x.cta.1, x.cta.2, x.min_blocks_per_sm),
-        Policy::TensorCore(x) if !x.tma => (x.cta.0, x.cta.1, x.cta.2, x.min_blocks_per_sm),
-        _ => return 1,
-    };
-    let ceil = |a: i64, b: i64| (a + b - 1) / b.max(1);
-    let tiles = ceil(p.m, bm) * ceil(p.n, bn);
-    let want = ceil(plan.target.sms.max(1) * per_sm.max(1), tiles);
-    want.min(ceil(p.k, bk) / 4).max(1)
+    cute_codegen::select::plan_splits(plan, (p.m, p.n, p.k)).0
 }

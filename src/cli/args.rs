@@ -61,6 +61,7 @@ Examples:
   cute run sgemm-sm80
   cute run sgemm-sm80 --m 17 --n 33 --k 9 --layout TN
   cute run sgemm-sm80 --m 1 --n 4096 --k 4096 --split-k auto
+  cute run sgemm --m 16 --n 8192 --k 8192 --explain
   cargo run --release --bin cute -- run sgemm-sm80
 
 Each step that cannot run says so and why, and the run still exits 0: without NVRTC
@@ -82,6 +83,7 @@ Examples:
   cute bench sgemm-sm80 --layout NN --layout NT
   cute bench sgemm-sm80 --m 4096 --n 4096 --k 4096
   cute bench sgemm-sm80 --m 16 --n 8192 --k 8192 --split-k auto
+  cute bench sgemm --m 1 --n 4096 --k 4096
 
 The kernel and cuBLAS SGEMM (CUBLAS_PEDANTIC_MATH, pure FP32) in the same process: CUDA
 events, 3 warm-ups, median of 20; at 1024^3 .. 8192^3 and 8192x2048x4096 unless --m/--n/--k.";
@@ -211,6 +213,21 @@ fn kernel_name() -> PossibleValuesParser {
     PossibleValuesParser::new(NAMES.iter().chain(TENSOR_CORE_NAMES).chain(recipes::NAMES))
 }
 
+/// The name of `run` and `bench` that asks the selector (`codegen::select`) for the FP32
+/// GEMM of the shape.
+pub const SELECTOR: &str = "sgemm";
+
+/// A named kernel, or [`SELECTOR`].
+fn kernel_or_selector() -> PossibleValuesParser {
+    PossibleValuesParser::new(
+        [SELECTOR]
+            .iter()
+            .chain(NAMES)
+            .chain(TENSOR_CORE_NAMES)
+            .chain(recipes::NAMES),
+    )
+}
+
 #[derive(Args, Debug)]
 pub struct EmitArgs {
     /// The kernel
@@ -230,9 +247,13 @@ pub struct EmitArgs {
 
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// The kernel
-    #[arg(value_name = "NAME", value_parser = kernel_name())]
+    /// The kernel, or sgemm: the FP32 GEMM the selector picks for the shape (a tile of the SIMT
+    /// family, split-K where its tiles leave SMs idle)
+    #[arg(value_name = "NAME", value_parser = kernel_or_selector())]
     pub name: String,
+    /// Say which kernel and split the selector picked, and why
+    #[arg(long)]
+    pub explain: bool,
     #[command(flatten)]
     pub plan: PlanOpts,
     #[command(flatten)]
@@ -291,8 +312,8 @@ pub struct CheckArgs {
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// The kernels
-    #[arg(value_name = "NAME", value_parser = kernel_name(), required = true)]
+    /// The kernels (sgemm: the selector's pick at each size)
+    #[arg(value_name = "NAME", value_parser = kernel_or_selector(), required = true)]
     pub names: Vec<String>,
     #[command(flatten)]
     pub plan: PlanOpts,

@@ -136,10 +136,11 @@ pub fn run(a: &RunArgs) -> ExitCode {
         Ok(p) => p,
         Err(e) => return fail(e),
     };
-    let name = &a.name;
-    println!("{name} {layout} M={m} N={n} K={k}");
-    if let Some(split) = a.split.split_k {
-        return super::split_k::run(a, split, layout, &problem);
+    println!("{} {layout} M={m} N={n} K={k}", a.name);
+    let (name, split) = super::split_k::pick(a, (m, n, k));
+    let name = &name;
+    if let Some(split) = split {
+        return super::split_k::run(a, name, split, layout, &problem);
     }
     let t = Instant::now();
     let (gplan, kernel) = match a
@@ -568,6 +569,9 @@ pub fn bench_all(a: &BenchArgs) -> ExitCode {
     ];
     let one = a.size.one(1);
     let sizes = one.as_ref().map_or(&default[..], std::slice::from_ref);
+    if a.names.iter().any(|n| n == super::args::SELECTOR) {
+        return super::split_k::bench_selected(a, sizes);
+    }
     if let Some(split) = a.split.split_k {
         return super::split_k::bench(a, split, sizes);
     }

@@ -15,7 +15,7 @@ use cute::runtime::gpu::Gpu;
 use cute::runtime::split_k::{splits_for, Split as Cut, SplitK};
 use cute::runtime::{CudaBlas, RuntimeError};
 
-use super::args::{usage_error, BenchArgs, RunArgs, Split};
+use super::args::{usage_error, BenchArgs, RunArgs, Split, SELECTOR};
 use super::gpu::{gpu_and_blas, label};
 use super::usage;
 
@@ -43,11 +43,42 @@ fn slices(split: Split, plan: &GemmPlan, p: &Problem) -> i64 {
     }
 }
 
+/// The kernel `run` takes and its split: the one named, split as `--split-k` says; for
+/// [`SELECTOR`], the selector's pick for the shape, printed (with its reasons under
+/// `--explain`), `--split-k` overriding its slices.
+pub fn pick(a: &RunArgs, (m, n, k): (i64, i64, i64)) -> (String, Option<Split>) {
+    if a.name != SELECTOR {
+        if a.explain {
+            println!(
+                "  {} was named: the selector is `cute run {SELECTOR}`",
+                a.name
+            );
+        }
+        return (a.name.clone(), a.split.split_k);
+    }
+    let c = cute::codegen::select::sgemm(m, n, k, &a.plan.target());
+    let cut = match c.splits {
+        1 => "K not split".to_string(),
+        s => format!("K split {s} ways"),
+    };
+    println!("{}{}, {cut}", label("selected"), c.name);
+    if a.explain {
+        for r in &c.reasons {
+            println!("    {r}");
+        }
+    }
+    let split = a
+        .split
+        .split_k
+        .or((c.splits > 1).then_some(Split::Slices(c.splits)));
+    (c.name.to_string(), split)
+}
+
 /// `cute run NAME --split-k ...`: plan, emit and compile both kernels, check with beta 0 and
 /// 0.5, time beside cuBLAS.
-pub fn run(a: &RunArgs, split: Split, layout: GemmLayout, p: &Problem) -> ExitCode {
+pub fn run(a: &RunArgs, name: &str, split: Split, layout: GemmLayout, p: &Problem) -> ExitCode {
     let t = Instant::now();
-    let plan = match a.plan.plan(&a.name, layout) {
+    let plan = match a.plan.plan(name, layout) {
         Ok(x) => x,
         Err(e) => return fail(e),
     };
@@ -198,6 +229,59 @@ pub fn bench(a: &BenchArgs, split: Split, sizes: &[(i64, i64, i64)]) -> ExitCode
                     println!(
                         "| {name} | {layout} | {m} x {n} x {k} | {} | {:.4} | {ours:.2} | {theirs:.2} | {:.1}% |",
                         cut.splits,
+                        t.kernel_ms,
+                        100.0 * ours / theirs
+                    );
+                }
+                Err(e) => return fail(e),
+            }
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// `cute bench sgemm`: at each size and layout, the selector's pick timed beside cuBLAS (its
+/// split-K as both kernels, or its one kernel).
+pub fn bench_selected(a: &BenchArgs, sizes: &[(i64, i64, i64)]) -> ExitCode {
+    if a.names.len() > 1 || a.split.split_k.is_some() {
+        return usage(usage_error(
+            "bench",
+            ErrorKind::ArgumentConflict,
+            format!("{SELECTOR} (the selector's pick) is benched alone and picks its own split"),
+        ));
+    }
+    let layouts = a.plan.layouts(&GemmLayout::all()[..1]);
+    let (gpu, blas) = match gpu_and_blas(|why| println!("skipped: {why}")) {
+        Ok(Some(x)) => x,
+        Ok(None) => return ExitCode::SUCCESS,
+        Err(e) => return fail(e),
+    };
+    println!("# {} ({}), {}; the selector's FP32 GEMM beside cuBLAS SGEMM in CUBLAS_PEDANTIC_MATH; CUDA events, 3 warm-ups, median of 20", gpu.name, gpu.arch, a.plan.target());
+    println!(
+        "| kernel | layout | M x N x K | slices | ms | TFLOP/s | cuBLAS TFLOP/s | % of cuBLAS |"
+    );
+    println!("|---|---|---|---:|---:|---:|---:|---:|");
+    for layout in layouts {
+        for &(m, n, k) in sizes {
+            let c = cute::codegen::select::sgemm(m, n, k, &a.plan.target());
+            let row = Problem::new(m, n, k, layout, 1.0, 0.0).and_then(|q| {
+                let plan = a.plan.plan(c.name, layout)?;
+                let t = if c.splits > 1 {
+                    let sk = SplitK::new(&gpu, plan)?;
+                    time(&gpu, &blas, &sk, &q, sk.split(&q, c.splits)?)?
+                } else {
+                    let g = cute::runtime::api::Gemm::new(&gpu, plan)?;
+                    cute::runtime::bench::bench(&gpu, &blas, g.loaded(), &q, 20)?
+                };
+                Ok((t, q))
+            });
+            match row {
+                Ok((t, q)) => {
+                    let (ours, theirs) = t.tflops(&q);
+                    println!(
+                        "| {} | {layout} | {m} x {n} x {k} | {} | {:.4} | {ours:.2} | {theirs:.2} | {:.1}% |",
+                        c.name,
+                        c.splits,
                         t.kernel_ms,
                         100.0 * ours / theirs
                     );

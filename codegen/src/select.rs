@@ -1,0 +1,164 @@
+//! The FP32 GEMM selector (issue 17's heuristic, first form): from a problem's shape, layout and
+//! target, which SIMT tile ([`crate::named::SimtTile`]) and how many slices of K (parallel
+//! split-K, `recipes::split_k_reduce`) — in microseconds, with the reasons in words
+//! (`cute run sgemm --explain`).
+//!
+//! The rules: a few rows of C (M at most 16) take the 16x128 tile, whose CTAs do not compute
+//! 128-row tiles for them; then K is split when the output tiles alone give fewer CTAs than the
+//! SMs hold (`Target::sms` x the plan's CTAs per SM), as many slices as fill them, each keeping
+//! at least 4 k-tiles so the pipeline's prologue stays a small part of a slice.
+
+use crate::gemm::{GemmPlan, Policy};
+use crate::named::SimtTile;
+use crate::target::Target;
+
+/// The rows of C up to which the 16x128 tile is taken.
+pub const WIDE_TILE_MAX_M: i64 = 16;
+
+/// The fewest k-tiles a slice of K keeps.
+pub const MIN_K_TILES_PER_SLICE: i64 = 4;
+
+/// What the selector picked and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Choice {
+    /// The named kernel (`named::plan_for` builds it for a layout).
+    pub name: &'static str,
+    /// Its tile.
+    pub tile: SimtTile,
+    /// Slices of K (1: no split).
+    pub splits: i64,
+    /// One line per decision.
+    pub reasons: Vec<String>,
+}
+
+/// The FP32 GEMM for `(m, n, k)` on `target` (any layout): arithmetic on the tiles' constants,
+/// no plan built.
+pub fn sgemm(m: i64, n: i64, k: i64, target: &Target) -> Choice {
+    let mut reasons = Vec::new();
+    let (name, tile) = if m <= WIDE_TILE_MAX_M {
+        reasons.push(format!(
+            "M = {m} <= {WIDE_TILE_MAX_M}: the 16x128 tile (a 128-row tile would compute {}x the rows)",
+            128 / m.clamp(1, 128)
+        ));
+        ("sgemm-sm80-16x128", SimtTile::WIDE)
+    } else {
+        reasons.push(format!("M = {m} > {WIDE_TILE_MAX_M}: the 128x128 tile"));
+        ("sgemm-sm80", SimtTile::SQUARE)
+    };
+    let (bm, bn, bk) = tile.cta;
+    let threads = tile.threads.0 * tile.threads.1;
+    let smem = 4 * (bm + bn) * bk * SimtTile::STAGES;
+    let per_sm = tile
+        .ctas_per_sm
+        .min(target.ctas_per_sm(threads, 128, smem))
+        .max(1);
+    let (splits, why) = splits(tile.cta, per_sm, target.sms, (m, n, k));
+    reasons.push(why);
+    Choice {
+        name,
+        tile,
+        splits,
+        reasons,
+    }
+}
+
+/// The slices of K for `(m, n, k)` under a CTA tile `cta` of which `per_sm` CTAs fit an SM of
+/// `sms`, and the reason.
+pub fn splits(
+    (bm, bn, bk): (i64, i64, i64),
+    per_sm: i64,
+    sms: i64,
+    (m, n, k): (i64, i64, i64),
+) -> (i64, String) {
+    let ceil = |a: i64, b: i64| (a.max(0) + b.max(1) - 1) / b.max(1);
+    let tiles = ceil(m, bm).saturating_mul(ceil(n, bn)).max(1);
+    let slots = sms.max(1) * per_sm.max(1);
+    let k_tiles = ceil(k, bk);
+    if tiles >= slots {
+        return (
+            1,
+            format!(
+                "{tiles} output tiles fill the {slots} CTA slots ({sms} SMs x {per_sm}): no split"
+            ),
+        );
+    }
+    let want = ceil(slots, tiles);
+    let most = (k_tiles / MIN_K_TILES_PER_SLICE).max(1);
+    let s = want.min(most);
+    let why = if s == want {
+        format!(
+            "{tiles} output tiles for {slots} CTA slots ({sms} SMs x {per_sm}): K split {s} ways"
+        )
+    } else {
+        format!("{tiles} output tiles for {slots} CTA slots ({sms} SMs x {per_sm}), {k_tiles} k-tiles of {bk}: K split {s} ways (at least {MIN_K_TILES_PER_SLICE} k-tiles a slice)")
+    };
+    (s, why)
+}
+
+/// [`splits`] for a plan (its tile and CTAs per SM; 1 for a plan without a `cp.async`
+/// pipeline).
+pub fn plan_splits(plan: &GemmPlan, mnk: (i64, i64, i64)) -> (i64, String) {
+    match &plan.policy {
+        Policy::Pipelined(x) => splits(x.cta, x.min_blocks_per_sm, plan.target.sms, mnk),
+        Policy::TensorCore(x) if !x.tma => splits(x.cta, x.min_blocks_per_sm, plan.target.sms, mnk),
+        _ => (
+            1,
+            format!("{}: no split-K (no cp.async pipeline)", plan.name),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use crate::GemmLayout;
+
+    fn pick(m: i64, n: i64, k: i64) -> Choice {
+        sgemm(m, n, k, &Target::default())
+    }
+
+    #[test]
+    fn a_few_rows_take_the_wide_tile_and_split_k() {
+        let c = pick(1, 4096, 4096);
+        assert_eq!(c.name, "sgemm-sm80-16x128");
+        // 32 tiles for 132 x 3 slots: 13 slices (128 k-tiles allow 32)
+        assert_eq!(c.splits, 13, "{:?}", c.reasons);
+        assert!(
+            c.reasons[1].contains("32 output tiles for 396 CTA slots"),
+            "{:?}",
+            c.reasons
+        );
+    }
+
+    #[test]
+    fn large_squares_are_not_split_and_short_k_is_split_little() {
+        let c = pick(4096, 4096, 4096);
+        assert_eq!((c.name, c.splits), ("sgemm-sm80", 1));
+        // 8 tiles, but 4 k-tiles of 32 in K = 128: one slice
+        assert_eq!(pick(256, 256, 128).splits, 1);
+        assert_eq!(pick(128, 4096, 4096).splits, 9);
+    }
+
+    #[test]
+    fn the_pick_agrees_with_its_plan_and_takes_microseconds() {
+        for (m, n, k) in [
+            (1, 4096, 4096),
+            (16, 8192, 8192),
+            (128, 4096, 4096),
+            (1000, 17, 300),
+        ] {
+            let c = pick(m, n, k);
+            for l in GemmLayout::all() {
+                let plan = crate::named::plan(c.name, l).unwrap();
+                assert_eq!(plan_splits(&plan, (m, n, k)).0, c.splits, "{} {l}", c.name);
+            }
+        }
+        let t = std::time::Instant::now();
+        for i in 0..1000 {
+            std::hint::black_box(pick(1 + i, 4096, 4096));
+        }
+        // strings and integer arithmetic: microseconds even in a debug build
+        assert!(t.elapsed().as_secs_f64() / 1000.0 < 50e-6);
+    }
+}
