@@ -223,22 +223,10 @@ fn on_gpu(gpu: &Gpu, blas: &CudaBlas, gemm: Gemm, p: &Problem) -> Result<(), Run
             &loaded.provenance
         )
     );
-    for beta in [0.0f32, 0.5] {
+    check_betas(&loaded.kernel.name, &mut |beta| {
         let q = Problem { beta, ..*p };
-        let out = check(gpu, blas, loaded, &q, &gemm.plan().epilogue, 1)?;
-        println!(
-            "  check beta={beta}: {} (worst |error|/tolerance {:.3} at {})",
-            out.verdict(),
-            out.worst,
-            out.worst_at()
-        );
-        if !out.pass {
-            return Err(RuntimeError::Problem(format!(
-                "{} computed a wrong result",
-                loaded.kernel.name
-            )));
-        }
-    }
+        check(gpu, blas, loaded, &q, &gemm.plan().epilogue, 1)
+    })?;
     let t = bench(gpu, blas, loaded, p, 20)?;
     let (ours, theirs) = t.tflops(p);
     println!(
@@ -248,6 +236,28 @@ fn on_gpu(gpu: &Gpu, blas: &CudaBlas, gemm: Gemm, p: &Problem) -> Result<(), Run
         t.cublas_ms,
         100.0 * ours / theirs
     );
+    Ok(())
+}
+
+/// `run`'s checks with beta 0 and 0.5, a line each; a wrong result of `what` is an error.
+pub(super) fn check_betas(
+    what: &str,
+    check: &mut dyn FnMut(f32) -> Result<cute::runtime::check::Outcome, RuntimeError>,
+) -> Result<(), RuntimeError> {
+    for beta in [0.0f32, 0.5] {
+        let out = check(beta)?;
+        println!(
+            "  check beta={beta}: {} (worst |error|/tolerance {:.3} at {})",
+            out.verdict(),
+            out.worst,
+            out.worst_at()
+        );
+        if !out.pass {
+            return Err(RuntimeError::Problem(format!(
+                "{what} computed a wrong result"
+            )));
+        }
+    }
     Ok(())
 }
 

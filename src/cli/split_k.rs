@@ -142,25 +142,14 @@ fn on_gpu(
         p.n,
         cut.splits
     );
-    for beta in [0.0f32, 0.5] {
+    let what = format!("{} with split-K", sk.plan().name);
+    super::gpu::check_betas(&what, &mut |beta| {
         let q = Problem { beta, ..*p };
         let work = sk.workspace(&q, cut)?;
-        let out = check_with(gpu, blas, &q, &epilogue, 1, &mut |b| {
+        check_with(gpu, blas, &q, &epilogue, 1, &mut |b| {
             sk.launch(&q, b, &work, cut)
-        })?;
-        println!(
-            "  check beta={beta}: {} (worst |error|/tolerance {:.3} at {})",
-            out.verdict(),
-            out.worst,
-            out.worst_at()
-        );
-        if !out.pass {
-            return Err(RuntimeError::Problem(format!(
-                "{} with split-K computed a wrong result",
-                sk.plan().name
-            )));
-        }
-    }
+        })
+    })?;
     let t = time(gpu, blas, &sk, p, cut)?;
     let (ours, theirs) = t.tflops(p);
     println!(
