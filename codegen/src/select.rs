@@ -8,7 +8,7 @@
 //! SMs hold (`Target::sms` x the plan's CTAs per SM), as many slices as fill them, each keeping
 //! at least 4 k-tiles so the pipeline's prologue stays a small part of a slice.
 
-use crate::gemm::{GemmPlan, Policy};
+use crate::gemm::GemmPlan;
 use crate::named::SimtTile;
 use crate::target::Target;
 
@@ -98,10 +98,9 @@ pub fn splits(
 /// [`splits`] for a plan (its tile and CTAs per SM; 1 for a plan without a `cp.async`
 /// pipeline).
 pub fn plan_splits(plan: &GemmPlan, mnk: (i64, i64, i64)) -> (i64, String) {
-    match &plan.policy {
-        Policy::Pipelined(x) => splits(x.cta, x.min_blocks_per_sm, plan.target.sms, mnk),
-        Policy::TensorCore(x) if !x.tma => splits(x.cta, x.min_blocks_per_sm, plan.target.sms, mnk),
-        _ => (
+    match plan.cp_async_pipeline() {
+        Some((cta, per_sm)) => splits(cta, per_sm, plan.target.sms, mnk),
+        None => (
             1,
             format!("{}: no split-K (no cp.async pipeline)", plan.name),
         ),

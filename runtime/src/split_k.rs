@@ -1,14 +1,13 @@
 //! Parallel split-K on the GPU: a plan's partial-products kernel (`GemmPlan::with_split_k`)
 //! over `S` slices of K into an FP32 workspace, then its reduction
 //! (`recipes::split_k_reduce`), which sums the slices and applies the plan's epilogue as it
-//! writes C. Both are launched on the GPU's stream, back to back; [`splits_for`] is the
-//! heuristic that picks `S` for a shape.
+//! writes C. Both are launched on the GPU's stream, back to back; `codegen::select::plan_splits`
+//! is the heuristic that picks `S` for a shape.
 
 use cudarc::driver::CudaSlice;
 
-use cute_codegen::cuda::IndexWidth;
-use cute_codegen::recipes::{k_chunk, split_k_reduce};
-use cute_codegen::GemmPlan;
+use cute_codegen::recipes::{emit_split_k, k_chunk};
+use cute_codegen::{GemmPlan, Kernel};
 
 use crate::error::{Result, RuntimeError};
 use crate::gemm::{check_buffers, BufferLens, Buffers, Problem};
@@ -33,15 +32,23 @@ pub struct Split {
 }
 
 impl<'g> SplitK<'g> {
-    /// Emits (32-bit indices), compiles through the cache and loads both kernels of `plan`.
+    /// Emits (`recipes::emit_split_k`), compiles through the cache and loads both kernels of
+    /// `plan`.
     pub fn new(gpu: &'g Gpu, plan: GemmPlan) -> Result<SplitK<'g>> {
-        let partial =
-            cute_codegen::gemm::emit_with(&plan.clone().with_split_k()?, IndexWidth::I32)?;
-        let reduce = cute_codegen::cuda::emit(&split_k_reduce(&plan)?)?;
+        let kernels = emit_split_k(&plan)?;
+        SplitK::from_kernels(gpu, plan, &kernels)
+    }
+
+    /// Compiles (or finds in the cache) and loads the kernels `emit_split_k` wrote for `plan`.
+    pub fn from_kernels(
+        gpu: &'g Gpu,
+        plan: GemmPlan,
+        [partial, reduce]: &[Kernel; 2],
+    ) -> Result<SplitK<'g>> {
         Ok(SplitK {
             gpu,
-            partial: gpu.load(&partial)?,
-            reduce: gpu.load(&reduce)?,
+            partial: gpu.load(partial)?,
+            reduce: gpu.load(reduce)?,
             plan,
         })
     }
@@ -144,11 +151,4 @@ impl<'g> SplitK<'g> {
         }
         launch(self.gpu, &self.reduce, &reduce)
     }
-}
-
-/// The slices of K for `p` under `plan` on its target's SMs (`codegen::select::plan_splits`:
-/// enough CTAs to fill the SMs where the output tiles alone do not, at least 4 k-tiles a
-/// slice; 1 for a plan without a `cp.async` pipeline).
-pub fn splits_for(plan: &GemmPlan, p: &Problem) -> i64 {
-    cute_codegen::select::plan_splits(plan, (p.m, p.n, p.k)).0
 }

@@ -7,12 +7,12 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::error::ErrorKind;
-use cute::codegen::{GemmLayout, GemmPlan};
+use cute::codegen::{GemmLayout, GemmPlan, Kernel};
 use cute::runtime::bench::{bench_with, Timing};
 use cute::runtime::check::check_with;
 use cute::runtime::gemm::Problem;
 use cute::runtime::gpu::Gpu;
-use cute::runtime::split_k::{splits_for, Split as Cut, SplitK};
+use cute::runtime::split_k::{Split as Cut, SplitK};
 use cute::runtime::{CudaBlas, RuntimeError};
 
 use super::args::{usage_error, BenchArgs, RunArgs, Split, SELECTOR};
@@ -38,7 +38,7 @@ pub fn refuse(sub: &str, names: &[&str]) -> Result<(), clap::Error> {
 /// The slices for `--split-k` on problem `p`.
 fn slices(split: Split, plan: &GemmPlan, p: &Problem) -> i64 {
     match split {
-        Split::Auto => splits_for(plan, p),
+        Split::Auto => cute::codegen::select::plan_splits(plan, (p.m, p.n, p.k)).0,
         Split::Slices(n) => n,
     }
 }
@@ -82,15 +82,7 @@ pub fn run(a: &RunArgs, name: &str, split: Split, layout: GemmLayout, p: &Proble
         Ok(x) => x,
         Err(e) => return fail(e),
     };
-    let kernels = plan
-        .clone()
-        .with_split_k()
-        .and_then(|s| cute::codegen::emit(&s))
-        .and_then(|k| {
-            let r = cute::codegen::recipes::split_k_reduce(&plan)?;
-            Ok((k, cute::codegen::cuda::emit(&r)?))
-        });
-    let (partial, reduce) = match kernels {
+    let [partial, reduce] = match cute::codegen::recipes::emit_split_k(&plan) {
         Ok(k) => k,
         Err(e) => return fail(e),
     };
@@ -116,7 +108,7 @@ pub fn run(a: &RunArgs, name: &str, split: Split, layout: GemmLayout, p: &Proble
     }) else {
         return ExitCode::SUCCESS;
     };
-    match on_gpu(&gpu, &blas, plan, p, s) {
+    match on_gpu(&gpu, &blas, plan, &[partial, reduce], p, s) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(e),
     }
@@ -126,11 +118,12 @@ fn on_gpu(
     gpu: &Gpu,
     blas: &CudaBlas,
     plan: GemmPlan,
+    kernels: &[Kernel; 2],
     p: &Problem,
     s: i64,
 ) -> Result<(), RuntimeError> {
     let epilogue = plan.epilogue.clone();
-    let sk = SplitK::new(gpu, plan)?;
+    let sk = SplitK::from_kernels(gpu, plan, kernels)?;
     let cut = sk.split(p, s)?;
     println!(
         "{}{} slices of K = {} ({} each, {} x {} x {} FP32 workspace)",
@@ -197,10 +190,7 @@ pub fn bench(a: &BenchArgs, split: Split, sizes: &[(i64, i64, i64)]) -> ExitCode
         Err(e) => return fail(e),
     };
     println!("# {} ({}), {}; parallel split-K (partials + reduction) beside cuBLAS SGEMM in CUBLAS_PEDANTIC_MATH; CUDA events, 3 warm-ups, median of 20", gpu.name, gpu.arch, a.plan.target());
-    println!(
-        "| kernel | layout | M x N x K | slices | ms | TFLOP/s | cuBLAS TFLOP/s | % of cuBLAS |"
-    );
-    println!("|---|---|---|---:|---:|---:|---:|---:|");
+    table_header();
     for plan in plans {
         let (name, layout) = (plan.name.clone(), plan.layout);
         let sk = match SplitK::new(&gpu, plan) {
@@ -213,15 +203,7 @@ pub fn bench(a: &BenchArgs, split: Split, sizes: &[(i64, i64, i64)]) -> ExitCode
                 Ok((cut, time(&gpu, &blas, &sk, &q, cut)?, q))
             });
             match row {
-                Ok((cut, t, q)) => {
-                    let (ours, theirs) = t.tflops(&q);
-                    println!(
-                        "| {name} | {layout} | {m} x {n} x {k} | {} | {:.4} | {ours:.2} | {theirs:.2} | {:.1}% |",
-                        cut.splits,
-                        t.kernel_ms,
-                        100.0 * ours / theirs
-                    );
-                }
+                Ok((cut, t, q)) => table_row(&name, &q, cut.splits, &t),
                 Err(e) => return fail(e),
             }
         }
@@ -246,10 +228,7 @@ pub fn bench_selected(a: &BenchArgs, sizes: &[(i64, i64, i64)]) -> ExitCode {
         Err(e) => return fail(e),
     };
     println!("# {} ({}), {}; the selector's FP32 GEMM beside cuBLAS SGEMM in CUBLAS_PEDANTIC_MATH; CUDA events, 3 warm-ups, median of 20", gpu.name, gpu.arch, a.plan.target());
-    println!(
-        "| kernel | layout | M x N x K | slices | ms | TFLOP/s | cuBLAS TFLOP/s | % of cuBLAS |"
-    );
-    println!("|---|---|---|---:|---:|---:|---:|---:|");
+    table_header();
     for layout in layouts {
         for &(m, n, k) in sizes {
             let c = cute::codegen::select::sgemm(m, n, k, &a.plan.target());
@@ -265,21 +244,34 @@ pub fn bench_selected(a: &BenchArgs, sizes: &[(i64, i64, i64)]) -> ExitCode {
                 Ok((t, q))
             });
             match row {
-                Ok((t, q)) => {
-                    let (ours, theirs) = t.tflops(&q);
-                    println!(
-                        "| {} | {layout} | {m} x {n} x {k} | {} | {:.4} | {ours:.2} | {theirs:.2} | {:.1}% |",
-                        c.name,
-                        c.splits,
-                        t.kernel_ms,
-                        100.0 * ours / theirs
-                    );
-                }
+                Ok((t, q)) => table_row(c.name, &q, c.splits, &t),
                 Err(e) => return fail(e),
             }
         }
     }
     ExitCode::SUCCESS
+}
+
+/// The columns of the split-K benches' table.
+fn table_header() {
+    println!(
+        "| kernel | layout | M x N x K | slices | ms | TFLOP/s | cuBLAS TFLOP/s | % of cuBLAS |"
+    );
+    println!("|---|---|---|---:|---:|---:|---:|---:|");
+}
+
+/// One row: `name` on problem `q` in `splits` slices of K, timed beside cuBLAS.
+fn table_row(name: &str, q: &Problem, splits: i64, t: &Timing) {
+    let (ours, theirs) = t.tflops(q);
+    println!(
+        "| {name} | {} | {} x {} x {} | {splits} | {:.4} | {ours:.2} | {theirs:.2} | {:.1}% |",
+        q.layout,
+        q.m,
+        q.n,
+        q.k,
+        t.kernel_ms,
+        100.0 * ours / theirs
+    );
 }
 
 fn fail(e: impl std::fmt::Display) -> ExitCode {

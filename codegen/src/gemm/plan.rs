@@ -352,6 +352,17 @@ impl GemmPlan {
         )
     }
 
+    /// The CTA tile `(BLK_M, BLK_N, BLK_K)` and CTAs per SM of a plan whose every thread loads
+    /// its k-tiles by `cp.async` (the SIMT and SM80 tensor-core pipelines): the plans that split
+    /// K (`None` for the others).
+    pub fn cp_async_pipeline(&self) -> Option<((i64, i64, i64), i64)> {
+        match &self.policy {
+            Policy::Pipelined(p) => Some((p.cta, p.min_blocks_per_sm)),
+            Policy::TensorCore(p) if !p.tma => Some((p.cta, p.min_blocks_per_sm)),
+            _ => None,
+        }
+    }
+
     /// The partial-products kernel of a parallel split-K (CUTLASS's `GemmSplitKParallel`): CTA
     /// `z` of the grid's third dimension takes the k range `[z Kc, min(z Kc + Kc, K))` (`Kc`, a
     /// multiple of BLK_K, is the kernel's last parameter; the grid has `ceil(K / Kc)` of them)
@@ -360,19 +371,14 @@ impl GemmPlan {
     /// C through its epilogue. For the plans whose every thread loads by `cp.async` (the SIMT
     /// and SM80 tensor-core ones): a tensor map's base does not move with the split.
     pub fn with_split_k(mut self) -> Result<GemmPlan, CodegenError> {
-        let pipelined = match &mut self.policy {
-            Policy::Pipelined(_) => true,
-            Policy::TensorCore(p) if !p.tma => {
-                p.out = cute_layout::ElemType::F32;
-                true
-            }
-            _ => false,
-        };
-        if !pipelined {
+        if self.cp_async_pipeline().is_none() {
             return Err(self.error(
                 "split-K",
                 "parallel split-K takes a pipelined cp.async plan (SIMT or SM80 tensor cores); this one loads by TMA or has no k-tile pipeline",
             ));
+        }
+        if let Policy::TensorCore(p) = &mut self.policy {
+            p.out = cute_layout::ElemType::F32;
         }
         self.split_k = true;
         self.epilogue = Epilogue::linear();

@@ -12,8 +12,9 @@ use cute_layout::{s, tup, Coord, ElemType::F32, Int, Layout, Tensor, Tiler, X};
 use super::gemm::{declare_bias, Output};
 use super::gemm_simple::epilogue;
 use super::layout_err;
+use crate::cuda::IndexWidth;
 use crate::error::Result;
-use crate::gemm::{GemmPlan, Policy};
+use crate::gemm::GemmPlan;
 use crate::ir::{Cond, EExpr, Kernel, KernelBuilder, Unroll};
 
 /// The reduction's CTA tile of C `(32,8)`, a thread per element, threads along M first (C is
@@ -22,13 +23,9 @@ const TILE: (i64, i64) = (32, 8);
 
 /// `(Kc, S)`: the k range of each split, a multiple of the plan's BLK_K, and how many splits
 /// that makes (`ceil(K / Kc)`, at most `splits`; every one takes at least one k element).
-/// `None` for a plan without a k-tile pipeline or non-positive sizes.
+/// `None` for a plan that does not split K or non-positive sizes.
 pub fn k_chunk(plan: &GemmPlan, k: i64, splits: i64) -> Option<(i64, i64)> {
-    let bk = match &plan.policy {
-        Policy::Pipelined(p) => p.cta.2,
-        Policy::TensorCore(p) => p.cta.2,
-        _ => return None,
-    };
+    let bk = plan.cp_async_pipeline()?.0 .2;
     if k <= 0 || splits <= 0 || bk <= 0 {
         return None;
     }
@@ -36,6 +33,14 @@ pub fn k_chunk(plan: &GemmPlan, k: i64, splits: i64) -> Option<(i64, i64)> {
     let per = (tiles + splits.min(tiles) - 1) / splits.min(tiles);
     let kc = per * bk;
     Some((kc, (k + kc - 1) / kc))
+}
+
+/// The two kernels of `plan`'s parallel split-K, verified and written (32-bit indices): the
+/// partial products (`GemmPlan::with_split_k`) and their reduction ([`split_k_reduce`]).
+pub fn emit_split_k(plan: &GemmPlan) -> Result<[crate::Kernel; 2]> {
+    let partial = crate::gemm::emit_with(&plan.clone().with_split_k()?, IndexWidth::I32)?;
+    let reduce = crate::cuda::emit(&split_k_reduce(plan)?)?;
+    Ok([partial, reduce])
 }
 
 /// The reduction of `plan`'s split-K partials: `C = alpha * sum_z W(_,_,z) + beta * C` and
