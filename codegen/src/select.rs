@@ -70,7 +70,7 @@ pub fn splits(
     sms: i64,
     (m, n, k): (i64, i64, i64),
 ) -> (i64, String) {
-    let ceil = |a: i64, b: i64| (a.max(0) + b.max(1) - 1) / b.max(1);
+    let ceil = |a: i64, b: i64| a.max(0).saturating_add(b.max(1) - 1) / b.max(1);
     let tiles = ceil(m, bm).saturating_mul(ceil(n, bn)).max(1);
     let slots = sms.max(1) * per_sm.max(1);
     let k_tiles = ceil(k, bk);
@@ -137,6 +137,13 @@ mod tests {
         // 8 tiles, but 4 k-tiles of 32 in K = 128: one slice
         assert_eq!(pick(256, 256, 128).splits, 1);
         assert_eq!(pick(128, 4096, 4096).splits, 9);
+    }
+
+    #[test]
+    fn huge_sizes_do_not_overflow() {
+        let c = pick(i64::MAX, i64::MAX, i64::MAX);
+        assert_eq!((c.name, c.splits), ("sgemm-sm80", 1));
+        assert_eq!(pick(1, 1, i64::MAX).splits, 396);
     }
 
     #[test]

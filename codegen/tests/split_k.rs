@@ -110,6 +110,8 @@ fn k_is_cut_into_whole_k_tiles_and_never_into_empty_splits() {
             assert!(s >= 1 && s <= splits && (s - 1) * kc < k && s * kc >= k);
         }
     }
+    let (kc, s) = k_chunk(&p, i64::MAX, 3).unwrap();
+    assert!(s <= 3 && kc % bk == 0);
     assert_eq!(k_chunk(&p, 0, 4), None);
     assert_eq!(k_chunk(&p, 100, 0), None);
 }

@@ -29,10 +29,11 @@ pub fn k_chunk(plan: &GemmPlan, k: i64, splits: i64) -> Option<(i64, i64)> {
     if k <= 0 || splits <= 0 || bk <= 0 {
         return None;
     }
-    let tiles = (k + bk - 1) / bk;
-    let per = (tiles + splits.min(tiles) - 1) / splits.min(tiles);
-    let kc = per * bk;
-    Some((kc, (k + kc - 1) / kc))
+    let ceil = |a: i64, b: i64| a.saturating_add(b - 1) / b;
+    let tiles = ceil(k, bk);
+    let per = ceil(tiles, splits.min(tiles));
+    let kc = per.checked_mul(bk)?;
+    Some((kc, ceil(k, kc)))
 }
 
 /// The two kernels of `plan`'s parallel split-K, verified and written (32-bit indices): the
