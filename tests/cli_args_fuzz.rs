@@ -66,6 +66,7 @@ const COMMANDS: &[&str] = &[
     "run",
     "check",
     "bench",
+    "tune",
     "bank-conflicts",
     "coalescing",
     "draw",
@@ -557,7 +558,7 @@ fn random_case(rng: &mut Rng, cmd: &str) -> Case {
             }
             a.extend(items);
         }
-        "emit" | "run" | "check" | "bench" => {
+        "emit" | "run" | "check" | "bench" | "tune" => {
             // at most one valid kernel name for run, so NVRTC compiles stay few
             let name = if rng.chance(35) && cmd != "run" {
                 rng.pick(KERNELS).to_string()

@@ -259,6 +259,56 @@ fn the_selector_says_what_it_picked_and_why() {
     assert!(text(&o).contains("benched alone"), "{}", text(&o));
 }
 
+/// `cute tune` and `cute bench --suite` without a GPU: they say so, exit 0 and leave the
+/// tuning cache as it was; their bad input is a usage error.
+#[test]
+fn tune_and_the_suite_skip_without_a_gpu_and_refuse_bad_input() {
+    if has_gpu() {
+        return;
+    }
+    let cache = std::env::temp_dir()
+        .join("cute-cli-gpu-test")
+        .join("tuning.txt");
+    let before = std::fs::read(&cache).ok();
+    let o = cute(&["tune", "sgemm", "--m", "16", "--n", "8192", "--k", "8192"]);
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(out.contains("skipped: no GPU"), "{out}");
+    assert!(out.contains("tuning.txt is unchanged"), "{out}");
+    assert_eq!(std::fs::read(&cache).ok(), before);
+    let o = cute(&["bench", "sgemm", "bgemm-sm90", "--suite"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(text(&o).contains("skipped: no GPU"), "{}", text(&o));
+    let o = cute(&["run", "sgemm", "--m", "8", "--explain"]);
+    assert!(
+        text(&o).contains("no GPU: the tuning cache is not read"),
+        "{}",
+        text(&o)
+    );
+    for (args, says) in [
+        (&["tune", "sgemm"][..], "--suite"),
+        (
+            &["tune", "sgemm", "--suite", "--m", "3"],
+            "cannot be used with",
+        ),
+        (&["tune", "sgemm-sm80", "--suite"], "possible values: sgemm"),
+        (&["bench", "sgemm", "--chart", "x.svg"], "--suite"),
+        (&["bench", "transpose", "--suite"], "transpose is a recipe"),
+        (
+            &["bench", "sgemm", "--suite", "--m", "4"],
+            "cannot be used with",
+        ),
+        (
+            &["bench", "sgemm-sm80", "--suite", "--split-k", "2"],
+            "takes each kernel as it is",
+        ),
+    ] {
+        let o = cute(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+        assert!(text(&o).contains(says), "{args:?}: {}", text(&o));
+    }
+}
+
 #[test]
 fn run_refuses_bad_sizes() {
     for size in ["0", "-5", "x"] {

@@ -31,6 +31,97 @@ pub struct Choice {
     pub reasons: Vec<String>,
 }
 
+/// The problem shapes of `cute bench --suite` and `cute tune --suite` (M x N x K): squares
+/// 256 to 8192; M = 1, 8, 16, 64, 128 against N = K = 4096 and 8192; a short K, two ragged
+/// shapes, a long K.
+pub const SUITE: &[(i64, i64, i64)] = &[
+    (256, 256, 256),
+    (512, 512, 512),
+    (1024, 1024, 1024),
+    (2048, 2048, 2048),
+    (4096, 4096, 4096),
+    (8192, 8192, 8192),
+    (1, 4096, 4096),
+    (8, 4096, 4096),
+    (16, 4096, 4096),
+    (64, 4096, 4096),
+    (128, 4096, 4096),
+    (1, 8192, 8192),
+    (8, 8192, 8192),
+    (16, 8192, 8192),
+    (64, 8192, 8192),
+    (128, 8192, 8192),
+    (8192, 8192, 128),
+    (1000, 17, 300),
+    (64, 1000, 127),
+    (4096, 4096, 16384),
+];
+
+/// The named kernels the FP32 selector takes, and their tiles: the square tile first.
+pub const FAMILY: [(&str, SimtTile); 2] = [
+    ("sgemm-sm80", SimtTile::SQUARE),
+    ("sgemm-sm80-16x128", SimtTile::WIDE),
+];
+
+/// Whether the selector takes the named kernel `name`.
+pub fn is_sgemm_kernel(name: &str) -> bool {
+    FAMILY.iter().any(|(n, _)| *n == name)
+}
+
+/// The rows of C up to which `cute tune` also times the 16x128 tile.
+pub const WIDE_TILE_TUNED_MAX_M: i64 = 128;
+
+/// The slices of K `cute tune` tries (besides the heuristic's own).
+const TUNED_SPLITS: &[i64] = &[1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64];
+
+/// A plan `cute tune` times: a named FP32 kernel and its slices of K.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Candidate {
+    pub name: &'static str,
+    pub splits: i64,
+}
+
+/// The FP32 plans `cute tune` times at `(m, n, k)`: the 128x128 tile (and the 16x128 tile up to
+/// [`WIDE_TILE_TUNED_MAX_M`] rows), each unsplit and at the slices of [`TUNED_SPLITS`] that keep
+/// two k-tiles a slice and give at most four CTAs a slot; the heuristic's pick always among
+/// them, first.
+pub fn sgemm_candidates(m: i64, n: i64, k: i64, target: &Target) -> Vec<Candidate> {
+    let pick = sgemm(m, n, k, target);
+    let mut out = vec![Candidate {
+        name: pick.name,
+        splits: pick.splits,
+    }];
+    let tiles = if m <= WIDE_TILE_TUNED_MAX_M {
+        &FAMILY[..]
+    } else {
+        &FAMILY[..1]
+    };
+    let ceil = |a: i64, b: i64| a.max(0).saturating_add(b - 1) / b;
+    for &(name, tile) in tiles {
+        let (bm, bn, bk) = tile.cta;
+        let ctas = ceil(m, bm).saturating_mul(ceil(n, bn));
+        let slots = target.sms.max(1) * per_sm(tile, target);
+        for &s in TUNED_SPLITS {
+            let fits = s == 1 || (ceil(k, bk) / s >= 2 && ctas.saturating_mul(s) <= 4 * slots);
+            let c = Candidate { name, splits: s };
+            if fits && !out.contains(&c) {
+                out.push(c);
+            }
+        }
+    }
+    out
+}
+
+/// The CTAs of `tile` that fit an SM of `target` (at least 1).
+fn per_sm(tile: SimtTile, target: &Target) -> i64 {
+    let (bm, bn, bk) = tile.cta;
+    let threads = tile.threads.0 * tile.threads.1;
+    let smem = 4 * (bm + bn) * bk * SimtTile::STAGES;
+    tile.ctas_per_sm
+        .min(target.ctas_per_sm(threads, 128, smem))
+        .max(1)
+}
+
 /// The FP32 GEMM for `(m, n, k)` on `target` (any layout): arithmetic on the tiles' constants,
 /// no plan built.
 pub fn sgemm(m: i64, n: i64, k: i64, target: &Target) -> Choice {
@@ -40,19 +131,12 @@ pub fn sgemm(m: i64, n: i64, k: i64, target: &Target) -> Choice {
             "M = {m} <= {WIDE_TILE_MAX_M}: the 16x128 tile (a 128-row tile would compute {}x the rows)",
             128 / m.clamp(1, 128)
         ));
-        ("sgemm-sm80-16x128", SimtTile::WIDE)
+        FAMILY[1]
     } else {
         reasons.push(format!("M = {m} > {WIDE_TILE_MAX_M}: the 128x128 tile"));
-        ("sgemm-sm80", SimtTile::SQUARE)
+        FAMILY[0]
     };
-    let (bm, bn, bk) = tile.cta;
-    let threads = tile.threads.0 * tile.threads.1;
-    let smem = 4 * (bm + bn) * bk * SimtTile::STAGES;
-    let per_sm = tile
-        .ctas_per_sm
-        .min(target.ctas_per_sm(threads, 128, smem))
-        .max(1);
-    let (splits, why) = splits(tile.cta, per_sm, target.sms, (m, n, k));
+    let (splits, why) = splits(tile.cta, per_sm(tile, target), target.sms, (m, n, k));
     reasons.push(why);
     Choice {
         name,
@@ -144,6 +228,41 @@ mod tests {
         let c = pick(i64::MAX, i64::MAX, i64::MAX);
         assert_eq!((c.name, c.splits), ("sgemm-sm80", 1));
         assert_eq!(pick(1, 1, i64::MAX).splits, 396);
+    }
+
+    #[test]
+    fn candidates_start_with_the_pick_and_stay_few() {
+        for &(m, n, k) in SUITE {
+            let c = sgemm_candidates(m, n, k, &Target::default());
+            let p = pick(m, n, k);
+            assert_eq!((c[0].name, c[0].splits), (p.name, p.splits));
+            assert!(c.len() <= 2 * TUNED_SPLITS.len() + 1, "{c:?}");
+            for (i, x) in c.iter().enumerate() {
+                assert!(!c[i + 1..].contains(x), "{x:?} twice");
+                assert!(x.splits >= 1);
+            }
+        }
+        // a large square is timed as it is; a decode shape over both tiles and many splits
+        let square = sgemm_candidates(8192, 8192, 8192, &Target::default());
+        assert_eq!(
+            square,
+            [Candidate {
+                name: "sgemm-sm80",
+                splits: 1
+            }]
+        );
+        let decode = sgemm_candidates(1, 4096, 4096, &Target::default());
+        assert!(decode.contains(&Candidate {
+            name: "sgemm-sm80",
+            splits: 8
+        }));
+        assert!(decode.contains(&Candidate {
+            name: "sgemm-sm80-16x128",
+            splits: 1
+        }));
+        // two k-tiles a slice: K = 127 is 4 k-tiles, split at most 2 ways
+        let ragged = sgemm_candidates(64, 1000, 127, &Target::default());
+        assert!(ragged.iter().all(|c| c.splits <= 2), "{ragged:?}");
     }
 
     #[test]

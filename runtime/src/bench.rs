@@ -13,7 +13,16 @@ use crate::gpu::{Gpu, Loaded};
 pub struct Timing {
     pub kernel_ms: f64,
     pub cublas_ms: f64,
+    /// Whether both were timed launch to launch ([`LAUNCH_TO_LAUNCH_BELOW_MS`]).
+    pub launch_to_launch: bool,
 }
+
+/// Below this cuBLAS time (10 µs) an event pair around one launch measures mostly the launch:
+/// both sides are then timed launch to launch ([`time_back_to_back`]).
+pub const LAUNCH_TO_LAUNCH_BELOW_MS: f64 = 0.010;
+
+/// Launches a back-to-back sample holds.
+const BACK_TO_BACK: usize = 100;
 
 impl Timing {
     /// TFLOP/s of the kernel and of cuBLAS.
@@ -63,6 +72,21 @@ pub(crate) fn time(
     Ok(median(samples))
 }
 
+/// Times `f` launched [`BACK_TO_BACK`] times between one event pair, per launch: `warmup`
+/// runs, then the median of `samples` such batches. What a stream of small GEMMs costs each,
+/// launch to launch.
+pub(crate) fn time_back_to_back(
+    gpu: &Gpu,
+    warmup: usize,
+    samples: usize,
+    mut f: impl FnMut() -> Result<()>,
+) -> Result<f64> {
+    let batch = time(gpu, warmup, samples, || {
+        (0..BACK_TO_BACK).try_for_each(|_| f())
+    })?;
+    Ok(batch / BACK_TO_BACK as f64)
+}
+
 /// Times a kernel and cuBLAS SGEMM (pedantic FP32) on the same problem and buffers.
 pub fn bench(
     gpu: &Gpu,
@@ -90,11 +114,18 @@ pub fn bench_with(
     let c = rng.fill(sc);
     let bias = rng.fill(p.m.max(p.n) as usize);
     let mut bufs = Buffers::upload(gpu, p, &a, &b, &c, &bias)?;
-    let kernel_ms = time(gpu, 3, reps, || run(&mut bufs))?;
     let mut bufs2 = Buffers::upload(gpu, p, &a, &b, &c, &bias)?;
     let cublas_ms = time(gpu, 3, reps, || cublas_sgemm(blas, p, &mut bufs2))?;
+    if cublas_ms < LAUNCH_TO_LAUNCH_BELOW_MS {
+        return Ok(Timing {
+            kernel_ms: time_back_to_back(gpu, 3, reps, || run(&mut bufs))?,
+            cublas_ms: time_back_to_back(gpu, 3, reps, || cublas_sgemm(blas, p, &mut bufs2))?,
+            launch_to_launch: true,
+        });
+    }
     Ok(Timing {
-        kernel_ms,
+        kernel_ms: time(gpu, 3, reps, || run(&mut bufs))?,
         cublas_ms,
+        launch_to_launch: false,
     })
 }

@@ -16,6 +16,7 @@ pub mod split_k;
 pub mod tensor_core;
 pub mod tensor_map;
 pub mod testing;
+pub mod tuning;
 
 pub use error::{Result, RuntimeError, NVRTC_INSTALL};
 

@@ -14,7 +14,7 @@ use cute_codegen::recipes::{
 };
 use cute_layout::ElemType;
 
-use crate::bench::time;
+use crate::bench::{time, time_back_to_back, LAUNCH_TO_LAUNCH_BELOW_MS};
 use crate::error::{Result, RuntimeError};
 use crate::gemm::{dgemm, Problem};
 use crate::gpu::Gpu;
@@ -92,6 +92,8 @@ pub struct ExTiming {
     pub kernel_ms: f64,
     pub cublas_ms: f64,
     pub flops: f64,
+    /// Whether both were timed launch to launch (`bench::LAUNCH_TO_LAUNCH_BELOW_MS`).
+    pub launch_to_launch: bool,
 }
 
 impl ExTiming {
@@ -164,6 +166,7 @@ pub fn bench(
             kernel_ms,
             cublas_ms,
             flops: 2.0 * (size.0 * size.1 * size.2) as f64,
+            launch_to_launch: false,
         });
     }
     let (elem, compute) = data_type(plan.input_type())?;
@@ -229,9 +232,22 @@ pub fn bench(
         .map_err(RuntimeError::cublas("GemmEx"))
     };
     let cublas_ms = time(gpu, 3, reps, &mut call)?;
+    let flops = 2.0 * (size.0 * size.1 * size.2) as f64;
+    if cublas_ms < LAUNCH_TO_LAUNCH_BELOW_MS {
+        let cublas_ms = time_back_to_back(gpu, 3, reps, &mut call)?;
+        let a = args(&dev);
+        let kernel_ms = time_back_to_back(gpu, 3, reps, || launch(gpu, &p.loaded, &a))?;
+        return Ok(ExTiming {
+            kernel_ms,
+            cublas_ms,
+            flops,
+            launch_to_launch: true,
+        });
+    }
     Ok(ExTiming {
         kernel_ms,
         cublas_ms,
-        flops: 2.0 * (size.0 * size.1 * size.2) as f64,
+        flops,
+        launch_to_launch: false,
     })
 }

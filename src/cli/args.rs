@@ -84,9 +84,18 @@ Examples:
   cute bench sgemm-sm80 --m 4096 --n 4096 --k 4096
   cute bench sgemm-sm80 --m 16 --n 8192 --k 8192 --split-k auto
   cute bench sgemm --m 1 --n 4096 --k 4096
+  cute bench sgemm bgemm-sm90 --suite --chart suite.svg
 
 The kernel and cuBLAS SGEMM (CUBLAS_PEDANTIC_MATH, pure FP32) in the same process: CUDA
 events, 3 warm-ups, median of 20; at 1024^3 .. 8192^3 and 8192x2048x4096 unless --m/--n/--k.";
+
+const TUNE_EXAMPLES: &str = "\
+Examples:
+  cute tune sgemm --m 16 --n 8192 --k 8192
+  cute tune sgemm --suite --layout NN --layout TN
+  cute run sgemm --m 16 --n 8192 --k 8192 --explain     # now takes the tuned plan
+
+Without a GPU it says so, leaves the cache as it was and exits 0.";
 
 const BANK_EXAMPLES: &str = "\
 Examples:
@@ -166,6 +175,16 @@ pub enum Command {
     /// Time named kernels against cuBLAS SGEMM on the GPU
     #[command(after_help = BENCH_EXAMPLES)]
     Bench(BenchArgs),
+    /// Time the selector's candidate plans on the GPU and keep the fastest in the tuning cache
+    ///
+    /// For each shape (and layout), times every candidate plan of the FP32 selector (the SIMT
+    /// tiles, unsplit and split K ways) beside cuBLAS, prints them, and says how far the
+    /// heuristic's pick is from the fastest. The winners go to the tuning cache (tuning.txt
+    /// beside the compile cache, for this device and driver) in one write after the last timing:
+    /// `cute run sgemm` and `cute bench sgemm` use them thereafter. An interrupted tune leaves
+    /// the cache as it was.
+    #[command(after_help = TUNE_EXAMPLES)]
+    Tune(TuneArgs),
     /// Shared-memory bank conflicts of an access pattern
     ///
     /// Counts, per instruction and warp, the shared-memory wavefronts of an access pattern (mode
@@ -321,6 +340,32 @@ pub struct BenchArgs {
     pub size: SizeOpts,
     #[command(flatten)]
     pub split: SplitOpts,
+    /// Time the suite's shapes (squares 256..8192, M = 1..128 against 4096^2 and 8192^2, short
+    /// and long K, ragged shapes) instead of the default sizes, and draw % of cuBLAS by shape
+    #[arg(long, conflicts_with_all = ["m", "n", "k"])]
+    pub suite: bool,
+    /// With --suite, write the SVG chart to FILE
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "suite",
+        default_value = "suite.svg"
+    )]
+    pub chart: PathBuf,
+}
+
+#[derive(Args, Debug)]
+pub struct TuneArgs {
+    /// What to tune: sgemm, the FP32 selector's plans
+    #[arg(value_name = "NAME", value_parser = PossibleValuesParser::new([SELECTOR]))]
+    pub name: String,
+    /// Tune the suite's shapes (those of `cute bench --suite`)
+    #[arg(long, conflicts_with_all = ["m", "n", "k"], required_unless_present_any = ["m", "n", "k"])]
+    pub suite: bool,
+    #[command(flatten)]
+    pub plan: PlanOpts,
+    #[command(flatten)]
+    pub size: SizeOpts,
 }
 
 #[derive(Args, Debug)]

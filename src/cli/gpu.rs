@@ -579,6 +579,9 @@ pub fn bench_all(a: &BenchArgs) -> ExitCode {
     ];
     let one = a.size.one(1);
     let sizes = one.as_ref().map_or(&default[..], std::slice::from_ref);
+    if a.suite {
+        return super::suite::bench(a);
+    }
     if a.names.iter().any(|n| n == super::args::SELECTOR) {
         return super::split_k::bench_selected(a, sizes);
     }

@@ -8,8 +8,10 @@ pub mod emit;
 pub mod gpu;
 pub mod recipe;
 pub mod split_k;
+pub mod suite;
 pub mod tensor_core;
 pub mod text;
+pub mod tune;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -71,6 +73,7 @@ fn run(command: Command) -> ExitCode {
         Command::Run(a) => gpu::run(&a),
         Command::Check(a) => gpu::check_all(&a),
         Command::Bench(a) => gpu::bench_all(&a),
+        Command::Tune(a) => tune::tune(&a),
         Command::BankConflicts(a) => algebra::access_command(&a, true),
         Command::Coalescing(a) => algebra::access_command(&a, false),
         Command::Draw(a) => algebra::draw_command(&a),

@@ -7,12 +7,13 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::error::ErrorKind;
-use cute::codegen::{GemmLayout, GemmPlan, Kernel};
+use cute::codegen::{select, GemmLayout, GemmPlan, Kernel};
 use cute::runtime::bench::{bench_with, Timing};
 use cute::runtime::check::check_with;
 use cute::runtime::gemm::Problem;
 use cute::runtime::gpu::Gpu;
 use cute::runtime::split_k::{Split as Cut, SplitK};
+use cute::runtime::tuning::{self, Device, ShapeClass, Table};
 use cute::runtime::{CudaBlas, RuntimeError};
 
 use super::args::{usage_error, BenchArgs, RunArgs, Split, SELECTOR};
@@ -38,7 +39,7 @@ pub fn refuse(sub: &str, names: &[&str]) -> Result<(), clap::Error> {
 /// The slices for `--split-k` on problem `p`.
 fn slices(split: Split, plan: &GemmPlan, p: &Problem) -> i64 {
     match split {
-        Split::Auto => cute::codegen::select::plan_splits(plan, (p.m, p.n, p.k)).0,
+        Split::Auto => select::plan_splits(plan, (p.m, p.n, p.k)).0,
         Split::Slices(n) => n,
     }
 }
@@ -56,7 +57,19 @@ pub fn pick(a: &RunArgs, (m, n, k): (i64, i64, i64)) -> (String, Option<Split>) 
         }
         return (a.name.clone(), a.split.split_k);
     }
-    let c = cute::codegen::select::sgemm(m, n, k, &a.plan.target());
+    let gpu = Gpu::open();
+    let tuned = match &gpu {
+        Ok(g) => tuned_table(g, a.explain),
+        Err(_) => {
+            if a.explain {
+                println!("  no GPU: the tuning cache is not read");
+            }
+            None
+        }
+    };
+    drop(gpu);
+    let layout = a.plan.one_layout("run").unwrap_or(GemmLayout::all()[0]);
+    let c = selected(a.plan.target(), tuned.as_ref(), layout, (m, n, k));
     let cut = match c.splits {
         1 => "K not split".to_string(),
         s => format!("K split {s} ways"),
@@ -71,7 +84,7 @@ pub fn pick(a: &RunArgs, (m, n, k): (i64, i64, i64)) -> (String, Option<Split>) 
         .split
         .split_k
         .or((c.splits > 1).then_some(Split::Slices(c.splits)));
-    (c.name.to_string(), split)
+    (c.name, split)
 }
 
 /// `cute run NAME --split-k ...`: plan, emit and compile both kernels, check with beta 0 and
@@ -228,28 +241,103 @@ pub fn bench_selected(a: &BenchArgs, sizes: &[(i64, i64, i64)]) -> ExitCode {
         Err(e) => return fail(e),
     };
     println!("# {} ({}), {}; the selector's FP32 GEMM beside cuBLAS SGEMM in CUBLAS_PEDANTIC_MATH; CUDA events, 3 warm-ups, median of 20", gpu.name, gpu.arch, a.plan.target());
+    let tuned = tuned_table(&gpu, true);
     table_header();
     for layout in layouts {
         for &(m, n, k) in sizes {
-            let c = cute::codegen::select::sgemm(m, n, k, &a.plan.target());
+            let c = selected(a.plan.target(), tuned.as_ref(), layout, (m, n, k));
             let row = Problem::new(m, n, k, layout, 1.0, 0.0).and_then(|q| {
-                let plan = a.plan.plan(c.name, layout)?;
-                let t = if c.splits > 1 {
-                    let sk = SplitK::new(&gpu, plan)?;
-                    time(&gpu, &blas, &sk, &q, sk.split(&q, c.splits)?)?
-                } else {
-                    let g = cute::runtime::api::Gemm::new(&gpu, plan)?;
-                    cute::runtime::bench::bench(&gpu, &blas, g.loaded(), &q, 20)?
-                };
-                Ok((t, q))
+                let plan = a.plan.plan(&c.name, layout)?;
+                Ok((time_pick(&gpu, &blas, plan, &q, c.splits)?, q))
             });
             match row {
-                Ok((t, q)) => table_row(c.name, &q, c.splits, &t),
+                Ok((t, q)) => table_row(&c.name, &q, c.splits, &t),
                 Err(e) => return fail(e),
             }
         }
     }
     ExitCode::SUCCESS
+}
+
+/// `plan` on `q` in `splits` slices of K timed beside cuBLAS: both split-K kernels, or the one
+/// kernel when `splits` is 1.
+pub fn time_pick(
+    gpu: &Gpu,
+    blas: &CudaBlas,
+    plan: GemmPlan,
+    q: &Problem,
+    splits: i64,
+) -> Result<Timing, RuntimeError> {
+    if splits > 1 {
+        let sk = SplitK::new(gpu, plan)?;
+        time(gpu, blas, &sk, q, sk.split(q, splits)?)
+    } else {
+        let g = cute::runtime::api::Gemm::new(gpu, plan)?;
+        cute::runtime::bench::bench(gpu, blas, g.loaded(), q, 20)
+    }
+}
+
+/// What the selector takes for a shape: the tuned plan of its class when the tuning cache has
+/// one, else the heuristic's pick.
+pub struct Selected {
+    pub name: String,
+    pub splits: i64,
+    /// One line per decision.
+    pub reasons: Vec<String>,
+}
+
+/// The selector's pick for `mnk` in `layout`, the tuning cache's entry first.
+pub fn selected(
+    target: cute::codegen::Target,
+    tuned: Option<&Table>,
+    layout: GemmLayout,
+    mnk: (i64, i64, i64),
+) -> Selected {
+    let c = select::sgemm(mnk.0, mnk.1, mnk.2, &target);
+    let hit = tuned
+        .and_then(|t| t.get("f32", layout, mnk))
+        .filter(|e| select::is_sgemm_kernel(&e.kernel));
+    match hit {
+        Some(e) => {
+            let class = ShapeClass::of("f32", layout, mnk);
+            let mut reasons = vec![format!(
+                "tuned on this device for {layout} {}x{}x{} (M, N, K rounded up to powers of two): {} ms at {}x{}x{}",
+                class.m, class.n, class.k, e.ms, e.at.0, e.at.1, e.at.2
+            )];
+            let heuristic = format!("{}, {} slices", c.name, c.splits);
+            reasons.push(format!("the heuristic would take {heuristic}:"));
+            reasons.extend(c.reasons.iter().map(|r| format!("  {r}")));
+            Selected {
+                name: e.kernel.clone(),
+                splits: e.splits,
+                reasons,
+            }
+        }
+        None => Selected {
+            name: c.name.to_string(),
+            splits: c.splits,
+            reasons: c.reasons,
+        },
+    }
+}
+
+/// This device's tuning results, if any; with `say`, a line on what the cache held.
+pub fn tuned_table(gpu: &Gpu, say: bool) -> Option<Table> {
+    let device = match Device::of(gpu) {
+        Ok(d) => d,
+        Err(e) => {
+            println!(
+                "  tuning cache not read: {}",
+                super::text::lines(&e.to_string())
+            );
+            return None;
+        }
+    };
+    let load = tuning::load(&device);
+    if say {
+        println!("  {}", load.describe(&tuning::path()));
+    }
+    load.table().cloned()
 }
 
 /// The columns of the split-K benches' table.

@@ -27,7 +27,7 @@ pub fn layouts(p: &PlanOpts) -> Vec<GemmLayout> {
 
 /// A cuBLAS handle in its default math mode, so it uses its tensor-core kernels (pedantic math,
 /// the SIMT comparison's, would refuse them).
-fn blas(gpu: &Gpu) -> Result<cute::runtime::CudaBlas, RuntimeError> {
+pub(super) fn blas(gpu: &Gpu) -> Result<cute::runtime::CudaBlas, RuntimeError> {
     cute::runtime::CudaBlas::new(gpu.stream.clone())
         .map_err(RuntimeError::cublas("creating a cuBLAS handle"))
 }

@@ -1,0 +1,553 @@
+//! The tuning cache: which plan `cute tune` timed fastest for a class of shapes on this device,
+//! kept beside the compile cache and used by the selector (`cute run sgemm`, `cute bench sgemm`)
+//! before its heuristic.
+//!
+//! One text file, `tuning.txt` in [`cache::dir`], people can read:
+//!
+//! ```text
+//! cute tuning cache
+//! format <TAB> 1
+//! device <TAB> NVIDIA H200 <TAB> sm_90a <TAB> 13000
+//! entry <TAB> f32 <TAB> NN <TAB> 1 <TAB> 4096 <TAB> 4096 <TAB> sgemm-sm80-16x128 <TAB> 13 <TAB> 0.0345 <TAB> 1 <TAB> 4096 <TAB> 4096
+//! sha256 <TAB> <hex of every byte above this line>
+//! ```
+//!
+//! An entry is a [`ShapeClass`] (dtype, layout, M, N and K rounded up to powers of two), the
+//! winning kernel and its slices of K, its median time and the shape it was timed at. The file is
+//! the device's: written for another device name, architecture or driver version it is
+//! [`Load::Stale`] and the next tune replaces it. A file whose checksum, format or any line does
+//! not hold — or that names a kernel this build does not have — is [`Load::Corrupt`]: reported,
+//! never trusted, and rewritten by the next tune. A tune writes once, after its last timing,
+//! through a temporary file renamed into place, so an interrupted tune leaves the file as it was.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use cute_codegen::GemmLayout;
+use sha2::{Digest, Sha256};
+
+use crate::cache;
+use crate::error::{Result, RuntimeError};
+use crate::gpu::Gpu;
+
+/// The version of the file's layout; a file of another version is rebuilt.
+pub const FORMAT: u32 = 1;
+
+/// The first line of the file.
+const MAGIC: &str = "cute tuning cache";
+
+/// The largest file read (a cache of every class of every layout is a few hundred KiB).
+const MAX_BYTES: u64 = 4 << 20;
+
+/// The most slices of K an entry may name.
+const MAX_SPLITS: i64 = 4096;
+
+/// What a tuning result is valid for: the device, its architecture and its driver.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Device {
+    /// The device's name (`NVIDIA H200`).
+    pub name: String,
+    /// `sm_90a`, ...
+    pub arch: String,
+    /// The driver's version (`cuDriverGetVersion`, 13000 for 13.0).
+    pub driver: i32,
+}
+
+impl Device {
+    /// The open device's identity.
+    pub fn of(gpu: &Gpu) -> Result<Device> {
+        let mut driver = 0;
+        // SAFETY: cuDriverGetVersion writes one int; the driver is loaded (a context is open).
+        let r = unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut driver) };
+        r.result()
+            .map_err(RuntimeError::driver("cuDriverGetVersion"))?;
+        Ok(Device {
+            name: gpu.name.clone(),
+            arch: gpu.arch.clone(),
+            driver,
+        })
+    }
+}
+
+impl std::fmt::Display for Device {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} ({}, driver {}.{})",
+            self.name,
+            self.arch,
+            self.driver / 1000,
+            self.driver % 1000 / 10
+        )
+    }
+}
+
+/// The shapes one tuned plan stands for: a dtype, a layout, and M, N and K each rounded up to a
+/// power of two (M = 1000 and 1024 share a class; 1024 and 1025 do not).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ShapeClass {
+    /// `f32`, `bf16`, ...
+    pub dtype: String,
+    /// `NN`, `NT`, `TN`, `TT`.
+    pub layout: String,
+    pub m: i64,
+    pub n: i64,
+    pub k: i64,
+}
+
+impl ShapeClass {
+    /// The class of `(m, n, k)` (sizes below 1 count as 1; past 2^62, 2^62).
+    pub fn of(dtype: &str, layout: GemmLayout, (m, n, k): (i64, i64, i64)) -> ShapeClass {
+        let up = |x: i64| {
+            let x = x.clamp(1, 1 << 62) as u64;
+            x.next_power_of_two() as i64
+        };
+        ShapeClass {
+            dtype: dtype.to_string(),
+            layout: layout.to_string(),
+            m: up(m),
+            n: up(n),
+            k: up(k),
+        }
+    }
+}
+
+/// The plan a tune found fastest for a class.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tuned {
+    /// The named kernel.
+    pub kernel: String,
+    /// Slices of K (1: no split).
+    pub splits: i64,
+    /// Its median time, in milliseconds.
+    pub ms: f64,
+    /// The shape it was timed at.
+    pub at: (i64, i64, i64),
+}
+
+/// The tuning results of one device.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Table {
+    pub device: Device,
+    pub entries: BTreeMap<ShapeClass, Tuned>,
+}
+
+impl Table {
+    /// An empty table for `device`.
+    pub fn new(device: Device) -> Table {
+        Table {
+            device,
+            entries: BTreeMap::new(),
+        }
+    }
+
+    /// The tuned plan for `(m, n, k)` in `layout`, if its class was tuned.
+    pub fn get(&self, dtype: &str, layout: GemmLayout, mnk: (i64, i64, i64)) -> Option<&Tuned> {
+        self.entries.get(&ShapeClass::of(dtype, layout, mnk))
+    }
+}
+
+/// What reading the cache found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Load {
+    /// No file yet.
+    Missing,
+    /// A file written for this device and driver.
+    Fresh(Table),
+    /// A file written for another device or driver: not used, rebuilt by the next tune.
+    Stale { was: Device },
+    /// A file that does not hold: why, not used, rebuilt by the next tune.
+    Corrupt(String),
+}
+
+impl Load {
+    /// The table to use: this device's, else none.
+    pub fn table(&self) -> Option<&Table> {
+        match self {
+            Load::Fresh(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// What a person should be told about the cache at `path` (one line).
+    pub fn describe(&self, path: &Path) -> String {
+        let p = path.display();
+        match self {
+            Load::Missing => format!("no tuning cache yet ({p}; `cute tune` makes it)"),
+            Load::Fresh(t) => format!("tuning cache {p}: {} classes tuned", t.entries.len()),
+            Load::Stale { was } => {
+                format!("tuning cache {p} was tuned on {was}: not used, the next tune rebuilds it")
+            }
+            Load::Corrupt(why) => {
+                format!(
+                    "tuning cache {p} is corrupted ({why}): not used, the next tune rebuilds it"
+                )
+            }
+        }
+    }
+}
+
+/// The cache file.
+pub fn path() -> PathBuf {
+    cache::dir().join("tuning.txt")
+}
+
+/// Reads the cache at `path` for `device`.
+pub fn load_from(path: &Path, device: &Device) -> Load {
+    let len = match std::fs::metadata(path) {
+        Ok(m) => m.len(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Load::Missing,
+        Err(e) => return Load::Corrupt(format!("cannot read it: {e}")),
+    };
+    if len > MAX_BYTES {
+        return Load::Corrupt(format!(
+            "{len} bytes, more than a cache holds ({MAX_BYTES})"
+        ));
+    }
+    match std::fs::read(path) {
+        Ok(bytes) => decode(&bytes, device),
+        Err(e) => Load::Corrupt(format!("cannot read it: {e}")),
+    }
+}
+
+/// Reads the cache for `device`.
+pub fn load(device: &Device) -> Load {
+    load_from(&path(), device)
+}
+
+/// Adds `results` to the cache at `path` in one write: this device's entries are kept (a class
+/// tuned again is replaced), a stale, corrupted or missing file is replaced by the results alone.
+pub fn record_at(path: &Path, device: &Device, results: Vec<(ShapeClass, Tuned)>) -> Result<()> {
+    let mut table = match load_from(path, device) {
+        Load::Fresh(t) => t,
+        _ => Table::new(device.clone()),
+    };
+    table.entries.extend(results);
+    write_atomically(path, &encode(&table))
+}
+
+/// [`record_at`] the cache's own path.
+pub fn record(device: &Device, results: Vec<(ShapeClass, Tuned)>) -> Result<PathBuf> {
+    let p = path();
+    record_at(&p, device, results)?;
+    Ok(p)
+}
+
+/// Writes `text` to a temporary file beside `path`, then renames it over `path`: a reader sees
+/// the old file or the new one, never half of one.
+fn write_atomically(path: &Path, text: &str) -> Result<()> {
+    let fail = |what: &str, e: std::io::Error| {
+        RuntimeError::Problem(format!("tuning cache: {what} {}: {e}", path.display()))
+    };
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| fail("cannot create the folder of", e))?;
+    }
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    std::fs::write(&tmp, text).map_err(|e| fail("cannot write beside", e))?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        fail("cannot replace", e)
+    })
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The file's text for `t`.
+pub fn encode(t: &Table) -> String {
+    let d = &t.device;
+    let mut body = format!(
+        "{MAGIC}\nformat\t{FORMAT}\ndevice\t{}\t{}\t{}\n",
+        d.name, d.arch, d.driver
+    );
+    for (c, e) in &t.entries {
+        body += &format!(
+            "entry\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
+            c.dtype, c.layout, c.m, c.n, c.k, e.kernel, e.splits, e.ms, e.at.0, e.at.1, e.at.2
+        );
+    }
+    let sum = hex(&Sha256::digest(body.as_bytes()));
+    body + "sha256\t" + &sum + "\n"
+}
+
+/// Reads a file's bytes for `device`.
+pub fn decode(bytes: &[u8], device: &Device) -> Load {
+    match parse(bytes) {
+        Ok(t) if t.device == *device => Load::Fresh(t),
+        Ok(t) => Load::Stale { was: t.device },
+        Err(why) => Load::Corrupt(why),
+    }
+}
+
+/// The table a file holds, or why it does not hold.
+fn parse(bytes: &[u8]) -> std::result::Result<Table, String> {
+    let text = std::str::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_string())?;
+    let body_end = text
+        .rfind("sha256\t")
+        .ok_or("no checksum line".to_string())?;
+    let (body, sum) = text.split_at(body_end);
+    let sum = sum["sha256\t".len()..].trim_end_matches('\n');
+    if sum != hex(&Sha256::digest(body.as_bytes())) {
+        return Err("its checksum does not match its contents".into());
+    }
+    let mut lines = body.lines();
+    if lines.next() != Some(MAGIC) {
+        return Err(format!("its first line is not `{MAGIC}`"));
+    }
+    match lines.next() {
+        Some(l) if l == format!("format\t{FORMAT}") => {}
+        other => return Err(format!("format line {other:?}, this build reads {FORMAT}")),
+    }
+    let device = lines
+        .next()
+        .and_then(parse_device)
+        .ok_or("no device line")?;
+    let mut table = Table::new(device);
+    for (i, line) in lines.enumerate() {
+        let (c, e) = parse_entry(line).ok_or_else(|| format!("entry {} does not parse", i + 1))?;
+        table.entries.insert(c, e);
+    }
+    Ok(table)
+}
+
+fn parse_device(line: &str) -> Option<Device> {
+    let f: Vec<&str> = line.split('\t').collect();
+    match f.as_slice() {
+        ["device", name, arch, driver] => Some(Device {
+            name: name.to_string(),
+            arch: arch.to_string(),
+            driver: driver.parse().ok()?,
+        }),
+        _ => None,
+    }
+}
+
+/// An entry line, if every field holds: a known layout, power-of-two class sizes, a named kernel
+/// of this build, slices in 1..=[`MAX_SPLITS`], a finite positive time, a shape in its class.
+fn parse_entry(line: &str) -> Option<(ShapeClass, Tuned)> {
+    let f: Vec<&str> = line.split('\t').collect();
+    let ["entry", dtype, layout, m, n, k, kernel, splits, ms, am, an, ak] = f.as_slice() else {
+        return None;
+    };
+    let int = |s: &str| s.parse::<i64>().ok().filter(|&x| x >= 1);
+    let layout = GemmLayout::parse(layout)?;
+    let at = (int(am)?, int(an)?, int(ak)?);
+    let class = ShapeClass::of(dtype, layout, at);
+    let given = (int(m)?, int(n)?, int(k)?);
+    let splits = int(splits)?;
+    let ms: f64 = ms.parse().ok()?;
+    let ok = given == (class.m, class.n, class.k)
+        && cute_codegen::named::NAMES.contains(kernel)
+        && splits <= MAX_SPLITS
+        && ms.is_finite()
+        && ms > 0.0;
+    ok.then(|| {
+        let tuned = Tuned {
+            kernel: kernel.to_string(),
+            splits,
+            ms,
+            at,
+        };
+        (class, tuned)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn device() -> Device {
+        Device {
+            name: "NVIDIA H200".into(),
+            arch: "sm_90a".into(),
+            driver: 13000,
+        }
+    }
+
+    fn layout(s: &str) -> GemmLayout {
+        GemmLayout::parse(s).expect("a layout")
+    }
+
+    fn result(m: i64, kernel: &str, splits: i64) -> (ShapeClass, Tuned) {
+        let at = (m, 4096, 4096);
+        let tuned = Tuned {
+            kernel: kernel.into(),
+            splits,
+            ms: 0.0345,
+            at,
+        };
+        (ShapeClass::of("f32", layout("NN"), at), tuned)
+    }
+
+    fn table() -> Table {
+        let mut t = Table::new(device());
+        t.entries.extend([
+            result(1, "sgemm-sm80-16x128", 13),
+            result(100, "sgemm-sm80", 4),
+        ]);
+        t
+    }
+
+    fn temp(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("cute-tuning-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        d.join("tuning.txt")
+    }
+
+    #[test]
+    fn classes_round_up_to_powers_of_two() {
+        let c = ShapeClass::of("f32", layout("TN"), (1000, 17, 300));
+        assert_eq!((c.m, c.n, c.k, c.layout.as_str()), (1024, 32, 512, "TN"));
+        assert_eq!(ShapeClass::of("f32", layout("TN"), (1024, 32, 512)), c);
+        assert_ne!(ShapeClass::of("f32", layout("TN"), (1025, 32, 512)), c);
+        let huge = ShapeClass::of("f32", layout("NN"), (i64::MAX, 0, -5));
+        assert_eq!((huge.m, huge.n, huge.k), (1 << 62, 1, 1));
+    }
+
+    #[test]
+    fn a_table_reads_back_and_answers_its_classes() {
+        let t = table();
+        let text = encode(&t);
+        assert!(text.starts_with("cute tuning cache\nformat\t1\ndevice\tNVIDIA H200\tsm_90a\t13000\nentry\tf32\tNN\t1\t4096\t4096\tsgemm-sm80-16x128\t13\t0.0345\t1\t4096\t4096\n"), "{text}");
+        assert_eq!(decode(text.as_bytes(), &device()), Load::Fresh(t.clone()));
+        let hit = t
+            .get("f32", layout("NN"), (128, 3000, 4000))
+            .expect("a hit");
+        assert_eq!((hit.kernel.as_str(), hit.splits), ("sgemm-sm80", 4));
+        assert_eq!(t.get("f32", layout("TN"), (128, 3000, 4000)), None);
+        assert_eq!(t.get("bf16", layout("NN"), (128, 3000, 4000)), None);
+    }
+
+    #[test]
+    fn another_device_or_driver_makes_it_stale() {
+        let text = encode(&table());
+        let newer = Device {
+            driver: 13010,
+            ..device()
+        };
+        assert_eq!(
+            decode(text.as_bytes(), &newer),
+            Load::Stale { was: device() }
+        );
+        let h100 = Device {
+            name: "NVIDIA H100 80GB HBM3".into(),
+            ..device()
+        };
+        assert!(matches!(decode(text.as_bytes(), &h100), Load::Stale { .. }));
+    }
+
+    #[test]
+    fn every_corruption_is_refused() {
+        let good = encode(&table());
+        let flipped = good.replacen("0.0345", "0.0344", 1);
+        let truncated = &good[..good.len() - 10];
+        let no_sum = &good[..good.find("sha256").expect("a sum")];
+        for (bytes, why) in [
+            (flipped.as_bytes(), "checksum"),
+            (truncated.as_bytes(), "checksum"),
+            (no_sum.as_bytes(), "no checksum"),
+            (&[0xff, 0xfe, 0x00][..], "UTF-8"),
+            (b"" as &[u8], "no checksum"),
+        ] {
+            match decode(bytes, &device()) {
+                Load::Corrupt(w) => assert!(w.contains(why), "{w} for {why}"),
+                other => panic!("{other:?} for {why}"),
+            }
+        }
+    }
+
+    /// A file whose checksum holds but whose lines do not (written by hand or by another build)
+    /// is refused too.
+    #[test]
+    fn a_checksummed_file_with_bad_entries_is_refused() {
+        let resum = |t: &str| {
+            let body = &t[..t.find("sha256").expect("a sum")];
+            format!("{body}sha256\t{}\n", hex(&Sha256::digest(body.as_bytes())))
+        };
+        let good = encode(&table());
+        for bad in [
+            good.replace("sgemm-sm80-16x128", "sgemm-sm99"),
+            good.replace("\t13\t", "\t0\t"),
+            good.replace("\t13\t", "\t99999\t"),
+            good.replace("0.0345", "NaN"),
+            good.replace("0.0345", "-1"),
+            good.replace("\tNN\t", "\tXY\t"),
+            good.replace("entry\tf32\tNN\t1\t", "entry\tf32\tNN\t2\t"),
+            good.replace("format\t1", "format\t0"),
+            good.replace("cute tuning cache", "cute tuning cash"),
+            good.replace("\t13000", "\tthirteen"),
+            good.replace("\t0.0345\t1\t4096\t4096", "\t0.0345\t1\t4096"),
+        ] {
+            assert!(
+                matches!(decode(resum(&bad).as_bytes(), &device()), Load::Corrupt(_)),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn recording_keeps_this_devices_entries_and_replaces_the_rest() {
+        let p = temp("record");
+        assert_eq!(load_from(&p, &device()), Load::Missing);
+        record_at(&p, &device(), vec![result(1, "sgemm-sm80-16x128", 13)]).expect("written");
+        record_at(&p, &device(), vec![result(100, "sgemm-sm80", 4)]).expect("written");
+        assert_eq!(load_from(&p, &device()), Load::Fresh(table()));
+        // a class tuned again is replaced
+        record_at(&p, &device(), vec![result(1, "sgemm-sm80", 2)]).expect("written");
+        let t = load_from(&p, &device()).table().cloned().expect("fresh");
+        assert_eq!(t.entries.len(), 2);
+        assert_eq!(
+            t.get("f32", layout("NN"), (1, 4096, 4096))
+                .map(|e| e.splits),
+            Some(2)
+        );
+        // another driver's tune replaces the file; a corrupted file is replaced too
+        let newer = Device {
+            driver: 13010,
+            ..device()
+        };
+        record_at(&p, &newer, vec![result(1, "sgemm-sm80", 8)]).expect("written");
+        let t = load_from(&p, &newer).table().cloned().expect("fresh");
+        assert_eq!(t.entries.len(), 1);
+        std::fs::write(&p, "cute tuning cache\ngarbage").expect("written");
+        assert!(matches!(load_from(&p, &newer), Load::Corrupt(_)));
+        record_at(&p, &newer, vec![result(1, "sgemm-sm80", 8)]).expect("written");
+        assert_eq!(
+            load_from(&p, &newer).table().map(|t| t.entries.len()),
+            Some(1)
+        );
+        let leftovers = std::fs::read_dir(p.parent().expect("a folder"))
+            .expect("listed")
+            .count();
+        assert_eq!(leftovers, 1, "no temporary file is left");
+        let _ = std::fs::remove_dir_all(p.parent().expect("a folder"));
+    }
+
+    #[test]
+    fn an_oversized_file_is_not_read() {
+        let p = temp("big");
+        std::fs::create_dir_all(p.parent().expect("a folder")).expect("made");
+        std::fs::write(&p, vec![b'x'; MAX_BYTES as usize + 1]).expect("written");
+        match load_from(&p, &device()) {
+            Load::Corrupt(w) => assert!(w.contains("more than a cache holds"), "{w}"),
+            other => panic!("{other:?}"),
+        }
+        let _ = std::fs::remove_dir_all(p.parent().expect("a folder"));
+    }
+
+    #[test]
+    fn describe_says_what_was_found() {
+        let p = Path::new("/c/tuning.txt");
+        assert_eq!(
+            Load::Fresh(table()).describe(p),
+            "tuning cache /c/tuning.txt: 2 classes tuned"
+        );
+        assert!(Load::Stale { was: device() }
+            .describe(p)
+            .contains("was tuned on NVIDIA H200 (sm_90a, driver 13.0)"));
+        assert!(Load::Corrupt("x".into())
+            .describe(p)
+            .contains("corrupted (x)"));
+    }
+}
