@@ -211,8 +211,36 @@ fn run_splits_k_and_refuses_what_it_cannot_split() {
         assert!(out.contains("4 slices of K = 1000"), "{out}");
         assert_eq!(out.matches(": pass").count(), 2, "{out}");
     }
+    // an SM80 tensor-core GEMM splits too; a TMA plan says why it does not
+    let o = cute(&[
+        "run",
+        "hgemm-sm80",
+        "--m",
+        "20",
+        "--n",
+        "40",
+        "--k",
+        "333",
+        "--split-k",
+        "3",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    if cute_runtime::nvrtc_or_skip!() {
+        assert_eq!(text(&o).matches("NVRTC sm_90a:").count(), 2, "{}", text(&o));
+    }
+    if has_gpu() {
+        assert_eq!(
+            text(&o).matches(": pass at 20x40x333").count(),
+            2,
+            "{}",
+            text(&o)
+        );
+    }
+    let o = cute(&["run", "bgemm-sm90", "--m", "64", "--split-k", "3"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("loads by TMA"), "{}", text(&o));
     for (args, why) in [
-        (["hgemm-sm80", "--split-k", "2"], "hgemm-sm80 is not one"),
+        (["transpose", "--split-k", "2"], "transpose is not one"),
         (
             ["sgemm-sm80", "--split-k", "0"],
             "a number of slices from 1 to 65535",

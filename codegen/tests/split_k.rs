@@ -4,62 +4,34 @@
 //! reference of the plan's own case (`gemm_case`: fresh operands, C poisoned when beta is 0,
 //! padding rows that must stay NaN). Sizes that divide neither the tiles nor the splits.
 
-use cute_codegen::interp::{run, Arg, HostBuffer};
+use cute_codegen::interp::{run, Arg};
 use cute_codegen::named::plan;
-use cute_codegen::recipes::{gemm, gemm_case, k_chunk, operands, split_k_reduce};
+use cute_codegen::recipes::{gemm, gemm_case, k_chunk, split_k_reduce, SplitCase};
 use cute_codegen::{GemmLayout, GemmPlan};
 use cute_layout::ElemType;
 
 /// Runs `plan`'s split-K at `size` with at most `splits` splits and checks C; returns the
 /// splits it made.
 fn check(plan: &GemmPlan, size: (i64, i64, i64), beta: f64, splits: i64, seed: u64) -> i64 {
-    let mut case = gemm_case(plan, size, beta, seed).unwrap();
-    let (m, n, k) = size;
-    let (kc, s) = k_chunk(plan, k, splits).unwrap();
+    let case = gemm_case(plan, size, beta, seed).unwrap();
+    let k = size.2;
+    let mut sc = SplitCase::new(plan, case.args.clone(), splits).unwrap();
+    let (kc, s) = (sc.kc, sc.splits);
+    assert_eq!(k_chunk(plan, k, splits), Some((kc, s)));
     assert!((s - 1) * kc < k && s * kc >= k, "{kc} x {s} for K = {k}");
     let partial = gemm(&plan.clone().with_split_k().unwrap()).unwrap();
     let reduce = split_k_reduce(plan).unwrap();
-    let ldw = (m + 3) / 4 * 4;
-    let o = operands(plan, &case).unwrap();
-    let workspace = HostBuffer::from_values(ElemType::F32, &vec![f64::NAN; (ldw * n * s) as usize]);
-    // M, N, K, alpha 1, A, ldA, B, ldB, beta 0, W, ldW, Kc
-    let mut args = vec![
-        Arg::Int(m),
-        Arg::Int(n),
-        Arg::Int(k),
-        Arg::Scalar(1.0),
-        Arg::Buffer(o.a.clone()),
-        Arg::Int(o.lda),
-        Arg::Buffer(o.b.clone()),
-        Arg::Int(o.ldb),
-        Arg::Scalar(0.0),
-        Arg::Buffer(workspace),
-        Arg::Int(ldw),
-        Arg::Int(kc),
-    ];
-    run(&partial, &mut args).unwrap_or_else(|e| panic!("{}: {e}", partial.name));
-    let Arg::Buffer(w) = args.swap_remove(9) else {
-        unreachable!()
-    };
-    // M, N, S, alpha, W, ldW, beta, C, ldC[, bias]: the case's own C and bias
-    let (alpha, ldc) = (o.alpha, o.ldc);
-    let mut rest: Vec<Arg> = case.args.drain(8..).collect(); // beta, C, ldC[, bias]
-    let mut args = vec![
-        Arg::Int(m),
-        Arg::Int(n),
-        Arg::Int(s),
-        Arg::Scalar(alpha),
-        Arg::Buffer(w),
-        Arg::Int(ldw),
-    ];
-    args.append(&mut rest);
-    assert!(matches!(args[8], Arg::Int(x) if x == ldc));
-    run(&reduce, &mut args).unwrap_or_else(|e| panic!("{}: {e}", reduce.name));
-    let Arg::Buffer(c) = &args[7] else {
+    for (kernel, at) in [(&partial, sc.partial.clone()), (&reduce, sc.reduce.clone())] {
+        let mut args = sc.gather(&at);
+        assert_eq!(args.len(), kernel.params.len(), "{}", kernel.name);
+        run(kernel, &mut args).unwrap_or_else(|e| panic!("{}: {e}", kernel.name));
+        sc.scatter(&at, args);
+    }
+    let Arg::Buffer(c) = &sc.args[SplitCase::C] else {
         unreachable!()
     };
     let v = case.check(&c.data);
-    assert!(v.ok(), "{} {m}x{n}x{k}, {s} splits: {v:?}", plan.name);
+    assert!(v.ok(), "{} {size:?}, {s} splits: {v:?}", plan.name);
     s
 }
 

@@ -8,18 +8,20 @@
 use cudarc::cublas::sys::{cublasComputeType_t, cublasGemmAlgo_t, cublasOperation_t, cudaDataType};
 use cudarc::cublas::CudaBlas;
 use cudarc::driver::{DevicePtr, DevicePtrMut};
+use cute_codegen::cuda::IndexWidth;
 use cute_codegen::gemm::{GemmPlan, Major};
 use cute_codegen::recipes::{
-    gemm, gemm_case_unreferenced, gemm_inputs, operands, set_reference, Case, Verdict,
+    emit_split_k, gemm, gemm_case_unreferenced, gemm_inputs, operands, set_reference, Case,
+    SplitCase, Verdict,
 };
 use cute_layout::ElemType;
 
 use crate::bench::{time, time_back_to_back, LAUNCH_TO_LAUNCH_BELOW_MS};
 use crate::error::{Result, RuntimeError};
 use crate::gemm::{dgemm, Problem};
-use crate::gpu::Gpu;
+use crate::gpu::{Gpu, Loaded};
 use crate::launch::launch;
-use crate::recipe::{args, check, prepare, upload, DeviceArg, Prepared};
+use crate::recipe::{args, check, download, prepare, upload, width_for, DeviceArg, Prepared};
 
 /// The plan's kernel, lowered for the case's index width, compiled and loaded.
 pub fn load(gpu: &Gpu, plan: &GemmPlan, case: &Case) -> Result<Prepared> {
@@ -134,17 +136,111 @@ pub fn bench(
     let case = gemm_inputs(plan, size, 0.0, size.0 as u64 ^ 0x5eed)?;
     let p = load(gpu, plan, &case)?;
     let mut dev = upload(gpu, &case.args)?;
-    let a = args(&dev);
-    let kernel_ms = time(gpu, 3, reps, || launch(gpu, &p.loaded, &a))?;
-    drop(a);
+    versus_cublas(
+        gpu,
+        blas,
+        plan,
+        &case.args,
+        &mut dev,
+        size,
+        reps,
+        &mut |d| launch(gpu, &p.loaded, &args(d)),
+    )
+}
+
+/// [`bench`] of the plan's parallel split-K (both kernels, `recipes::SplitCase`) in at most
+/// `splits` slices; gives the slices made too.
+pub fn bench_split(
+    gpu: &Gpu,
+    blas: &CudaBlas,
+    plan: &GemmPlan,
+    size: (i64, i64, i64),
+    reps: usize,
+    splits: i64,
+) -> Result<(ExTiming, i64)> {
+    let case = gemm_inputs(plan, size, 0.0, size.0 as u64 ^ 0x5eed)?;
+    let sc = SplitCase::new(plan, case.args, splits)?;
+    let kernels = load_split(gpu, plan, &sc)?;
+    let mut dev = upload(gpu, &sc.args)?;
+    let t = versus_cublas(gpu, blas, plan, &sc.args, &mut dev, size, reps, &mut |d| {
+        launch_split(gpu, &kernels, &sc, d)
+    })?;
+    Ok((t, sc.splits))
+}
+
+/// One check of the plan's parallel split-K in at most `splits` slices at `(m, n, k)` with
+/// `beta`, on fresh random operands (`seed`), against the float64 reference; gives the slices
+/// made too.
+pub fn check_split_at(
+    gpu: &Gpu,
+    blas: &CudaBlas,
+    plan: &GemmPlan,
+    size: (i64, i64, i64),
+    beta: f64,
+    seed: u64,
+    splits: i64,
+) -> Result<(Verdict, i64)> {
+    let mut case = gemm_case_unreferenced(plan, size, beta, seed)?;
+    let abc = reference(gpu, blas, plan, &case)?;
+    set_reference(plan, &mut case, abc)?;
+    let sc = SplitCase::new(plan, case.args.clone(), splits)?;
+    let kernels = load_split(gpu, plan, &sc)?;
+    let dev = upload(gpu, &sc.args)?;
+    launch_split(gpu, &kernels, &sc, &dev)?;
+    gpu.stream
+        .synchronize()
+        .map_err(RuntimeError::driver(format!(
+            "running {}'s split-K",
+            plan.name
+        )))?;
+    let out = download(gpu, &dev[SplitCase::C])?;
+    Ok((case.check(&out.data), sc.splits))
+}
+
+/// The partial products and the reduction of `plan`'s split-K (`recipes::emit_split_k`: 32-bit
+/// indices, which `sc`'s sizes must fit), loaded.
+fn load_split(gpu: &Gpu, plan: &GemmPlan, sc: &SplitCase) -> Result<[Loaded; 2]> {
+    if width_for(&sc.args) != IndexWidth::I32 {
+        return Err(RuntimeError::Problem(format!(
+            "{}: split-K takes 32-bit indices; these operands need 64",
+            plan.name
+        )));
+    }
+    let [partial, reduce] = emit_split_k(plan)?;
+    Ok([gpu.load(&partial)?, gpu.load(&reduce)?])
+}
+
+/// Both split-K kernels on `dev` (`sc.args` uploaded), back to back on the GPU's stream.
+fn launch_split(gpu: &Gpu, k: &[Loaded; 2], sc: &SplitCase, dev: &[DeviceArg]) -> Result<()> {
+    let all = args(dev);
+    let pick = |at: &[usize]| at.iter().map(|&i| all[i]).collect::<Vec<_>>();
+    launch(gpu, &k[0], &pick(&sc.partial))?;
+    launch(gpu, &k[1], &pick(&sc.reduce))
+}
+
+/// Times `kernel` on `dev` (a GEMM case's arguments `host`, uploaded, maybe followed by more)
+/// and `cublasGemmEx` of the same problem on the same buffers.
+#[allow(clippy::too_many_arguments)]
+fn versus_cublas(
+    gpu: &Gpu,
+    blas: &CudaBlas,
+    plan: &GemmPlan,
+    host: &[cute_codegen::interp::Arg],
+    dev: &mut [DeviceArg],
+    size: (i64, i64, i64),
+    reps: usize,
+    kernel: &mut dyn FnMut(&[DeviceArg]) -> Result<()>,
+) -> Result<ExTiming> {
+    let kernel_ms = time(gpu, 3, reps, || kernel(dev))?;
+    let ir = gemm(plan)?;
     // the kernel's parameters by name: cuBLAS gets the same problem and buffers
     let at = |name: &str| {
-        p.ir.params
+        ir.params
             .iter()
             .position(|q| q.name() == name)
-            .ok_or_else(|| RuntimeError::Problem(format!("{}: no parameter {name}", p.ir.name)))
+            .ok_or_else(|| RuntimeError::Problem(format!("{}: no parameter {name}", ir.name)))
     };
-    let int = |name: &str| match case.args[at(name)?] {
+    let int = |name: &str| match host[at(name)?] {
         cute_codegen::interp::Arg::Int(v) => i32::try_from(v)
             .map_err(|_| RuntimeError::Problem(format!("{name} = {v} is above cuBLAS's int"))),
         _ => Err(RuntimeError::Problem(format!("{name} is not an integer"))),
@@ -154,14 +250,7 @@ pub fn bench(
     let (ia, ib, ic) = (at("A")?, at("B")?, at("C")?);
     let (alpha, beta) = (1.5f32, 0.0f32);
     if plan.input_type() == ElemType::E4M3 {
-        let cublas_ms = fp8_baseline(
-            gpu,
-            &mut dev,
-            (ia, ib, ic),
-            (m, n, k),
-            (lda, ldb, ldc),
-            reps,
-        )?;
+        let cublas_ms = fp8_baseline(gpu, dev, (ia, ib, ic), (m, n, k), (lda, ldb, ldc), reps)?;
         return Ok(ExTiming {
             kernel_ms,
             cublas_ms,
@@ -181,7 +270,7 @@ pub fn bench(
     if !(ia < ic && ib < ic) {
         return Err(RuntimeError::Problem(format!(
             "{}: C comes after A and B",
-            p.ir.name
+            ir.name
         )));
     }
     let (left, right) = dev.split_at_mut(ic);
@@ -235,8 +324,7 @@ pub fn bench(
     let flops = 2.0 * (size.0 * size.1 * size.2) as f64;
     if cublas_ms < LAUNCH_TO_LAUNCH_BELOW_MS {
         let cublas_ms = time_back_to_back(gpu, 3, reps, &mut call)?;
-        let a = args(&dev);
-        let kernel_ms = time_back_to_back(gpu, 3, reps, || launch(gpu, &p.loaded, &a))?;
+        let kernel_ms = time_back_to_back(gpu, 3, reps, || kernel(dev))?;
         return Ok(ExTiming {
             kernel_ms,
             cublas_ms,

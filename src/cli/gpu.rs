@@ -585,14 +585,14 @@ pub fn bench_all(a: &BenchArgs) -> ExitCode {
     if a.names.iter().any(|n| n == super::args::SELECTOR) {
         return super::split_k::bench_selected(a, sizes);
     }
-    if let Some(split) = a.split.split_k {
-        return super::split_k::bench(a, split, sizes);
-    }
     if a.names
         .iter()
         .any(|n| super::tensor_core::is_tensor_core(n))
     {
         return super::tensor_core::bench(a);
+    }
+    if let Some(split) = a.split.split_k {
+        return super::split_k::bench(a, split, sizes);
     }
     let layouts = a.plan.layouts(&GemmLayout::all()[..1]);
     let planned = match plan_all(

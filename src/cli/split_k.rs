@@ -20,17 +20,14 @@ use super::args::{usage_error, BenchArgs, RunArgs, Split, SELECTOR};
 use super::gpu::{gpu_and_blas, label};
 use super::usage;
 
-/// Refuses `--split-k` for what has no split-K path here: the recipes and the tensor-core
-/// GEMMs (whose host buffers are not FP32).
+/// Refuses `--split-k` for what is no GEMM (the recipes). A GEMM whose plan cannot split K (a
+/// TMA pipeline) is refused by `GemmPlan::with_split_k`, with the reason.
 pub fn refuse(sub: &str, names: &[&str]) -> Result<(), clap::Error> {
-    let tc = names
-        .iter()
-        .find(|n| super::tensor_core::is_tensor_core(n) || super::recipe::is_recipe(n));
-    match tc {
+    match names.iter().find(|n| super::recipe::is_recipe(n)) {
         Some(n) => Err(usage_error(
             sub,
             ErrorKind::ArgumentConflict,
-            format!("--split-k takes the FP32 SIMT GEMMs (sgemm-sm80, ...); {n} is not one"),
+            format!("--split-k takes the GEMMs (sgemm-sm80, hgemm-sm80, ...); {n} is not one"),
         )),
         None => Ok(()),
     }

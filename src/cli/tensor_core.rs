@@ -8,12 +8,13 @@ use std::process::ExitCode;
 
 use cute::codegen::gemm::GemmPlan;
 use cute::codegen::named::TENSOR_CORE_NAMES;
+use cute::codegen::recipes::emit_split_k;
 use cute::codegen::GemmLayout;
 use cute::runtime::gpu::Gpu;
 use cute::runtime::tensor_core;
 use cute::runtime::RuntimeError;
 
-use super::args::{BenchArgs, PlanOpts, RunArgs};
+use super::args::{BenchArgs, PlanOpts, RunArgs, Split};
 
 /// Whether `name` is a tensor-core GEMM.
 pub fn is_tensor_core(name: &str) -> bool {
@@ -111,11 +112,21 @@ pub fn bench(a: &BenchArgs) -> ExitCode {
     let sizes = one.as_ref().map_or(&default[..], std::slice::from_ref);
     for plan in &plans {
         for &(m, n, k) in sizes {
-            match tensor_core::bench(&gpu, &blas, plan, (m, n, k), 20) {
-                Ok(t) => {
+            let timed = match a.split.split_k {
+                Some(split) => {
+                    let s = slices(split, plan, (m, n, k));
+                    tensor_core::bench_split(&gpu, &blas, plan, (m, n, k), 20, s)
+                        .map(|(t, made)| (t, format!(" ({made} slices)")))
+                }
+                None => {
+                    tensor_core::bench(&gpu, &blas, plan, (m, n, k), 20).map(|t| (t, String::new()))
+                }
+            };
+            match timed {
+                Ok((t, cut)) => {
                     let (ours, theirs) = t.tflops();
                     println!(
-                        "| {}{} | {} | {m} x {n} x {k} | {:.3} | {ours:.1} | {theirs:.1} | {:.1}% |",
+                        "| {}{}{cut} | {} | {m} x {n} x {k} | {:.3} | {ours:.1} | {theirs:.1} | {:.1}% |",
                         plan.name,
                         out_suffix(plan),
                         plan.layout,
@@ -128,6 +139,49 @@ pub fn bench(a: &BenchArgs) -> ExitCode {
         }
     }
     ExitCode::SUCCESS
+}
+
+/// Compiles through the cache, printing the compile line.
+fn compile(k: &cute::codegen::Kernel) -> Result<(), RuntimeError> {
+    super::gpu::compile_step(k, k.target.name()).map(drop)
+}
+
+/// `cute run NAME --split-k S|auto` of an SM80 tensor-core GEMM: its split-K checked with beta
+/// 0 and 0.5 against the float64 reference, then timed beside `cublasGemmEx`.
+fn run_split(
+    gpu: &Gpu,
+    blas: &cute::runtime::CudaBlas,
+    plan: &GemmPlan,
+    size: (i64, i64, i64),
+    split: Split,
+) -> Result<(), RuntimeError> {
+    let s = slices(split, plan, size);
+    let (m, n, k) = size;
+    for beta in [0.0, 0.5] {
+        let seed = super::recipe::fresh_seed();
+        let (v, made) = tensor_core::check_split_at(gpu, blas, plan, size, beta, seed, s)?;
+        if !v.ok() {
+            return Err(RuntimeError::Problem(format!(
+                "verification FAILED at {m}x{n}x{k}, beta {beta}, {made} slices of K: {v:?}"
+            )));
+        }
+        println!(
+            "  verification:  pass at {m}x{n}x{k}, beta {beta}, {made} slices of K (max |err| {:.3e})",
+            v.max_err
+        );
+    }
+    let (t, made) = tensor_core::bench_split(gpu, blas, plan, size, 20, s)?;
+    let (ours, theirs) = t.tflops();
+    println!("  time:          {:.4} ms = {ours:.1} TFLOP/s ({made} slices, both kernels); cublasGemmEx {:.4} ms = {theirs:.1} TFLOP/s; {:.1}% of cuBLAS", t.kernel_ms, t.cublas_ms, 100.0 * ours / theirs);
+    Ok(())
+}
+
+/// The slices `--split-k` asks for at `size`.
+fn slices(split: Split, plan: &GemmPlan, size: (i64, i64, i64)) -> i64 {
+    match split {
+        Split::Auto => cute::codegen::select::plan_splits(plan, size).0,
+        Split::Slices(n) => n,
+    }
 }
 
 /// ` (C half_t)` after a plan's name where C is not FP32.
@@ -169,7 +223,13 @@ pub fn run(a: &RunArgs) -> ExitCode {
         t.elapsed().as_secs_f64() * 1e3,
         kernel.1.source.lines().count()
     );
-    if let Err(e) = super::gpu::compile_step(&kernel.1, kernel.1.target.name()) {
+    let compiled = match a.split.split_k {
+        Some(_) => emit_split_k(&kernel.0)
+            .map_err(RuntimeError::from)
+            .and_then(|ks| ks.iter().try_for_each(|k| compile(k).map(drop))),
+        None => compile(&kernel.1).map(drop),
+    };
+    if let Err(e) = compiled {
         return fail(&e);
     }
     let gpu = match Gpu::open() {
@@ -186,6 +246,12 @@ pub fn run(a: &RunArgs) -> ExitCode {
         Ok(b) => b,
         Err(e) => return fail(&e),
     };
+    if let Some(split) = a.split.split_k {
+        return match run_split(&gpu, &blas, &kernel.0, size, split) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => fail(&e),
+        };
+    }
     match tensor_core::check_at(
         &gpu,
         &blas,

@@ -15,6 +15,7 @@ use super::layout_err;
 use crate::cuda::IndexWidth;
 use crate::error::Result;
 use crate::gemm::GemmPlan;
+use crate::interp::{Arg, HostBuffer};
 use crate::ir::{Cond, EExpr, Kernel, KernelBuilder, Unroll};
 
 /// The reduction's CTA tile of C `(32,8)`, a thread per element, threads along M first (C is
@@ -34,6 +35,98 @@ pub fn k_chunk(plan: &GemmPlan, k: i64, splits: i64) -> Option<(i64, i64)> {
     let per = ceil(tiles, splits.min(tiles));
     let kc = per.checked_mul(bk)?;
     Some((kc, ceil(k, kc)))
+}
+
+/// A GEMM case's arguments (`gemm_case`'s order: `M, N, K, alpha, A, ldA, B, ldB, beta, C,
+/// ldC[, bias]`) laid out for split-K's two kernels: the case's arguments, then `1`, `0`, the
+/// workspace (FP32, NaN-poisoned: every element the reduction reads must have been written),
+/// `ldW`, `Kc` and `S`; each kernel's parameters as positions in that list.
+#[derive(Debug, Clone)]
+pub struct SplitCase {
+    pub args: Vec<Arg>,
+    /// The partial products' parameters: `M, N, K, 1, A, ldA, B, ldB, 0, W, ldW, Kc`.
+    pub partial: Vec<usize>,
+    /// The reduction's: `M, N, S, alpha, W, ldW, beta, C, ldC[, bias]`.
+    pub reduce: Vec<usize>,
+    /// Slices of K.
+    pub splits: i64,
+    /// The k range of each slice.
+    pub kc: i64,
+    /// The workspace's leading dimension (M rounded up to 4).
+    pub ldw: i64,
+}
+
+impl SplitCase {
+    /// The position of C in [`SplitCase::args`].
+    pub const C: usize = 9;
+
+    /// `plan`'s split-K of a case's arguments into at most `splits` slices ([`k_chunk`]).
+    pub fn new(plan: &GemmPlan, mut args: Vec<Arg>, splits: i64) -> Result<SplitCase> {
+        let bad = |msg: String| crate::CodegenError::Plan {
+            plan: plan.name.clone(),
+            part: "split-K",
+            msg,
+        };
+        let int = |i: usize| match args.get(i) {
+            Some(Arg::Int(v)) => Ok(*v),
+            _ => Err(bad(format!(
+                "argument {i} of the GEMM case is not an integer"
+            ))),
+        };
+        let (m, n, k) = (int(0)?, int(1)?, int(2)?);
+        let bias = plan.epilogue.bias.is_some();
+        if args.len() != 11 + usize::from(bias) {
+            return Err(bad(format!("{} arguments, not a GEMM case's", args.len())));
+        }
+        let (kc, s) =
+            k_chunk(plan, k, splits).ok_or_else(|| bad(format!("K = {k} into {splits} slices")))?;
+        let ldw = m.saturating_add(3) / 4 * 4;
+        let elems = ldw
+            .checked_mul(n)
+            .and_then(|x| x.checked_mul(s))
+            .and_then(|x| usize::try_from(x).ok())
+            .filter(|&x| x <= i32::MAX as usize)
+            .ok_or_else(|| {
+                bad(format!(
+                    "a workspace of {ldw} x {n} x {s} exceeds 2^31 - 1 elements"
+                ))
+            })?;
+        let e = args.len();
+        args.extend([
+            Arg::Scalar(1.0),
+            Arg::Scalar(0.0),
+            Arg::Buffer(HostBuffer::from_values(F32, &vec![f64::NAN; elems])),
+            Arg::Int(ldw),
+            Arg::Int(kc),
+            Arg::Int(s),
+        ]);
+        let mut reduce = vec![0, 1, e + 5, 3, e + 2, e + 3, 8, Self::C, 10];
+        if bias {
+            reduce.push(11);
+        }
+        Ok(SplitCase {
+            args,
+            partial: vec![0, 1, 2, e, 4, 5, 6, 7, e + 1, e + 2, e + 3, e + 4],
+            reduce,
+            splits: s,
+            kc,
+            ldw,
+        })
+    }
+
+    /// The arguments of the kernel whose parameters are `at` (copies).
+    pub fn gather(&self, at: &[usize]) -> Vec<Arg> {
+        at.iter().map(|&i| self.args[i].clone()).collect()
+    }
+
+    /// Puts back what a kernel whose parameters are `at` wrote into `args` (its buffers).
+    pub fn scatter(&mut self, at: &[usize], args: Vec<Arg>) {
+        for (&i, a) in at.iter().zip(args) {
+            if matches!(a, Arg::Buffer(_)) {
+                self.args[i] = a;
+            }
+        }
+    }
 }
 
 /// The two kernels of `plan`'s parallel split-K, verified and written (32-bit indices): the
