@@ -271,12 +271,12 @@ fn the_selector_says_what_it_picked_and_why() {
     let out = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}");
     assert!(
-        out.contains("selected:      sgemm-sm80-16x128, K split 13 ways"),
+        out.contains("selected:      sgemm-sm80-16x128, K split 12 ways"),
         "{out}"
     );
     assert!(out.contains("M = 1 <= 16: the 16x128 tile"), "{out}");
     assert!(
-        out.contains("32 output tiles for 396 CTA slots (132 SMs x 3): K split 13 ways"),
+        out.contains("32 output tiles for 396 CTA slots (132 SMs x 3): K split 12 ways, 384 CTAs in one wave"),
         "{out}"
     );
     let o = cute(&["run", "sgemm", "--m", "4096", "--n", "4096", "--k", "4096"]);

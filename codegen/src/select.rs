@@ -1,12 +1,18 @@
-//! The FP32 GEMM selector (issue 17's heuristic, first form): from a problem's shape, layout and
-//! target, which SIMT tile ([`crate::named::SimtTile`]) and how many slices of K (parallel
-//! split-K, `recipes::split_k_reduce`) — in microseconds, with the reasons in words
-//! (`cute run sgemm --explain`).
+//! The FP32 GEMM selector (issue 17's heuristic): from a problem's shape, layout and target,
+//! which SIMT tile ([`crate::named::SimtTile`]) and how many slices of K (parallel split-K,
+//! `recipes::split_k_reduce`) — in microseconds, with the reasons in words (`cute run sgemm
+//! --explain`). A tuned plan of the tuning cache (`cute tune`) comes before it.
 //!
-//! The rules: a few rows of C (M at most 16) take the 16x128 tile, whose CTAs do not compute
-//! 128-row tiles for them; then K is split when the output tiles alone give fewer CTAs than the
-//! SMs hold (`Target::sms` x the plan's CTAs per SM), as many slices as fill them, each keeping
-//! at least 4 k-tiles so the pipeline's prologue stays a small part of a slice.
+//! The rules, fitted to `cute tune --suite` on an H100 (2026-12-06; docs/performance.md):
+//! a few rows of C (M at most 16) take the 16x128 tile, whose CTAs do not compute 128-row tiles
+//! for them, and so do up to 64 rows when the 128x128 tile cannot fill half the CTA slots even
+//! split; then K is split into as many slices as keep the CTAs within one wave of the slots
+//! (`Target::sms` x the plan's CTAs per SM) — past a whole wave, the SMs that take one CTA more
+//! set the time — each slice keeping at least 2 k-tiles.
+//!
+//! For the record, the first rules (fill the slots, rounding up; 4 k-tiles a slice) ran at 54 to
+//! 93% of the best tuned plan on the suite's split shapes: 13 slices of a 32-tile problem make
+//! 416 CTAs for 396 slots, a second wave of 20.
 
 use crate::gemm::GemmPlan;
 use crate::named::SimtTile;
@@ -15,8 +21,12 @@ use crate::target::Target;
 /// The rows of C up to which the 16x128 tile is taken.
 pub const WIDE_TILE_MAX_M: i64 = 16;
 
+/// The rows of C up to which the 16x128 tile is taken when the 128x128 tile cannot fill half
+/// its CTA slots.
+pub const WIDE_TILE_FILL_MAX_M: i64 = 64;
+
 /// The fewest k-tiles a slice of K keeps.
-pub const MIN_K_TILES_PER_SLICE: i64 = 4;
+pub const MIN_K_TILES_PER_SLICE: i64 = 2;
 
 /// What the selector picked and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -132,8 +142,13 @@ pub fn sgemm(m: i64, n: i64, k: i64, target: &Target) -> Choice {
             128 / m.clamp(1, 128)
         ));
         FAMILY[1]
+    } else if m <= WIDE_TILE_FILL_MAX_M && !fills_half(FAMILY[0].1, target, (m, n, k)) {
+        reasons.push(format!(
+            "M = {m} <= {WIDE_TILE_FILL_MAX_M} and the 128x128 tile fills under half its CTA slots even split: the 16x128 tile"
+        ));
+        FAMILY[1]
     } else {
-        reasons.push(format!("M = {m} > {WIDE_TILE_MAX_M}: the 128x128 tile"));
+        reasons.push(format!("M = {m}: the 128x128 tile"));
         FAMILY[0]
     };
     let (splits, why) = splits(tile.cta, per_sm(tile, target), target.sms, (m, n, k));
@@ -144,6 +159,18 @@ pub fn sgemm(m: i64, n: i64, k: i64, target: &Target) -> Choice {
         splits,
         reasons,
     }
+}
+
+/// Whether `tile`, split as [`splits`] says, gives at least half as many CTAs as its slots.
+fn fills_half(tile: SimtTile, target: &Target, mnk: (i64, i64, i64)) -> bool {
+    let per_sm = per_sm(tile, target);
+    let (s, _) = splits(tile.cta, per_sm, target.sms, mnk);
+    let (bm, bn, _) = tile.cta;
+    let ceil = |a: i64, b: i64| a.max(0).saturating_add(b - 1) / b;
+    let ctas = ceil(mnk.0, bm)
+        .saturating_mul(ceil(mnk.1, bn))
+        .saturating_mul(s);
+    ctas.saturating_mul(2) >= target.sms.max(1) * per_sm
 }
 
 /// The slices of K for `(m, n, k)` under a CTA tile `cta` of which `per_sm` CTAs fit an SM of
@@ -166,12 +193,13 @@ pub fn splits(
             ),
         );
     }
-    let want = ceil(slots, tiles);
+    let want = slots / tiles;
     let most = (k_tiles / MIN_K_TILES_PER_SLICE).max(1);
     let s = want.min(most);
     let why = if s == want {
         format!(
-            "{tiles} output tiles for {slots} CTA slots ({sms} SMs x {per_sm}): K split {s} ways"
+            "{tiles} output tiles for {slots} CTA slots ({sms} SMs x {per_sm}): K split {s} ways, {} CTAs in one wave",
+            tiles * s
         )
     } else {
         format!("{tiles} output tiles for {slots} CTA slots ({sms} SMs x {per_sm}), {k_tiles} k-tiles of {bk}: K split {s} ways (at least {MIN_K_TILES_PER_SLICE} k-tiles a slice)")
@@ -205,8 +233,8 @@ mod tests {
     fn a_few_rows_take_the_wide_tile_and_split_k() {
         let c = pick(1, 4096, 4096);
         assert_eq!(c.name, "sgemm-sm80-16x128");
-        // 32 tiles for 132 x 3 slots: 13 slices (128 k-tiles allow 32)
-        assert_eq!(c.splits, 13, "{:?}", c.reasons);
+        // 32 tiles for 132 x 3 slots: 12 slices, 384 CTAs (13 would start a second wave)
+        assert_eq!(c.splits, 12, "{:?}", c.reasons);
         assert!(
             c.reasons[1].contains("32 output tiles for 396 CTA slots"),
             "{:?}",
@@ -218,9 +246,40 @@ mod tests {
     fn large_squares_are_not_split_and_short_k_is_split_little() {
         let c = pick(4096, 4096, 4096);
         assert_eq!((c.name, c.splits), ("sgemm-sm80", 1));
-        // 8 tiles, but 4 k-tiles of 32 in K = 128: one slice
-        assert_eq!(pick(256, 256, 128).splits, 1);
-        assert_eq!(pick(128, 4096, 4096).splits, 9);
+        // 4 tiles, but 4 k-tiles of 32 in K = 128: 2 slices of 2 k-tiles
+        assert_eq!(pick(256, 256, 128).splits, 2);
+        assert_eq!(pick(128, 4096, 4096).splits, 8);
+    }
+
+    /// The heuristic's pick on each suite shape, and what `cute tune --suite` timed on an H100
+    /// (NN, 2026-12-06, reports/2026-12-06-h100-tune.txt): each pick ran within 5% of the
+    /// fastest plan tuned (1000x17x300's 5 slices were not among the plans timed).
+    #[test]
+    fn the_suite_picks_what_tuning_found_fast() {
+        let (sq, wide) = ("sgemm-sm80", "sgemm-sm80-16x128");
+        for (mnk, name, splits) in [
+            ((256, 256, 256), sq, 4),     // the fastest
+            ((512, 512, 512), sq, 8),     // the fastest
+            ((1024, 1024, 1024), sq, 4),  // 99% of 2 slices
+            ((2048, 2048, 2048), sq, 1),  // the fastest
+            ((1, 4096, 4096), wide, 12),  // 97% of 4 slices
+            ((16, 4096, 4096), wide, 12), // the fastest
+            ((64, 4096, 4096), sq, 8),    // the fastest
+            ((128, 4096, 4096), sq, 8),   // the fastest
+            ((1, 8192, 8192), wide, 6),   // the fastest
+            ((64, 8192, 8192), sq, 4),    // the fastest
+            ((8192, 8192, 128), sq, 1),   // the only plan
+            ((1000, 17, 300), sq, 5),     // not timed (4: the fastest, 3: 87%)
+            ((64, 1000, 127), wide, 2),   // the fastest (the 128x128 tile: 68%)
+        ] {
+            let c = pick(mnk.0, mnk.1, mnk.2);
+            assert_eq!(
+                (c.name, c.splits),
+                (name, splits),
+                "{mnk:?}: {:?}",
+                c.reasons
+            );
+        }
     }
 
     #[test]

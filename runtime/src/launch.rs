@@ -19,7 +19,7 @@ pub enum Buf<'a> {
     F64(&'a CudaSlice<f64>),
     /// 16-bit floats (`F16` or `Bf16`) as their bits.
     Bits16(&'a CudaSlice<u16>, ElemType),
-    /// 8-bit floats (`E4M3` or `E5M2`) as their bits.
+    /// 8-bit floats (`E4M3`, `E5M2`) or integers (`I8`, `U8`) as their bits.
     Bits8(&'a CudaSlice<u8>, ElemType),
 }
 

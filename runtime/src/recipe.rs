@@ -66,7 +66,7 @@ pub enum DeviceArg {
     F32(CudaSlice<f32>),
     F64(CudaSlice<f64>),
     Bits16(CudaSlice<u16>, ElemType),
-    /// 8-bit floats as their bits.
+    /// 8-bit floats or integers as their bits.
     Bits8(CudaSlice<u8>, ElemType),
 }
 
@@ -89,7 +89,7 @@ pub fn upload(gpu: &Gpu, args: &[HostArg]) -> Result<Vec<DeviceArg>> {
                         let v: Vec<u16> = b.data.iter().map(|&x| bits16(b.elem, x)).collect();
                         DeviceArg::Bits16(gpu.stream.clone_htod(&v).map_err(up())?, b.elem)
                     }
-                    ElemType::E4M3 | ElemType::E5M2 => {
+                    ElemType::E4M3 | ElemType::E5M2 | ElemType::I8 | ElemType::U8 => {
                         let v: Vec<u8> = b.data.iter().map(|&x| bits8(b.elem, x)).collect();
                         DeviceArg::Bits8(gpu.stream.clone_htod(&v).map_err(up())?, b.elem)
                     }
@@ -106,6 +106,9 @@ pub fn upload(gpu: &Gpu, args: &[HostArg]) -> Result<Vec<DeviceArg>> {
 
 fn bits8(e: ElemType, x: f64) -> u8 {
     match e {
+        // integers saturate to their range (`as` from f64 does)
+        ElemType::I8 => (x as i8) as u8,
+        ElemType::U8 => x as u8,
         ElemType::E5M2 => float8::F8E5M2::from_f64(x).to_bits(),
         _ => float8::F8E4M3::from_f64(x).to_bits(),
     }
@@ -163,6 +166,8 @@ pub fn download(gpu: &Gpu, d: &DeviceArg) -> Result<HostBuffer> {
             let data = v
                 .into_iter()
                 .map(|b| match e {
+                    ElemType::I8 => f64::from(b as i8),
+                    ElemType::U8 => f64::from(b),
                     ElemType::E5M2 => float8::F8E5M2::from_bits(b).to_f64(),
                     _ => float8::F8E4M3::from_bits(b).to_f64(),
                 })
@@ -249,4 +254,20 @@ fn copy_time<T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
             .memcpy_dtod(&src, &mut dst)
             .map_err(RuntimeError::driver("cuMemcpyDtoD"))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn eight_bit_integers_are_their_twos_complement_bits() {
+        assert_eq!(bits8(ElemType::I8, -64.0), 0xc0);
+        assert_eq!(bits8(ElemType::I8, 63.0), 63);
+        assert_eq!(bits8(ElemType::U8, 127.0), 127);
+        // out of range saturates instead of wrapping
+        assert_eq!(bits8(ElemType::I8, 300.0), 127);
+        assert_eq!(bits8(ElemType::U8, -1.0), 0);
+        assert_eq!(bits8(ElemType::E4M3, 1.0), 0x38);
+    }
 }

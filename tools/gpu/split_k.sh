@@ -20,7 +20,7 @@ for s in $SHAPES; do
   "$CUTE" run sgemm --m "$m" --n "$n" --k "$k" --explain >> "$OUT/split_k.txt" 2>&1 || status=1
   "$CUTE" bench sgemm-sm80 --m "$m" --n "$n" --k "$k" 2>&1 | tail -1 >> "$OUT/split_k.txt" || status=1
 done
-echo "checks passed: $(grep -c 'check beta=.*: pass' "$OUT/split_k.txt"), failed or errors: $(grep -c 'FAIL\|error' "$OUT/split_k.txt")"
+echo "checks passed: $(grep -c 'check beta=.*: pass' "$OUT/split_k.txt"), failed or errors: $(grep -c 'FAIL\|^error' "$OUT/split_k.txt")"
 for l in NN NT TN TT; do
   "$CUTE" bench sgemm --layout $l --m 16 --n 8192 --k 8192 | tail -1 >> "$OUT/layouts.txt" 2>&1 || status=1
   "$CUTE" bench sgemm --layout $l --m 128 --n 4096 --k 4096 | tail -1 >> "$OUT/layouts.txt" 2>&1 || status=1
