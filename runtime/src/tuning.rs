@@ -23,7 +23,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use cute_codegen::GemmLayout;
+use cute_codegen::{select, GemmLayout};
 use sha2::{Digest, Sha256};
 
 use crate::cache;
@@ -144,6 +144,54 @@ impl Table {
     /// The tuned plan for `(m, n, k)` in `layout`, if its class was tuned.
     pub fn get(&self, dtype: &str, layout: GemmLayout, mnk: (i64, i64, i64)) -> Option<&Tuned> {
         self.entries.get(&ShapeClass::of(dtype, layout, mnk))
+    }
+}
+
+/// What the FP32 selector takes for a shape: the tuned plan of its class when the tuning cache
+/// has one, else the heuristic's pick (`codegen::select::sgemm`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Selected {
+    /// The named kernel.
+    pub name: String,
+    /// Slices of K (1: no split).
+    pub splits: i64,
+    /// One line per decision.
+    pub reasons: Vec<String>,
+}
+
+/// The FP32 selector's pick for `mnk` in `layout` on `target`: this device's tuned plan of the
+/// shape's class first (`tuned`, from [`load`]), else the heuristic's.
+pub fn selected(
+    target: cute_codegen::Target,
+    tuned: Option<&Table>,
+    layout: GemmLayout,
+    mnk: (i64, i64, i64),
+) -> Selected {
+    let c = select::sgemm(mnk.0, mnk.1, mnk.2, &target);
+    let hit = tuned
+        .and_then(|t| t.get("f32", layout, mnk))
+        .filter(|e| select::is_sgemm_kernel(&e.kernel));
+    let Some(e) = hit else {
+        return Selected {
+            name: c.name.to_string(),
+            splits: c.splits,
+            reasons: c.reasons,
+        };
+    };
+    let class = ShapeClass::of("f32", layout, mnk);
+    let mut reasons = vec![format!(
+        "tuned on this device for {layout} {}x{}x{} (M, N, K rounded up to powers of two): {} ms at {}x{}x{}",
+        class.m, class.n, class.k, e.ms, e.at.0, e.at.1, e.at.2
+    )];
+    reasons.push(format!(
+        "the heuristic would take {}, {} slices:",
+        c.name, c.splits
+    ));
+    reasons.extend(c.reasons.iter().map(|r| format!("  {r}")));
+    Selected {
+        name: e.kernel.clone(),
+        splits: e.splits,
+        reasons,
     }
 }
 
@@ -534,6 +582,30 @@ mod tests {
             other => panic!("{other:?}"),
         }
         let _ = std::fs::remove_dir_all(p.parent().expect("a folder"));
+    }
+
+    #[test]
+    fn the_selector_takes_a_tuned_plan_of_the_class_first() {
+        let t = table();
+        let target = cute_codegen::Target::default();
+        let s = selected(target, Some(&t), layout("NN"), (1, 3000, 4096));
+        assert_eq!((s.name.as_str(), s.splits), ("sgemm-sm80-16x128", 13));
+        assert!(
+            s.reasons[0].starts_with("tuned on this device for NN 1x4096x4096"),
+            "{s:?}"
+        );
+        // another class, or no table: the heuristic
+        let h = selected(target, Some(&t), layout("TN"), (1, 3000, 4096));
+        assert_eq!(h, selected(target, None, layout("TN"), (1, 3000, 4096)));
+        assert_eq!(h.splits, select::sgemm(1, 3000, 4096, &target).splits);
+        // a tuned kernel the selector does not take is not trusted
+        let mut odd = t.clone();
+        for e in odd.entries.values_mut() {
+            e.kernel = "hgemm-sm80".into();
+        }
+        let s = selected(target, Some(&odd), layout("NN"), (1, 3000, 4096));
+        assert_eq!(s.name, "sgemm-sm80-16x128");
+        assert_eq!(s.splits, select::sgemm(1, 3000, 4096, &target).splits);
     }
 
     #[test]

@@ -13,7 +13,7 @@ use cute::runtime::check::check_with;
 use cute::runtime::gemm::Problem;
 use cute::runtime::gpu::Gpu;
 use cute::runtime::split_k::{Split as Cut, SplitK};
-use cute::runtime::tuning::{self, Device, ShapeClass, Table};
+use cute::runtime::tuning::{self, selected, Device, Table};
 use cute::runtime::{CudaBlas, RuntimeError};
 
 use super::args::{usage_error, BenchArgs, RunArgs, Split, SELECTOR};
@@ -271,50 +271,6 @@ pub fn time_pick(
     } else {
         let g = cute::runtime::api::Gemm::new(gpu, plan)?;
         cute::runtime::bench::bench(gpu, blas, g.loaded(), q, 20)
-    }
-}
-
-/// What the selector takes for a shape: the tuned plan of its class when the tuning cache has
-/// one, else the heuristic's pick.
-pub struct Selected {
-    pub name: String,
-    pub splits: i64,
-    /// One line per decision.
-    pub reasons: Vec<String>,
-}
-
-/// The selector's pick for `mnk` in `layout`, the tuning cache's entry first.
-pub fn selected(
-    target: cute::codegen::Target,
-    tuned: Option<&Table>,
-    layout: GemmLayout,
-    mnk: (i64, i64, i64),
-) -> Selected {
-    let c = select::sgemm(mnk.0, mnk.1, mnk.2, &target);
-    let hit = tuned
-        .and_then(|t| t.get("f32", layout, mnk))
-        .filter(|e| select::is_sgemm_kernel(&e.kernel));
-    match hit {
-        Some(e) => {
-            let class = ShapeClass::of("f32", layout, mnk);
-            let mut reasons = vec![format!(
-                "tuned on this device for {layout} {}x{}x{} (M, N, K rounded up to powers of two): {} ms at {}x{}x{}",
-                class.m, class.n, class.k, e.ms, e.at.0, e.at.1, e.at.2
-            )];
-            let heuristic = format!("{}, {} slices", c.name, c.splits);
-            reasons.push(format!("the heuristic would take {heuristic}:"));
-            reasons.extend(c.reasons.iter().map(|r| format!("  {r}")));
-            Selected {
-                name: e.kernel.clone(),
-                splits: e.splits,
-                reasons,
-            }
-        }
-        None => Selected {
-            name: c.name.to_string(),
-            splits: c.splits,
-            reasons: c.reasons,
-        },
     }
 }
 

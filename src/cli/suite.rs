@@ -13,8 +13,9 @@ use cute::runtime::{CudaBlas, RuntimeError};
 
 use super::args::{usage_error, BenchArgs, SELECTOR};
 use super::gpu::gpu_and_blas;
-use super::split_k::{selected, time_pick, tuned_table};
+use super::split_k::{time_pick, tuned_table};
 use super::usage;
+use cute::runtime::tuning::selected;
 
 /// One kernel at one shape, timed beside cuBLAS.
 pub struct Row {
