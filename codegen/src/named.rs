@@ -22,6 +22,7 @@ pub const NAMES: &[&str] = &[
     "sgemm-sm80",
     "sgemm-sm80-bias-relu",
     "sgemm-sm80-16x128",
+    "sgemm-sm80-64x128",
     "simt-hier",
 ];
 
@@ -119,6 +120,10 @@ pub fn plan_for(name: &str, layout: GemmLayout, target: &Target) -> Result<GemmP
         ),
         "sgemm-sm80-16x128" => (
             Policy::Pipelined(Box::new(simt_tile(name, layout, target, SimtTile::WIDE)?)),
+            Epilogue::linear(),
+        ),
+        "sgemm-sm80-64x128" => (
+            Policy::Pipelined(Box::new(simt_tile(name, layout, target, SimtTile::MID)?)),
             Epilogue::linear(),
         ),
         "sgemm-sm80-bias-relu" => (
@@ -232,11 +237,19 @@ impl SimtTile {
         threads: (16, 16),
         ctas_per_sm: 2,
     };
-    /// `sgemm-sm80-16x128`'s 16x128x32 over 4x32 threads, four CTAs per SM: for a few rows of
+    /// `sgemm-sm80-16x128`'s 16x128x32 over 4x32 threads, three CTAs per SM: for a few rows of
     /// C (a decode step's M = 1 to 16), where a 128-row tile computes 8 to 128 times the work.
     pub const WIDE: SimtTile = SimtTile {
         cta: (16, 128, 32),
         threads: (4, 32),
+        ctas_per_sm: 3,
+    };
+    /// `sgemm-sm80-64x128`'s 64x128x32 over 8x16 threads (8x8 values each, as the square
+    /// tile's), three CTAs per SM: for tens of rows of C, where the 128-row tile computes up to
+    /// twice the rows and the 16-row tile reads B four times over.
+    pub const MID: SimtTile = SimtTile {
+        cta: (64, 128, 32),
+        threads: (8, 16),
         ctas_per_sm: 3,
     };
 }

@@ -67,10 +67,12 @@ pub const SUITE: &[(i64, i64, i64)] = &[
     (4096, 4096, 16384),
 ];
 
-/// The named kernels the FP32 selector takes, and their tiles: the square tile first.
-pub const FAMILY: [(&str, SimtTile); 2] = [
+/// The named kernels the FP32 selector takes (the heuristic the first two; `cute tune` times
+/// all), and their tiles: the square tile first.
+pub const FAMILY: [(&str, SimtTile); 3] = [
     ("sgemm-sm80", SimtTile::SQUARE),
     ("sgemm-sm80-16x128", SimtTile::WIDE),
+    ("sgemm-sm80-64x128", SimtTile::MID),
 ];
 
 /// Whether the selector takes the named kernel `name`.
@@ -78,8 +80,8 @@ pub fn is_sgemm_kernel(name: &str) -> bool {
     FAMILY.iter().any(|(n, _)| *n == name)
 }
 
-/// The rows of C up to which `cute tune` also times the 16x128 tile.
-pub const WIDE_TILE_TUNED_MAX_M: i64 = 128;
+/// The rows of C up to which `cute tune` also times the 16x128 and 64x128 tiles.
+pub const SMALL_TILES_TUNED_MAX_M: i64 = 128;
 
 /// The slices of K `cute tune` tries (besides the heuristic's own).
 const TUNED_SPLITS: &[i64] = &[1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64];
@@ -91,8 +93,8 @@ pub struct Candidate {
     pub splits: i64,
 }
 
-/// The FP32 plans `cute tune` times at `(m, n, k)`: the 128x128 tile (and the 16x128 tile up to
-/// [`WIDE_TILE_TUNED_MAX_M`] rows), each unsplit and at the slices of [`TUNED_SPLITS`] that keep
+/// The FP32 plans `cute tune` times at `(m, n, k)`: the 128x128 tile (and the 16x128 and 64x128
+/// tiles up to [`SMALL_TILES_TUNED_MAX_M`] rows), each unsplit and at the slices of [`TUNED_SPLITS`] that keep
 /// two k-tiles a slice and give at most four CTAs a slot; the heuristic's pick always among
 /// them, first.
 pub fn sgemm_candidates(m: i64, n: i64, k: i64, target: &Target) -> Vec<Candidate> {
@@ -101,7 +103,7 @@ pub fn sgemm_candidates(m: i64, n: i64, k: i64, target: &Target) -> Vec<Candidat
         name: pick.name,
         splits: pick.splits,
     }];
-    let tiles = if m <= WIDE_TILE_TUNED_MAX_M {
+    let tiles = if m <= SMALL_TILES_TUNED_MAX_M {
         &FAMILY[..]
     } else {
         &FAMILY[..1]
@@ -295,7 +297,7 @@ mod tests {
             let c = sgemm_candidates(m, n, k, &Target::default());
             let p = pick(m, n, k);
             assert_eq!((c[0].name, c[0].splits), (p.name, p.splits));
-            assert!(c.len() <= 2 * TUNED_SPLITS.len() + 1, "{c:?}");
+            assert!(c.len() <= FAMILY.len() * TUNED_SPLITS.len() + 1, "{c:?}");
             for (i, x) in c.iter().enumerate() {
                 assert!(!c[i + 1..].contains(x), "{x:?} twice");
                 assert!(x.splits >= 1);

@@ -44,6 +44,9 @@ fn simt_split_k_agrees_with_float64_in_every_layout() {
         // the wide tile for a few rows of C
         let p = plan("sgemm-sm80-16x128", layout).unwrap();
         assert_eq!(check(&p, (3, 200, 500), 0.5, 4, 20 + i as u64), 4);
+        // and the 64x128 tile for tens of rows
+        let p = plan("sgemm-sm80-64x128", layout).unwrap();
+        assert_eq!(check(&p, (70, 130, 300), 0.0, 3, 30 + i as u64), 3);
     }
 }
 

@@ -52,7 +52,7 @@ fn launch_bounds(k: &Kernel) -> (i64, i64) {
 /// target with the registers they leave a thread (at least its accumulators), its shared
 /// memory, threads and CTA limit; the occupancy note, where there is one, states exactly those
 /// figures and the target's GPUs; and the recipe asks for as many CTAs as it wants where they
-/// fit (sgemm-sm80: two, sgemm-sm80-16x128: three), else as many as fit.
+/// fit (sgemm-sm80: two, sgemm-sm80-16x128 and -64x128: three), else as many as fit.
 #[test]
 fn every_named_kernel_fits_every_target() {
     for arch in Arch::ALL {
@@ -82,6 +82,7 @@ fn every_named_kernel_fits_every_target() {
                         // the CTAs the tile asks for at 128 registers, where they fit
                         let asked = match *name {
                             "sgemm-sm80-16x128" => named::SimtTile::WIDE.ctas_per_sm,
+                            "sgemm-sm80-64x128" => named::SimtTile::MID.ctas_per_sm,
                             _ => named::SimtTile::SQUARE.ctas_per_sm,
                         };
                         let fits = t.ctas_per_sm(threads, 128, smem);

@@ -25,7 +25,7 @@ for l in NN NT TN TT; do
   "$CUTE" bench sgemm --layout $l --m 16 --n 8192 --k 8192 | tail -1 >> "$OUT/layouts.txt" 2>&1 || status=1
   "$CUTE" bench sgemm --layout $l --m 128 --n 4096 --k 4096 | tail -1 >> "$OUT/layouts.txt" 2>&1 || status=1
 done
-for kern in sgemm-sm80 sgemm-sm80-16x128; do
+for kern in sgemm-sm80 sgemm-sm80-16x128 sgemm-sm80-64x128; do
   for l in NN TN; do
     "$SAN" --tool memcheck "$CUTE" run "$kern" --layout $l --m 300 --n 17 --k 1000 --split-k 3 >> "$OUT/sanitizer.txt" 2>&1 || status=1
     "$SAN" --tool racecheck "$CUTE" run "$kern" --layout $l --m 127 --n 129 --k 650 --split-k 4 >> "$OUT/sanitizer.txt" 2>&1 || status=1
