@@ -285,6 +285,38 @@ fn the_selector_says_what_it_picked_and_why() {
     let o = cute(&["bench", "sgemm", "sgemm-sm80"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).contains("benched alone"), "{}", text(&o));
+    // the 16-bit selectors: the SM80 kernel split K ways where SM90 tiles leave SMs idle
+    let o = cute(&[
+        "run",
+        "bgemm",
+        "--m",
+        "1",
+        "--n",
+        "4096",
+        "--k",
+        "4096",
+        "--explain",
+    ]);
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains("selected:      bgemm-sm80, K split 8 ways"),
+        "{out}"
+    );
+    assert!(
+        out.contains("16 output tiles of 128x256 for 132 SMs"),
+        "{out}"
+    );
+    assert!(out.contains("bgemm-sm80 TN M=1 N=4096 K=4096"), "{out}");
+    let o = cute(&["run", "hgemm", "--m", "4096", "--n", "4096", "--k", "4096"]);
+    assert!(
+        text(&o).contains("selected:      hgemm-sm90, K not split"),
+        "{}",
+        text(&o)
+    );
+    let o = cute(&["bench", "bgemm"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("benched over the suite"), "{}", text(&o));
 }
 
 /// `cute tune` and `cute bench --suite` without a GPU: they say so, exit 0 and leave the

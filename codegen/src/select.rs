@@ -33,8 +33,6 @@ pub const MIN_K_TILES_PER_SLICE: i64 = 2;
 pub struct Choice {
     /// The named kernel (`named::plan_for` builds it for a layout).
     pub name: &'static str,
-    /// Its tile.
-    pub tile: SimtTile,
     /// Slices of K (1: no split).
     pub splits: i64,
     /// One line per decision.
@@ -75,9 +73,153 @@ pub const FAMILY: [(&str, SimtTile); 3] = [
     ("sgemm-sm80-64x128", SimtTile::MID),
 ];
 
-/// Whether the selector takes the named kernel `name`.
-pub fn is_sgemm_kernel(name: &str) -> bool {
-    FAMILY.iter().any(|(n, _)| *n == name)
+/// The selectors by name (`cute run NAME`, `cute tune NAME`) and the dtype each picks for.
+pub const SELECTORS: [(&str, &str); 3] = [("sgemm", "f32"), ("hgemm", "f16"), ("bgemm", "bf16")];
+
+/// The dtype the selector `name` picks for.
+pub fn selector_dtype(name: &str) -> Option<&'static str> {
+    SELECTORS.iter().find(|(n, _)| *n == name).map(|&(_, d)| d)
+}
+
+/// A 16-bit tensor-core family of the selector: the SM90 GEMM (wgmma over TMA, 128x256 tiles,
+/// a persistent CTA an SM; it does not split K) and the SM80 one (mma.sync over `cp.async`,
+/// which does).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TensorCoreFamily {
+    pub dtype: &'static str,
+    pub sm90: &'static str,
+    pub sm80: &'static str,
+}
+
+/// The 16-bit families.
+pub const TENSOR_CORE_FAMILIES: [TensorCoreFamily; 2] = [
+    TensorCoreFamily {
+        dtype: "f16",
+        sm90: "hgemm-sm90",
+        sm80: "hgemm-sm80",
+    },
+    TensorCoreFamily {
+        dtype: "bf16",
+        sm90: "bgemm-sm90",
+        sm80: "bgemm-sm80",
+    },
+];
+
+/// The SM90 GEMMs' CTA tile (M, N, K of 16-bit values).
+const SM90_TILE: (i64, i64, i64) = (128, 256, 64);
+
+/// The SM80 16-bit GEMMs' CTA tile on `target` (a 128x256 tile where 148 KiB of shared memory
+/// fit a CTA, else 128x128; 64 of K), one CTA an SM.
+fn sm80_tile(target: &Target) -> (i64, i64, i64) {
+    let bn = if target.smem_per_block >= 148 * 1024 {
+        256
+    } else {
+        128
+    };
+    (128, bn, 64)
+}
+
+fn family(dtype: &str) -> Option<TensorCoreFamily> {
+    TENSOR_CORE_FAMILIES.into_iter().find(|f| f.dtype == dtype)
+}
+
+/// Whether the selector of `dtype` takes the named kernel `name` (a tuning-cache entry naming
+/// another is not trusted).
+pub fn takes(dtype: &str, name: &str) -> bool {
+    match dtype {
+        "f32" => FAMILY.iter().any(|(n, _)| *n == name),
+        d => family(d).is_some_and(|f| f.sm90 == name || f.sm80 == name),
+    }
+}
+
+/// The heuristic's pick for `dtype` at `(m, n, k)`, `None` for a dtype without a selector.
+pub fn pick(dtype: &str, (m, n, k): (i64, i64, i64), target: &Target) -> Option<Choice> {
+    match dtype {
+        "f32" => Some(sgemm(m, n, k, target)),
+        d => family(d).map(|f| tensor_core(f, (m, n, k), target)),
+    }
+}
+
+/// The plans `cute tune` times for `dtype` at `(m, n, k)`, the heuristic's pick first.
+pub fn candidates(dtype: &str, (m, n, k): (i64, i64, i64), target: &Target) -> Vec<Candidate> {
+    match dtype {
+        "f32" => sgemm_candidates(m, n, k, target),
+        d => family(d).map_or_else(Vec::new, |f| tensor_core_candidates(f, (m, n, k), target)),
+    }
+}
+
+/// A 16-bit GEMM at `(m, n, k)`: the SM90 kernel when its tiles fill at least half the SMs
+/// (or the target has no wgmma: then the SM80 kernel unsplit), else the SM80 kernel split K
+/// ways as [`splits`] says for its tile and one CTA an SM.
+pub fn tensor_core(f: TensorCoreFamily, mnk: (i64, i64, i64), target: &Target) -> Choice {
+    let ceil = |a: i64, b: i64| a.max(0).saturating_add(b - 1) / b;
+    let (m, n, _) = mnk;
+    let tiles = ceil(m, SM90_TILE.0).saturating_mul(ceil(n, SM90_TILE.1));
+    let sms = target.sms.max(1);
+    if !target.has(crate::target::Feature::Wgmma) {
+        let why = format!("{target} has no wgmma: the SM80 kernel");
+        return Choice {
+            name: f.sm80,
+            splits: 1,
+            reasons: vec![why],
+        };
+    }
+    if tiles.saturating_mul(2) >= sms {
+        let why = format!(
+            "{tiles} output tiles of 128x256 fill at least half the {sms} SMs: the SM90 kernel"
+        );
+        return Choice {
+            name: f.sm90,
+            splits: 1,
+            reasons: vec![why],
+        };
+    }
+    let first =
+        format!("{tiles} output tiles of 128x256 for {sms} SMs: the SM80 kernel, which splits K");
+    let (s, why) = splits(sm80_tile(target), 1, sms, mnk);
+    Choice {
+        name: f.sm80,
+        splits: s,
+        reasons: vec![first, why],
+    }
+}
+
+/// The 16-bit plans `cute tune` times: the heuristic's pick, the SM90 kernel, and the SM80 one
+/// unsplit and at the slices of [`TUNED_SPLITS`] that keep two k-tiles a slice and at most four
+/// CTAs an SM.
+pub fn tensor_core_candidates(
+    f: TensorCoreFamily,
+    mnk: (i64, i64, i64),
+    target: &Target,
+) -> Vec<Candidate> {
+    let p = tensor_core(f, mnk, target);
+    let mut out = vec![Candidate {
+        name: p.name,
+        splits: p.splits,
+    }];
+    let mut add = |c: Candidate| {
+        if !out.contains(&c) {
+            out.push(c);
+        }
+    };
+    if target.has(crate::target::Feature::Wgmma) {
+        add(Candidate {
+            name: f.sm90,
+            splits: 1,
+        });
+    }
+    let ceil = |a: i64, b: i64| a.max(0).saturating_add(b - 1) / b;
+    let (bm, bn, bk) = sm80_tile(target);
+    let ctas = ceil(mnk.0, bm).saturating_mul(ceil(mnk.1, bn));
+    for &s in TUNED_SPLITS {
+        if s == 1 || (ceil(mnk.2, bk) / s >= 2 && ctas.saturating_mul(s) <= 4 * target.sms) {
+            add(Candidate {
+                name: f.sm80,
+                splits: s,
+            });
+        }
+    }
+    out
 }
 
 /// The rows of C up to which `cute tune` also times the 16x128 and 64x128 tiles.
@@ -138,7 +280,7 @@ fn per_sm(tile: SimtTile, target: &Target) -> i64 {
 /// no plan built.
 pub fn sgemm(m: i64, n: i64, k: i64, target: &Target) -> Choice {
     let mut reasons = Vec::new();
-    let (name, tile) = if m <= WIDE_TILE_MAX_M {
+    let (name, tile): (&'static str, SimtTile) = if m <= WIDE_TILE_MAX_M {
         reasons.push(format!(
             "M = {m} <= {WIDE_TILE_MAX_M}: the 16x128 tile (a 128-row tile would compute {}x the rows)",
             128 / m.clamp(1, 128)
@@ -157,7 +299,6 @@ pub fn sgemm(m: i64, n: i64, k: i64, target: &Target) -> Choice {
     reasons.push(why);
     Choice {
         name,
-        tile,
         splits,
         reasons,
     }
@@ -281,6 +422,44 @@ mod tests {
                 "{mnk:?}: {:?}",
                 c.reasons
             );
+        }
+    }
+
+    #[test]
+    fn sixteen_bit_gemms_split_on_sm80_where_sm90_tiles_leave_sms_idle() {
+        let t = Target::default();
+        let bf16 = |m, n, k| super::pick("bf16", (m, n, k), &t).unwrap();
+        let c = bf16(4096, 4096, 4096);
+        assert_eq!((c.name, c.splits), ("bgemm-sm90", 1), "{:?}", c.reasons);
+        // 16 tiles of 128x256 for 132 SMs: the SM80 kernel in 8 slices (128 CTAs)
+        let c = bf16(1, 4096, 4096);
+        assert_eq!((c.name, c.splits), ("bgemm-sm80", 8), "{:?}", c.reasons);
+        let c = super::pick("f16", (512, 8192, 8192), &t).unwrap();
+        assert_eq!((c.name, c.splits), ("hgemm-sm90", 1), "{:?}", c.reasons);
+        assert!(super::pick("tf32", (1, 1, 1), &t).is_none());
+        assert!(takes("bf16", "bgemm-sm80") && takes("f32", "sgemm-sm80-64x128"));
+        assert!(!takes("bf16", "hgemm-sm80") && !takes("f32", "bgemm-sm80"));
+        // sm_80 has no wgmma
+        let a100 = Target::sm80();
+        assert_eq!(
+            super::pick("bf16", (4096, 4096, 4096), &a100).unwrap().name,
+            "bgemm-sm80"
+        );
+        let c = candidates("bf16", (1, 4096, 4096), &t);
+        assert_eq!(
+            c[0],
+            Candidate {
+                name: "bgemm-sm80",
+                splits: 8
+            }
+        );
+        assert!(c.contains(&Candidate {
+            name: "bgemm-sm90",
+            splits: 1
+        }));
+        assert!(candidates("bf16", (8192, 8192, 8192), &t).len() <= 2);
+        for (name, dtype) in SELECTORS {
+            assert_eq!(selector_dtype(name), Some(dtype));
         }
     }
 

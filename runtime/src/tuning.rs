@@ -147,8 +147,8 @@ impl Table {
     }
 }
 
-/// What the FP32 selector takes for a shape: the tuned plan of its class when the tuning cache
-/// has one, else the heuristic's pick (`codegen::select::sgemm`).
+/// What a selector takes for a shape: the tuned plan of its class when the tuning cache has
+/// one, else the heuristic's pick (`codegen::select::pick`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Selected {
     /// The named kernel.
@@ -159,28 +159,31 @@ pub struct Selected {
     pub reasons: Vec<String>,
 }
 
-/// The FP32 selector's pick for `mnk` in `layout` on `target`: this device's tuned plan of the
-/// shape's class first (`tuned`, from [`load`]), else the heuristic's.
+/// The pick of `dtype`'s selector (`f32`, `f16`, `bf16`; `None` for another) for `mnk` in
+/// `layout` on `target`: this device's tuned plan of the shape's class first (`tuned`, from
+/// [`load`]; an entry naming a kernel the selector does not take is not trusted), else the
+/// heuristic's.
 pub fn selected(
+    dtype: &str,
     target: cute_codegen::Target,
     tuned: Option<&Table>,
     layout: GemmLayout,
     mnk: (i64, i64, i64),
-) -> Selected {
-    let c = select::sgemm(mnk.0, mnk.1, mnk.2, &target);
+) -> Option<Selected> {
+    let c = select::pick(dtype, mnk, &target)?;
     let hit = tuned
-        .and_then(|t| t.get("f32", layout, mnk))
-        .filter(|e| select::is_sgemm_kernel(&e.kernel));
+        .and_then(|t| t.get(dtype, layout, mnk))
+        .filter(|e| select::takes(dtype, &e.kernel));
     let Some(e) = hit else {
-        return Selected {
+        return Some(Selected {
             name: c.name.to_string(),
             splits: c.splits,
             reasons: c.reasons,
-        };
+        });
     };
-    let class = ShapeClass::of("f32", layout, mnk);
+    let class = ShapeClass::of(dtype, layout, mnk);
     let mut reasons = vec![format!(
-        "tuned on this device for {layout} {}x{}x{} (M, N, K rounded up to powers of two): {} ms at {}x{}x{}",
+        "tuned on this device for {dtype} {layout} {}x{}x{} (M, N, K rounded up to powers of two): {} ms at {}x{}x{}",
         class.m, class.n, class.k, e.ms, e.at.0, e.at.1, e.at.2
     )];
     reasons.push(format!(
@@ -188,11 +191,11 @@ pub fn selected(
         c.name, c.splits
     ));
     reasons.extend(c.reasons.iter().map(|r| format!("  {r}")));
-    Selected {
+    Some(Selected {
         name: e.kernel.clone(),
         splits: e.splits,
         reasons,
-    }
+    })
 }
 
 /// What reading the cache found.
@@ -588,24 +591,34 @@ mod tests {
     fn the_selector_takes_a_tuned_plan_of_the_class_first() {
         let t = table();
         let target = cute_codegen::Target::default();
-        let s = selected(target, Some(&t), layout("NN"), (1, 3000, 4096));
+        let pick = |t: Option<&Table>, l: &str| {
+            selected("f32", target, t, layout(l), (1, 3000, 4096)).expect("an FP32 pick")
+        };
+        let s = pick(Some(&t), "NN");
         assert_eq!((s.name.as_str(), s.splits), ("sgemm-sm80-16x128", 13));
         assert!(
-            s.reasons[0].starts_with("tuned on this device for NN 1x4096x4096"),
+            s.reasons[0].starts_with("tuned on this device for f32 NN 1x4096x4096"),
             "{s:?}"
         );
         // another class, or no table: the heuristic
-        let h = selected(target, Some(&t), layout("TN"), (1, 3000, 4096));
-        assert_eq!(h, selected(target, None, layout("TN"), (1, 3000, 4096)));
+        let h = pick(Some(&t), "TN");
+        assert_eq!(h, pick(None, "TN"));
         assert_eq!(h.splits, select::sgemm(1, 3000, 4096, &target).splits);
         // a tuned kernel the selector does not take is not trusted
         let mut odd = t.clone();
         for e in odd.entries.values_mut() {
             e.kernel = "hgemm-sm80".into();
         }
-        let s = selected(target, Some(&odd), layout("NN"), (1, 3000, 4096));
+        let s = pick(Some(&odd), "NN");
         assert_eq!(s.name, "sgemm-sm80-16x128");
         assert_eq!(s.splits, select::sgemm(1, 3000, 4096, &target).splits);
+        // another dtype's entries are its own; a dtype without a selector has no pick
+        let bf16 = selected("bf16", target, Some(&t), layout("NN"), (1, 3000, 4096));
+        assert_eq!(bf16.map(|s| s.name), Some("bgemm-sm80".to_string()));
+        assert_eq!(
+            selected("tf32", target, Some(&t), layout("NN"), (1, 1, 1)),
+            None
+        );
     }
 
     #[test]

@@ -233,17 +233,22 @@ fn kernel_name() -> PossibleValuesParser {
 }
 
 /// The name of `run` and `bench` that asks the selector (`codegen::select`) for the FP32
-/// GEMM of the shape.
+/// GEMM of the shape; `hgemm` and `bgemm` ask it for the FP16 and BF16 ones
+/// (`select::SELECTORS`).
 pub const SELECTOR: &str = "sgemm";
 
-/// A named kernel, or [`SELECTOR`].
+/// The selectors' names.
+fn selectors() -> impl Iterator<Item = &'static str> {
+    cute::codegen::select::SELECTORS.iter().map(|&(n, _)| n)
+}
+
+/// A named kernel, or a selector.
 fn kernel_or_selector() -> PossibleValuesParser {
     PossibleValuesParser::new(
-        [SELECTOR]
-            .iter()
-            .chain(NAMES)
-            .chain(TENSOR_CORE_NAMES)
-            .chain(recipes::NAMES),
+        selectors()
+            .chain(NAMES.iter().copied())
+            .chain(TENSOR_CORE_NAMES.iter().copied())
+            .chain(recipes::NAMES.iter().copied()),
     )
 }
 
@@ -264,7 +269,7 @@ pub struct EmitArgs {
     pub plan: PlanOpts,
 }
 
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone)]
 pub struct RunArgs {
     /// The kernel, or sgemm: the FP32 GEMM the selector picks for the shape (a tile of the SIMT
     /// family, split-K where its tiles leave SMs idle)
@@ -356,8 +361,8 @@ pub struct BenchArgs {
 
 #[derive(Args, Debug)]
 pub struct TuneArgs {
-    /// What to tune: sgemm, the FP32 selector's plans
-    #[arg(value_name = "NAME", value_parser = PossibleValuesParser::new([SELECTOR]))]
+    /// What to tune: sgemm, hgemm or bgemm, the FP32, FP16 or BF16 selector's plans
+    #[arg(value_name = "NAME", value_parser = PossibleValuesParser::new(selectors()))]
     pub name: String,
     /// Tune the suite's shapes (those of `cute bench --suite`)
     #[arg(long, conflicts_with_all = ["m", "n", "k"], required_unless_present_any = ["m", "n", "k"])]

@@ -127,6 +127,9 @@ pub fn run(a: &RunArgs) -> ExitCode {
     if super::tensor_core::is_tensor_core(&a.name) {
         return super::tensor_core::run(a);
     }
+    if super::tensor_core::is_tensor_core_selector(&a.name) {
+        return super::tensor_core::run_selected(a);
+    }
     let layout = match a.plan.one_layout("run") {
         Ok(l) => l,
         Err(e) => return usage(e),
@@ -137,7 +140,7 @@ pub fn run(a: &RunArgs) -> ExitCode {
         Err(e) => return fail(e),
     };
     println!("{} {layout} M={m} N={n} K={k}", a.name);
-    let (name, split) = super::split_k::pick(a, (m, n, k));
+    let (name, split) = super::split_k::pick(a, layout, (m, n, k));
     let name = &name;
     if let Some(split) = split {
         return super::split_k::run(a, name, split, layout, &problem);
@@ -581,6 +584,18 @@ pub fn bench_all(a: &BenchArgs) -> ExitCode {
     let sizes = one.as_ref().map_or(&default[..], std::slice::from_ref);
     if a.suite {
         return super::suite::bench(a);
+    }
+    if let Some(n) = a
+        .names
+        .iter()
+        .find(|n| super::tensor_core::is_tensor_core_selector(n))
+    {
+        let msg = format!("{n} (the selector) is benched over the suite: cute bench {n} --suite, or cute run {n} --m M --n N --k K");
+        return usage(super::args::usage_error(
+            "bench",
+            clap::error::ErrorKind::ArgumentConflict,
+            msg,
+        ));
     }
     if a.names.iter().any(|n| n == super::args::SELECTOR) {
         return super::split_k::bench_selected(a, sizes);

@@ -41,19 +41,20 @@ fn slices(split: Split, plan: &GemmPlan, p: &Problem) -> i64 {
     }
 }
 
-/// The kernel `run` takes and its split: the one named, split as `--split-k` says; for
-/// [`SELECTOR`], the selector's pick for the shape, printed (with its reasons under
-/// `--explain`), `--split-k` overriding its slices.
-pub fn pick(a: &RunArgs, (m, n, k): (i64, i64, i64)) -> (String, Option<Split>) {
-    if a.name != SELECTOR {
+/// The kernel `run` takes and its split: the one named, split as `--split-k` says; for a
+/// selector (`sgemm`, `hgemm`, `bgemm`), its pick for the shape in `layout` (a tuned plan of
+/// this device first), printed (with its reasons under `--explain`), `--split-k` overriding its
+/// slices.
+pub fn pick(a: &RunArgs, layout: GemmLayout, mnk: (i64, i64, i64)) -> (String, Option<Split>) {
+    let Some(dtype) = select::selector_dtype(&a.name) else {
         if a.explain {
             println!(
-                "  {} was named: the selector is `cute run {SELECTOR}`",
+                "  {} was named: the selectors are `cute run {SELECTOR}` (hgemm, bgemm)",
                 a.name
             );
         }
         return (a.name.clone(), a.split.split_k);
-    }
+    };
     let gpu = Gpu::open();
     let tuned = match &gpu {
         Ok(g) => tuned_table(g, a.explain),
@@ -65,8 +66,9 @@ pub fn pick(a: &RunArgs, (m, n, k): (i64, i64, i64)) -> (String, Option<Split>) 
         }
     };
     drop(gpu);
-    let layout = a.plan.one_layout("run").unwrap_or(GemmLayout::all()[0]);
-    let c = selected(a.plan.target(), tuned.as_ref(), layout, (m, n, k));
+    let Some(c) = selected(dtype, a.plan.target(), tuned.as_ref(), layout, mnk) else {
+        return (a.name.clone(), a.split.split_k);
+    };
     let cut = match c.splits {
         1 => "K not split".to_string(),
         s => format!("K split {s} ways"),
@@ -242,7 +244,10 @@ pub fn bench_selected(a: &BenchArgs, sizes: &[(i64, i64, i64)]) -> ExitCode {
     table_header();
     for layout in layouts {
         for &(m, n, k) in sizes {
-            let c = selected(a.plan.target(), tuned.as_ref(), layout, (m, n, k));
+            let Some(c) = selected("f32", a.plan.target(), tuned.as_ref(), layout, (m, n, k))
+            else {
+                continue;
+            };
             let row = Problem::new(m, n, k, layout, 1.0, 0.0).and_then(|q| {
                 let plan = a.plan.plan(&c.name, layout)?;
                 Ok((time_pick(&gpu, &blas, plan, &q, c.splits)?, q))

@@ -9,9 +9,10 @@ use clap::error::ErrorKind;
 use cute::codegen::select;
 use cute::runtime::gemm::Problem;
 use cute::runtime::gpu::Gpu;
+use cute::runtime::tensor_core;
 use cute::runtime::{CudaBlas, RuntimeError};
 
-use super::args::{usage_error, BenchArgs, SELECTOR};
+use super::args::{usage_error, BenchArgs};
 use super::gpu::gpu_and_blas;
 use super::split_k::{time_pick, tuned_table};
 use super::usage;
@@ -84,7 +85,9 @@ fn series(
     blas: &CudaBlas,
     rows: &mut Vec<Row>,
 ) -> Result<usize, RuntimeError> {
-    let tc = super::tensor_core::is_tensor_core(name);
+    let dtype = select::selector_dtype(name);
+    let tc = super::tensor_core::is_tensor_core(name)
+        || super::tensor_core::is_tensor_core_selector(name);
     let layouts = if tc {
         super::tensor_core::layouts(&a.plan)
     } else {
@@ -95,7 +98,7 @@ fn series(
     } else {
         None
     };
-    let tuned = (name == SELECTOR).then(|| tuned_table(gpu, true)).flatten();
+    let tuned = dtype.and_then(|_| tuned_table(gpu, true));
     println!(
         "\n| kernel | layout | M x N x K | ran | ms | TFLOP/s | cuBLAS TFLOP/s | % of cuBLAS |"
     );
@@ -103,26 +106,36 @@ fn series(
     let mut failed = 0;
     for layout in layouts {
         for &(m, n, k) in select::SUITE {
+            // what runs: the named kernel, or the selector's pick and its slices
+            let pick =
+                dtype.and_then(|d| selected(d, a.plan.target(), tuned.as_ref(), layout, (m, n, k)));
+            let (kernel, splits) = pick.map_or((name.to_string(), 1), |c| (c.name, c.splits));
+            let ran = |suffix: String| match dtype {
+                Some(_) => format!("{kernel}{suffix} / {splits}"),
+                None => format!("{kernel}{suffix}"),
+            };
             let row = match &tc_blas {
                 Some(b) => a
                     .plan
-                    .plan(name, layout)
+                    .plan(&kernel, layout)
                     .map_err(RuntimeError::from)
                     .and_then(|plan| {
-                        let t = cute::runtime::tensor_core::bench(gpu, b, &plan, (m, n, k), 20)?;
-                        let what = format!("{name}{}", super::tensor_core::out_suffix(&plan));
+                        let t = if splits > 1 {
+                            tensor_core::bench_split(gpu, b, &plan, (m, n, k), 20, splits)?.0
+                        } else {
+                            tensor_core::bench(gpu, b, &plan, (m, n, k), 20)?
+                        };
+                        let what = ran(super::tensor_core::out_suffix(&plan));
                         Ok((what, t.kernel_ms, t.tflops(), t.launch_to_launch))
                     }),
                 None => Problem::new(m, n, k, layout, 1.0, 0.0).and_then(|q| {
-                    let (what, plan, splits) = if name == SELECTOR {
-                        let c = selected(a.plan.target(), tuned.as_ref(), layout, (m, n, k));
-                        let what = format!("{} / {}", c.name, c.splits);
-                        (what, a.plan.plan(&c.name, layout)?, c.splits)
-                    } else {
-                        (name.to_string(), a.plan.plan(name, layout)?, 1)
-                    };
-                    let t = time_pick(gpu, blas, plan, &q, splits)?;
-                    Ok((what, t.kernel_ms, t.tflops(&q), t.launch_to_launch))
+                    let t = time_pick(gpu, blas, a.plan.plan(&kernel, layout)?, &q, splits)?;
+                    Ok((
+                        ran(String::new()),
+                        t.kernel_ms,
+                        t.tflops(&q),
+                        t.launch_to_launch,
+                    ))
                 }),
             };
             let series = format!("{name} {layout}");

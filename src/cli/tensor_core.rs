@@ -14,7 +14,7 @@ use cute::runtime::gpu::Gpu;
 use cute::runtime::tensor_core;
 use cute::runtime::RuntimeError;
 
-use super::args::{BenchArgs, PlanOpts, RunArgs, Split};
+use super::args::{BenchArgs, PlanOpts, RunArgs, Split, SplitOpts};
 
 /// Whether `name` is a tensor-core GEMM.
 pub fn is_tensor_core(name: &str) -> bool {
@@ -24,6 +24,32 @@ pub fn is_tensor_core(name: &str) -> bool {
 /// The layouts asked for, TN when none (the one every tensor-core GEMM has, TF32 included).
 pub fn layouts(p: &PlanOpts) -> Vec<GemmLayout> {
     p.layouts(&[GemmLayout::all()[2]])
+}
+
+/// Whether `name` is a 16-bit tensor-core selector (`hgemm`, `bgemm`).
+pub fn is_tensor_core_selector(name: &str) -> bool {
+    cute::codegen::select::selector_dtype(name).is_some_and(|d| d != "f32")
+}
+
+/// `cute run hgemm|bgemm`: the selector's pick for the shape (a tuned plan first), then `cute
+/// run` of that kernel with its split.
+pub fn run_selected(a: &RunArgs) -> ExitCode {
+    let layout = match layouts(&a.plan).as_slice() {
+        [one] => *one,
+        _ => {
+            eprintln!("error: cute run takes one --layout");
+            return ExitCode::FAILURE;
+        }
+    };
+    let size = a.size.one(4096).unwrap_or((4096, 4096, 4096));
+    println!("{} {layout} M={} N={} K={}", a.name, size.0, size.1, size.2);
+    let (name, split) = super::split_k::pick(a, layout, size);
+    let picked = RunArgs {
+        name,
+        split: SplitOpts { split_k: split },
+        ..a.clone()
+    };
+    run(&picked)
 }
 
 /// A cuBLAS handle in its default math mode, so it uses its tensor-core kernels (pedantic math,

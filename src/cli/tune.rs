@@ -1,12 +1,13 @@
-//! `cute tune sgemm`: times the FP32 selector's candidate plans (`select::sgemm_candidates`)
-//! at each shape beside cuBLAS, and writes the fastest of each shape class to the tuning cache
-//! (`runtime::tuning`) in one write after the last timing.
+//! `cute tune sgemm|hgemm|bgemm`: times a selector's candidate plans (`select::candidates`) at
+//! each shape beside cuBLAS of the dtype, and writes the fastest of each shape class to the
+//! tuning cache (`runtime::tuning`) in one write after the last timing.
 
 use std::process::ExitCode;
 
 use cute::codegen::{select, GemmLayout};
 use cute::runtime::gemm::Problem;
 use cute::runtime::gpu::Gpu;
+use cute::runtime::tensor_core;
 use cute::runtime::tuning::{self, Device, ShapeClass, Tuned};
 use cute::runtime::{CudaBlas, RuntimeError};
 
@@ -14,13 +15,18 @@ use super::args::TuneArgs;
 use super::gpu::gpu_and_blas;
 use super::split_k::time_pick;
 
-/// `cute tune sgemm [--m M --n N --k K | --suite] [--layout L]...`.
+/// `cute tune sgemm|hgemm|bgemm [--m M --n N --k K | --suite] [--layout L]...`.
 pub fn tune(a: &TuneArgs) -> ExitCode {
     let sizes = match a.size.one(1) {
         Some(one) => vec![one],
         None => select::SUITE.to_vec(),
     };
-    let layouts = a.plan.layouts(&GemmLayout::all()[..1]);
+    let dtype = select::selector_dtype(&a.name).unwrap_or("f32");
+    let layouts = if dtype == "f32" {
+        a.plan.layouts(&GemmLayout::all()[..1])
+    } else {
+        super::tensor_core::layouts(&a.plan)
+    };
     let path = tuning::path();
     let skipped = |why| {
         println!(
@@ -37,12 +43,24 @@ pub fn tune(a: &TuneArgs) -> ExitCode {
         Ok(d) => d,
         Err(e) => return fail(e),
     };
-    println!("# tuning the FP32 selector on {device}, {}; each plan beside cuBLAS SGEMM (CUBLAS_PEDANTIC_MATH); CUDA events, 3 warm-ups, median of 20", a.plan.target());
+    let tc_blas = match dtype {
+        "f32" => None,
+        _ => match super::tensor_core::blas(&gpu) {
+            Ok(b) => Some(b),
+            Err(e) => return fail(e),
+        },
+    };
+    let baseline = match dtype {
+        "f32" => "cuBLAS SGEMM (CUBLAS_PEDANTIC_MATH)",
+        _ => "cublasGemmEx of the same types",
+    };
+    println!("# tuning the {dtype} selector on {device}, {}; each plan beside {baseline}; CUDA events, 3 warm-ups, median of 20", a.plan.target());
     println!("# {}", tuning::load(&device).describe(&path));
     let mut results = Vec::new();
     for &layout in &layouts {
         for &mnk in &sizes {
-            match tune_one(a, &gpu, &blas, layout, mnk) {
+            let blas = tc_blas.as_ref().unwrap_or(&blas);
+            match tune_one(a, dtype, &gpu, blas, layout, mnk) {
                 Ok(r) => results.push(r),
                 Err(e) => {
                     eprintln!("the tuning cache {} is unchanged", path.display());
@@ -65,30 +83,29 @@ pub fn tune(a: &TuneArgs) -> ExitCode {
 /// pick against the fastest; gives the fastest.
 fn tune_one(
     a: &TuneArgs,
+    dtype: &str,
     gpu: &Gpu,
     blas: &CudaBlas,
     layout: GemmLayout,
     (m, n, k): (i64, i64, i64),
 ) -> Result<(ShapeClass, Tuned), RuntimeError> {
-    let q = Problem::new(m, n, k, layout, 1.0, 0.0)?;
     let target = a.plan.target();
-    let candidates = select::sgemm_candidates(m, n, k, &target);
+    let candidates = select::candidates(dtype, (m, n, k), &target);
+    if candidates.is_empty() {
+        return Err(RuntimeError::Problem(format!("no {dtype} plans to tune")));
+    }
     println!("\n## {layout} {m} x {n} x {k}: {} plans", candidates.len());
     println!("| kernel | slices | ms | % of cuBLAS | |");
     println!("|---|---:|---:|---:|---|");
     let mut times = Vec::with_capacity(candidates.len());
     for (i, c) in candidates.iter().enumerate() {
-        let t = time_pick(gpu, blas, a.plan.plan(c.name, layout)?, &q, c.splits)?;
-        let (ours, theirs) = t.tflops(&q);
+        let (ms, percent) = time_candidate(a, dtype, gpu, blas, layout, (m, n, k), *c)?;
         let note = if i == 0 { "the heuristic's pick" } else { "" };
         println!(
-            "| {} | {} | {:.4} | {:.1}% | {note} |",
-            c.name,
-            c.splits,
-            t.kernel_ms,
-            100.0 * ours / theirs
+            "| {} | {} | {ms:.4} | {percent:.1}% | {note} |",
+            c.name, c.splits
         );
-        times.push(t.kernel_ms);
+        times.push(ms);
     }
     let best = (0..times.len())
         .min_by(|&x, &y| times[x].total_cmp(&times[y]))
@@ -107,7 +124,31 @@ fn tune_one(
         ms: times[best],
         at: (m, n, k),
     };
-    Ok((ShapeClass::of("f32", layout, (m, n, k)), tuned))
+    Ok((ShapeClass::of(dtype, layout, (m, n, k)), tuned))
+}
+
+/// One candidate timed beside cuBLAS: its milliseconds and % of cuBLAS's speed.
+fn time_candidate(
+    a: &TuneArgs,
+    dtype: &str,
+    gpu: &Gpu,
+    blas: &CudaBlas,
+    layout: GemmLayout,
+    mnk: (i64, i64, i64),
+    c: select::Candidate,
+) -> Result<(f64, f64), RuntimeError> {
+    let plan = a.plan.plan(c.name, layout)?;
+    if dtype == "f32" {
+        let q = Problem::new(mnk.0, mnk.1, mnk.2, layout, 1.0, 0.0)?;
+        let t = time_pick(gpu, blas, plan, &q, c.splits)?;
+        return Ok((t.kernel_ms, 100.0 * t.cublas_ms / t.kernel_ms));
+    }
+    let t = if c.splits > 1 {
+        tensor_core::bench_split(gpu, blas, &plan, mnk, 20, c.splits)?.0
+    } else {
+        tensor_core::bench(gpu, blas, &plan, mnk, 20)?
+    };
+    Ok((t.kernel_ms, 100.0 * t.cublas_ms / t.kernel_ms))
 }
 
 fn fail(e: impl std::fmt::Display) -> ExitCode {
