@@ -2,6 +2,7 @@
 //! touches the CUDA libraries.
 
 pub mod api;
+pub mod auto;
 pub mod bench;
 pub mod cache;
 pub mod check;

@@ -1,0 +1,99 @@
+//! The FP32 GEMM the selector picks for a problem, ready to run: `AutoGemm::new(&gpu, &p)` asks
+//! [`tuning::selected`] (this device's tuned plan of the shape's class from the tuning cache,
+//! else the heuristic, `codegen::select::sgemm`), plans the kernel it names for the GPU's
+//! architecture, and loads it — as one kernel, or as parallel split-K ([`SplitK`]) with its
+//! workspace when the pick splits K. What `cute run sgemm` does, as a library call.
+
+use cudarc::driver::CudaSlice;
+use cute_codegen::{named, Target};
+
+use crate::api::Gemm;
+use crate::error::{Result, RuntimeError};
+use crate::gemm::{Buffers, Problem};
+use crate::gpu::Gpu;
+use crate::split_k::{Split, SplitK};
+use crate::tuning::{self, Device, Selected};
+
+/// The selector's FP32 GEMM for one problem shape and layout.
+pub struct AutoGemm<'g> {
+    gpu: &'g Gpu,
+    selected: Selected,
+    shape: (i64, i64, i64),
+    how: How<'g>,
+}
+
+/// One kernel, or split-K's two and their workspace.
+enum How<'g> {
+    One(Gemm<'g>),
+    Split {
+        sk: SplitK<'g>,
+        cut: Split,
+        work: CudaSlice<f32>,
+    },
+}
+
+impl<'g> AutoGemm<'g> {
+    /// The selector's pick for `p`'s shape and layout on `gpu`, planned, compiled (through the
+    /// compile cache) and loaded. The tuning cache is read if it is this device's; a missing,
+    /// stale or corrupted one leaves the heuristic's pick.
+    pub fn new(gpu: &'g Gpu, p: &Problem) -> Result<AutoGemm<'g>> {
+        p.check()?;
+        let target = Target::parse(&gpu.arch)?;
+        let load = Device::of(gpu).map(|d| tuning::load(&d)).ok();
+        let table = load.as_ref().and_then(tuning::Load::table);
+        let mnk = (p.m, p.n, p.k);
+        let selected = tuning::selected("f32", target, table, p.layout, mnk)
+            .ok_or_else(|| RuntimeError::Problem("the FP32 selector picked nothing".into()))?;
+        let plan = named::plan_for(&selected.name, p.layout, &target)?;
+        let how = if selected.splits > 1 {
+            let sk = SplitK::new(gpu, plan)?;
+            let cut = sk.split(p, selected.splits)?;
+            let work = sk.workspace(p, cut)?;
+            How::Split { sk, cut, work }
+        } else {
+            How::One(Gemm::new(gpu, plan)?)
+        };
+        Ok(AutoGemm {
+            gpu,
+            selected,
+            shape: mnk,
+            how,
+        })
+    }
+
+    /// What was picked and why.
+    pub fn selected(&self) -> &Selected {
+        &self.selected
+    }
+
+    /// `C = alpha * A * B + beta * C` on device buffers for a problem of the shape and layout
+    /// this was built for (alpha, beta and the leading dimensions may differ); waits for it.
+    pub fn run(&self, p: &Problem, bufs: &mut Buffers) -> Result<()> {
+        if (p.m, p.n, p.k) != self.shape {
+            return Err(RuntimeError::Problem(format!(
+                "this AutoGemm was built for {}x{}x{}, not {}x{}x{}",
+                self.shape.0, self.shape.1, self.shape.2, p.m, p.n, p.k
+            )));
+        }
+        match &self.how {
+            How::One(g) => g.run(p, bufs),
+            How::Split { sk, cut, work } => {
+                if sk.plan().layout != p.layout {
+                    return Err(RuntimeError::Problem(format!(
+                        "this AutoGemm was built for layout {}, not {}",
+                        sk.plan().layout,
+                        p.layout
+                    )));
+                }
+                sk.launch(p, bufs, work, *cut)?;
+                self.gpu
+                    .stream
+                    .synchronize()
+                    .map_err(RuntimeError::driver(format!(
+                        "running {}'s split-K",
+                        sk.plan().name
+                    )))
+            }
+        }
+    }
+}
