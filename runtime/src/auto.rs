@@ -24,9 +24,9 @@ pub struct AutoGemm<'g> {
 
 /// One kernel, or split-K's two and their workspace.
 enum How<'g> {
-    One(Gemm<'g>),
+    One(Box<Gemm<'g>>),
     Split {
-        sk: SplitK<'g>,
+        sk: Box<SplitK<'g>>,
         cut: Split,
         work: CudaSlice<f32>,
     },
@@ -46,12 +46,12 @@ impl<'g> AutoGemm<'g> {
             .ok_or_else(|| RuntimeError::Problem("the FP32 selector picked nothing".into()))?;
         let plan = named::plan_for(&selected.name, p.layout, &target)?;
         let how = if selected.splits > 1 {
-            let sk = SplitK::new(gpu, plan)?;
+            let sk = Box::new(SplitK::new(gpu, plan)?);
             let cut = sk.split(p, selected.splits)?;
             let work = sk.workspace(p, cut)?;
             How::Split { sk, cut, work }
         } else {
-            How::One(Gemm::new(gpu, plan)?)
+            How::One(Box::new(Gemm::new(gpu, plan)?))
         };
         Ok(AutoGemm {
             gpu,
