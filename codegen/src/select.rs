@@ -321,6 +321,22 @@ fn fills_half(tile: SimtTile, target: &Target, mnk: (i64, i64, i64)) -> bool {
     ctas.saturating_mul(2) >= target.sms.max(1) * per_sm
 }
 
+/// Whether a matrix of `(m, n, k)` (A `m x k`, B `k x n`, C `m x n`, leading dimensions
+/// padded to 4) holds more than 2^31 - 1 elements: split-K's kernels take 32-bit indices, so such
+/// a problem is not split (its one kernel is built with 64-bit indices).
+pub fn needs_wide_indices((m, n, k): (i64, i64, i64)) -> bool {
+    let pad = |x: i64| x.max(1).saturating_add(3) / 4 * 4;
+    [
+        (pad(m), k),
+        (pad(k), n),
+        (pad(n), k),
+        (pad(k), m),
+        (pad(m), n),
+    ]
+    .iter()
+    .any(|&(ld, cols)| ld.saturating_mul(cols.max(1)) > i64::from(i32::MAX))
+}
+
 /// The slices of K for `(m, n, k)` under a CTA tile `cta` of which `per_sm` CTAs fit an SM of
 /// `sms`, and the reason.
 pub fn splits(
@@ -333,6 +349,12 @@ pub fn splits(
     let tiles = ceil(m, bm).saturating_mul(ceil(n, bn)).max(1);
     let slots = sms.max(1) * per_sm.max(1);
     let k_tiles = ceil(k, bk);
+    if needs_wide_indices((m, n, k)) {
+        return (
+            1,
+            "a matrix beyond 2^31 - 1 elements: no split (split-K's kernels take 32-bit indices; the one kernel takes 64)".to_string(),
+        );
+    }
     if tiles >= slots {
         return (
             1,
@@ -469,10 +491,22 @@ mod tests {
     }
 
     #[test]
-    fn huge_sizes_do_not_overflow() {
+    fn huge_sizes_do_not_overflow_and_are_not_split() {
         let c = pick(i64::MAX, i64::MAX, i64::MAX);
         assert_eq!((c.name, c.splits), ("sgemm-sm80", 1));
-        assert_eq!(pick(1, 1, i64::MAX).splits, 396);
+        // 2^31 elements of B: the 64-bit one-kernel plan, said so
+        let c = pick(1, 4096, 1 << 19);
+        assert_eq!(c.splits, 1, "{:?}", c.reasons);
+        assert!(
+            c.reasons[1].contains("beyond 2^31 - 1 elements"),
+            "{:?}",
+            c.reasons
+        );
+        assert!(!needs_wide_indices((1, 4096, (1 << 19) - 8)));
+        assert_eq!(pick(1, 4096, (1 << 19) - 8).splits, 12);
+        assert_eq!(pick(1, 1, i64::MAX).splits, 1);
+        let bf16 = super::pick("bf16", (1, 4096, 1 << 19), &Target::default()).unwrap();
+        assert_eq!(bf16.splits, 1, "{:?}", bf16.reasons);
     }
 
     #[test]

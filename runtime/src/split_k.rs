@@ -67,6 +67,12 @@ impl<'g> SplitK<'g> {
     /// into it must fit 32-bit indices.
     pub fn split(&self, p: &Problem, splits: i64) -> Result<Split> {
         p.check()?;
+        if p.index_width() != cute_codegen::cuda::IndexWidth::I32 {
+            return Err(RuntimeError::Problem(format!(
+                "{}: split-K of {}x{}x{}: a matrix beyond 2^31 - 1 elements, and split-K's kernels take 32-bit indices (run it unsplit: its one kernel takes 64)",
+                self.plan.name, p.m, p.n, p.k
+            )));
+        }
         let (kc, splits) = k_chunk(&self.plan, p.k, splits).ok_or_else(|| {
             RuntimeError::Problem(format!(
                 "{}: split-K of K = {} into {splits} slices",

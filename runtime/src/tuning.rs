@@ -171,9 +171,11 @@ pub fn selected(
     mnk: (i64, i64, i64),
 ) -> Option<Selected> {
     let c = select::pick(dtype, mnk, &target)?;
+    // a class's tuned split is not taken by a problem of the class too large to split
     let hit = tuned
         .and_then(|t| t.get(dtype, layout, mnk))
-        .filter(|e| select::takes(dtype, &e.kernel));
+        .filter(|e| select::takes(dtype, &e.kernel))
+        .filter(|e| e.splits == 1 || !select::needs_wide_indices(mnk));
     let Some(e) = hit else {
         return Some(Selected {
             name: c.name.to_string(),
@@ -619,6 +621,23 @@ mod tests {
             selected("tf32", target, Some(&t), layout("NN"), (1, 1, 1)),
             None
         );
+        // a split tuned in a class is not taken by a problem of it too large to split
+        let mut long = Table::new(device());
+        let at = (1, 4096, 300_000);
+        let tuned = Tuned {
+            kernel: "sgemm-sm80-16x128".into(),
+            splits: 12,
+            ms: 1.0,
+            at,
+        };
+        long.entries
+            .insert(ShapeClass::of("f32", layout("NN"), at), tuned);
+        let fits = selected("f32", target, Some(&long), layout("NN"), at).expect("a pick");
+        assert_eq!(fits.splits, 12);
+        let wide = (1, 4096, 1 << 19);
+        let s = selected("f32", target, Some(&long), layout("NN"), wide).expect("a pick");
+        assert_eq!(s.splits, 1, "{s:?}");
+        assert!(s.reasons[1].contains("beyond 2^31 - 1 elements"), "{s:?}");
     }
 
     #[test]
