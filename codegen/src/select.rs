@@ -488,6 +488,12 @@ mod tests {
         for (name, dtype) in SELECTORS {
             assert_eq!(selector_dtype(name), Some(dtype));
         }
+        // integer arithmetic and a few strings: microseconds even in a debug build
+        let start = std::time::Instant::now();
+        for i in 0..1000 {
+            std::hint::black_box(super::pick("bf16", (1 + i, 4096, 4096), &t));
+        }
+        assert!(start.elapsed().as_secs_f64() / 1000.0 < 50e-6);
     }
 
     #[test]

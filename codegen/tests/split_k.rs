@@ -50,6 +50,14 @@ fn simt_split_k_agrees_with_float64_in_every_layout() {
     }
 }
 
+/// K up to 65536 (the bar): each slice's FP32 sum and their sum stay within the case's
+/// tolerance, which grows with K (`gamma(K + 3)`, see `recipes::gemm_case`).
+#[test]
+fn split_k_agrees_with_float64_at_k_65536() {
+    let p = plan("sgemm-sm80-16x128", GemmLayout::parse("TN").unwrap()).unwrap();
+    assert_eq!(check(&p, (3, 5, 65536), 0.5, 8, 41), 8);
+}
+
 #[test]
 fn the_epilogue_runs_once_after_the_sum() {
     // bias + ReLU apply to the sum, not to each partial (a ReLU of partials would differ)
