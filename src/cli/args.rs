@@ -271,8 +271,9 @@ pub struct EmitArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct RunArgs {
-    /// The kernel, or sgemm: the FP32 GEMM the selector picks for the shape (a tile of the SIMT
-    /// family, split-K where its tiles leave SMs idle)
+    /// The kernel, or a selector: sgemm, the FP32 GEMM it picks for the shape (a tile of the
+    /// SIMT family, split-K where its tiles leave SMs idle); hgemm / bgemm, the FP16 / BF16 one
+    /// (the SM90 GEMM, or the SM80 one split K ways); a tuned plan of the tuning cache first
     #[arg(value_name = "NAME", value_parser = kernel_or_selector())]
     pub name: String,
     /// Say which kernel and split the selector picked, and why
@@ -336,7 +337,7 @@ pub struct CheckArgs {
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// The kernels (sgemm: the selector's pick at each size)
+    /// The kernels (sgemm: the selector's pick at each size; hgemm, bgemm: with --suite)
     #[arg(value_name = "NAME", value_parser = kernel_or_selector(), required = true)]
     pub names: Vec<String>,
     #[command(flatten)]
