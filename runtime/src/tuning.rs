@@ -16,7 +16,7 @@
 //! winning kernel and its slices of K, its median time and the shape it was timed at. The file is
 //! the device's: written for another device name, architecture or driver version it is
 //! [`Load::Stale`] and the next tune replaces it. A file whose checksum, format or any line does
-//! not hold — or that names a kernel this build does not have — is [`Load::Corrupt`]: reported,
+//! not hold — or that names a kernel the dtype's selector does not take — is [`Load::Corrupt`]: reported,
 //! never trusted, and rewritten by the next tune. A tune writes once, after its last timing,
 //! through a temporary file renamed into place, so an interrupted tune leaves the file as it was.
 
@@ -376,8 +376,9 @@ fn parse_device(line: &str) -> Option<Device> {
     }
 }
 
-/// An entry line, if every field holds: a known layout, power-of-two class sizes, a named kernel
-/// of this build, slices in 1..=[`MAX_SPLITS`], a finite positive time, a shape in its class.
+/// An entry line, if every field holds: a known layout, power-of-two class sizes, a kernel the
+/// dtype's selector takes in this build, slices in 1..=[`MAX_SPLITS`], a finite positive time, a
+/// shape in its class.
 fn parse_entry(line: &str) -> Option<(ShapeClass, Tuned)> {
     let f: Vec<&str> = line.split('\t').collect();
     let ["entry", dtype, layout, m, n, k, kernel, splits, ms, am, an, ak] = f.as_slice() else {
@@ -391,7 +392,7 @@ fn parse_entry(line: &str) -> Option<(ShapeClass, Tuned)> {
     let splits = int(splits)?;
     let ms: f64 = ms.parse().ok()?;
     let ok = given == (class.m, class.n, class.k)
-        && cute_codegen::named::NAMES.contains(kernel)
+        && select::takes(dtype, kernel)
         && splits <= MAX_SPLITS
         && ms.is_finite()
         && ms > 0.0;
@@ -521,6 +522,9 @@ mod tests {
         let good = encode(&table());
         for bad in [
             good.replace("sgemm-sm80-16x128", "sgemm-sm99"),
+            // a kernel of another dtype's selector
+            good.replace("sgemm-sm80-16x128", "bgemm-sm80"),
+            good.replace("entry\tf32", "entry\tf64"),
             good.replace("\t13\t", "\t0\t"),
             good.replace("\t13\t", "\t99999\t"),
             good.replace("0.0345", "NaN"),
