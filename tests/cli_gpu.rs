@@ -304,7 +304,7 @@ fn the_selector_says_what_it_picked_and_why() {
         "{out}"
     );
     assert!(
-        out.contains("16 output tiles of 128x256 for 132 SMs"),
+        out.contains("16 output tiles of 128x256, under 1/5 of the 132 SMs: the SM80 kernel"),
         "{out}"
     );
     assert!(out.contains("bgemm-sm80 TN M=1 N=4096 K=4096"), "{out}");
@@ -347,6 +347,8 @@ fn tune_and_the_suite_skip_without_a_gpu_and_refuse_bad_input() {
     );
     for (args, says) in [
         (&["tune", "sgemm"][..], "--suite"),
+        // one size is all three extents
+        (&["tune", "sgemm", "--m", "16"], "--suite"),
         (
             &["tune", "sgemm", "--suite", "--m", "3"],
             "cannot be used with",

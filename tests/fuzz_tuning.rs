@@ -16,7 +16,12 @@ fn device() -> Device {
 
 /// A table of up to 12 entries of valid kernels, slices, times and shapes.
 fn table() -> impl Strategy<Value = Table> {
-    let kernels = ["sgemm-sm80", "sgemm-sm80-16x128", "sgemm-sm80-64x128", "bgemm-sm80"];
+    let kernels = [
+        "sgemm-sm80",
+        "sgemm-sm80-16x128",
+        "sgemm-sm80-64x128",
+        "bgemm-sm80",
+    ];
     let entry = (
         0..4usize,
         0..4usize,

@@ -1,7 +1,8 @@
-//! The FP32 GEMM selector (issue 17's heuristic): from a problem's shape, layout and target,
-//! which SIMT tile ([`crate::named::SimtTile`]) and how many slices of K (parallel split-K,
-//! `recipes::split_k_reduce`) — in microseconds, with the reasons in words (`cute run sgemm
-//! --explain`). A tuned plan of the tuning cache (`cute tune`) comes before it.
+//! The GEMM selectors (issue 17's heuristics): from a problem's shape, layout and target, which
+//! kernel and how many slices of K (parallel split-K, `recipes::split_k_reduce`) — in
+//! microseconds, with the reasons in words (`cute run sgemm --explain`). FP32 ([`sgemm`]) picks
+//! a SIMT tile ([`crate::named::SimtTile`]); FP16 and BF16 ([`tensor_core`]) the SM90 GEMM or
+//! the SM80 one split. A tuned plan of the tuning cache (`cute tune`) comes before them.
 //!
 //! The rules, fitted to `cute tune --suite` on an H100 (2026-12-06; docs/performance.md):
 //! a few rows of C (M at most 16) take the 16x128 tile, whose CTAs do not compute 128-row tiles
@@ -135,6 +136,16 @@ pub fn takes(dtype: &str, name: &str) -> bool {
     }
 }
 
+/// Whether the selector of `dtype` takes `name` in `splits` slices of K on `target`: a kernel
+/// it takes ([`takes`]); split only if it has a `cp.async` pipeline (not an SM90 kernel); an SM90
+/// kernel only on a target with wgmma. A tuning-cache entry that fails this is not used.
+pub fn takes_plan(dtype: &str, name: &str, splits: i64, target: &Target) -> bool {
+    let sm90 = family(dtype).is_some_and(|f| f.sm90 == name);
+    takes(dtype, name)
+        && splits >= 1
+        && !(sm90 && (splits > 1 || !target.has(crate::target::Feature::Wgmma)))
+}
+
 /// The heuristic's pick for `dtype` at `(m, n, k)`, `None` for a dtype without a selector.
 pub fn pick(dtype: &str, (m, n, k): (i64, i64, i64), target: &Target) -> Option<Choice> {
     match dtype {
@@ -160,11 +171,12 @@ pub fn tensor_core(f: TensorCoreFamily, mnk: (i64, i64, i64), target: &Target) -
     let tiles = ceil(m, SM90_TILE.0).saturating_mul(ceil(n, SM90_TILE.1));
     let sms = target.sms.max(1);
     if !target.has(crate::target::Feature::Wgmma) {
-        let why = format!("{target} has no wgmma: the SM80 kernel");
+        let first = format!("{target} has no wgmma: the SM80 kernel");
+        let (s, why) = splits(sm80_tile(target), 1, sms, mnk);
         return Choice {
             name: f.sm80,
-            splits: 1,
-            reasons: vec![why],
+            splits: s,
+            reasons: vec![first, why],
         };
     }
     // measured on an H100 (2026-12-06): with 16 tiles (1 and 128 x 4096 x 4096) the SM80 kernel
@@ -179,8 +191,9 @@ pub fn tensor_core(f: TensorCoreFamily, mnk: (i64, i64, i64), target: &Target) -
             reasons: vec![why],
         };
     }
-    let first =
-        format!("{tiles} output tiles of 128x256 for {sms} SMs: the SM80 kernel, which splits K");
+    let first = format!(
+        "{tiles} output tiles of 128x256, under 1/{SM90_MIN_SM_FRACTION} of the {sms} SMs: the SM80 kernel"
+    );
     let (s, why) = splits(sm80_tile(target), 1, sms, mnk);
     Choice {
         name: f.sm80,
@@ -216,8 +229,10 @@ pub fn tensor_core_candidates(
     let ceil = |a: i64, b: i64| a.max(0).saturating_add(b - 1) / b;
     let (bm, bn, bk) = sm80_tile(target);
     let ctas = ceil(mnk.0, bm).saturating_mul(ceil(mnk.1, bn));
+    let wide = needs_wide_indices(mnk);
     for &s in TUNED_SPLITS {
-        if s == 1 || (ceil(mnk.2, bk) / s >= 2 && ctas.saturating_mul(s) <= 4 * target.sms) {
+        let fits = ceil(mnk.2, bk) / s >= 2 && ctas.saturating_mul(s) <= 4 * target.sms;
+        if s == 1 || (!wide && fits) {
             add(Candidate {
                 name: f.sm80,
                 splits: s,
@@ -256,12 +271,14 @@ pub fn sgemm_candidates(m: i64, n: i64, k: i64, target: &Target) -> Vec<Candidat
         &FAMILY[..1]
     };
     let ceil = |a: i64, b: i64| a.max(0).saturating_add(b - 1) / b;
+    let wide = needs_wide_indices((m, n, k));
     for &(name, tile) in tiles {
         let (bm, bn, bk) = tile.cta;
         let ctas = ceil(m, bm).saturating_mul(ceil(n, bn));
         let slots = target.sms.max(1) * per_sm(tile, target);
         for &s in TUNED_SPLITS {
-            let fits = s == 1 || (ceil(k, bk) / s >= 2 && ctas.saturating_mul(s) <= 4 * slots);
+            let fits =
+                s == 1 || (!wide && ceil(k, bk) / s >= 2 && ctas.saturating_mul(s) <= 4 * slots);
             let c = Candidate { name, splits: s };
             if fits && !out.contains(&c) {
                 out.push(c);
@@ -422,7 +439,7 @@ mod tests {
     }
 
     /// The heuristic's pick on each suite shape, and what `cute tune --suite` timed on an H100
-    /// (NN, 2026-12-06, reports/2026-12-06-h100-tune.txt): each pick ran within 5% of the
+    /// (NN, 2026-12-06, reports/2026-12-06-h100-issue17-tune.txt): each pick ran within 5% of the
     /// fastest plan tuned (1000x17x300's 5 slices were not among the plans timed).
     #[test]
     fn the_suite_picks_what_tuning_found_fast() {
@@ -472,6 +489,10 @@ mod tests {
             super::pick("bf16", (4096, 4096, 4096), &a100).unwrap().name,
             "bgemm-sm80"
         );
+        assert!(takes_plan("bf16", "bgemm-sm80", 8, &t));
+        assert!(!takes_plan("bf16", "bgemm-sm90", 8, &t));
+        assert!(!takes_plan("bf16", "bgemm-sm90", 1, &a100));
+        assert!(takes_plan("bf16", "bgemm-sm90", 1, &t));
         let c = candidates("bf16", (1, 4096, 4096), &t);
         assert_eq!(
             c[0],

@@ -5,6 +5,8 @@
 //! workspace when the pick splits K. What `cute run sgemm` does, as a library call.
 
 use cudarc::driver::CudaSlice;
+use cute_codegen::cuda::IndexWidth;
+use cute_codegen::gemm::emit_with;
 use cute_codegen::{named, Target};
 
 use crate::api::Gemm;
@@ -42,16 +44,26 @@ impl<'g> AutoGemm<'g> {
         let load = Device::of(gpu).map(|d| tuning::load(&d)).ok();
         let table = load.as_ref().and_then(tuning::Load::table);
         let mnk = (p.m, p.n, p.k);
-        let selected = tuning::selected("f32", target, table, p.layout, mnk)
+        let mut selected = tuning::selected("f32", target, table, p.layout, mnk)
             .ok_or_else(|| RuntimeError::Problem("the FP32 selector picked nothing".into()))?;
+        if selected.splits > 1 && p.index_width() != IndexWidth::I32 {
+            // leading dimensions past the shape's own can make a matrix need 64-bit indices
+            selected.splits = 1;
+            selected
+                .reasons
+                .push("this problem's leading dimensions need 64-bit indices: no split".into());
+        }
         let plan = named::plan_for(&selected.name, p.layout, &target)?;
         let how = if selected.splits > 1 {
             let sk = Box::new(SplitK::new(gpu, plan)?);
             let cut = sk.split(p, selected.splits)?;
+            // K may cut into fewer slices than asked
+            selected.splits = cut.splits;
             let work = sk.workspace(p, cut)?;
             How::Split { sk, cut, work }
         } else {
-            How::One(Box::new(Gemm::new(gpu, plan)?))
+            let kernel = emit_with(&plan, p.index_width())?;
+            How::One(Box::new(Gemm::from_kernel(gpu, plan, &kernel)?))
         };
         Ok(AutoGemm {
             gpu,

@@ -24,6 +24,54 @@ pub const LAUNCH_TO_LAUNCH_BELOW_MS: f64 = 0.010;
 /// Launches a back-to-back sample holds.
 const BACK_TO_BACK: usize = 100;
 
+/// How a kernel and cuBLAS are timed: an event pair around each launch, or launch to launch
+/// ([`time_back_to_back`]); `Auto` takes launch to launch where cuBLAS's own launch takes under
+/// [`LAUNCH_TO_LAUNCH_BELOW_MS`]. A comparison of several kernels at one shape (`cute tune`)
+/// names the method the first one got, so all are timed the same way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    Auto,
+    PerLaunch,
+    LaunchToLaunch,
+}
+
+impl Method {
+    /// Whether to time launch to launch, given cuBLAS's per-launch median.
+    pub fn launch_to_launch(self, cublas_ms: f64) -> bool {
+        match self {
+            Method::Auto => cublas_ms < LAUNCH_TO_LAUNCH_BELOW_MS,
+            Method::PerLaunch => false,
+            Method::LaunchToLaunch => true,
+        }
+    }
+
+    /// The method a timing used.
+    pub fn of(launch_to_launch: bool) -> Method {
+        if launch_to_launch {
+            Method::LaunchToLaunch
+        } else {
+            Method::PerLaunch
+        }
+    }
+}
+
+/// The timed runs of a benchmark (after 3 warm-ups) and how they are timed; a count alone is
+/// [`Method::Auto`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reps {
+    pub count: usize,
+    pub method: Method,
+}
+
+impl From<usize> for Reps {
+    fn from(count: usize) -> Reps {
+        Reps {
+            count,
+            method: Method::Auto,
+        }
+    }
+}
+
 impl Timing {
     /// TFLOP/s of the kernel and of cuBLAS.
     pub fn tflops(&self, p: &Problem) -> (f64, f64) {
@@ -93,7 +141,7 @@ pub fn bench(
     blas: &CudaBlas,
     loaded: &Loaded,
     p: &Problem,
-    reps: usize,
+    reps: impl Into<Reps>,
 ) -> Result<Timing> {
     bench_with(gpu, blas, p, reps, &mut |bufs| launch(gpu, loaded, p, bufs))
 }
@@ -104,9 +152,10 @@ pub fn bench_with(
     gpu: &Gpu,
     blas: &CudaBlas,
     p: &Problem,
-    reps: usize,
+    reps: impl Into<Reps>,
     run: &mut dyn FnMut(&mut Buffers) -> Result<()>,
 ) -> Result<Timing> {
+    let Reps { count, method } = reps.into();
     let mut rng = Rng::fresh(p.m as u64);
     let (sa, sb, sc) = p.buffer_sizes();
     let a = rng.fill(sa);
@@ -115,16 +164,16 @@ pub fn bench_with(
     let bias = rng.fill(p.m.max(p.n) as usize);
     let mut bufs = Buffers::upload(gpu, p, &a, &b, &c, &bias)?;
     let mut bufs2 = Buffers::upload(gpu, p, &a, &b, &c, &bias)?;
-    let cublas_ms = time(gpu, 3, reps, || cublas_sgemm(blas, p, &mut bufs2))?;
-    if cublas_ms < LAUNCH_TO_LAUNCH_BELOW_MS {
+    let cublas_ms = time(gpu, 3, count, || cublas_sgemm(blas, p, &mut bufs2))?;
+    if method.launch_to_launch(cublas_ms) {
         return Ok(Timing {
-            kernel_ms: time_back_to_back(gpu, 3, reps, || run(&mut bufs))?,
-            cublas_ms: time_back_to_back(gpu, 3, reps, || cublas_sgemm(blas, p, &mut bufs2))?,
+            kernel_ms: time_back_to_back(gpu, 3, count, || run(&mut bufs))?,
+            cublas_ms: time_back_to_back(gpu, 3, count, || cublas_sgemm(blas, p, &mut bufs2))?,
             launch_to_launch: true,
         });
     }
     Ok(Timing {
-        kernel_ms: time(gpu, 3, reps, || run(&mut bufs))?,
+        kernel_ms: time(gpu, 3, count, || run(&mut bufs))?,
         cublas_ms,
         launch_to_launch: false,
     })

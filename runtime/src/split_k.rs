@@ -6,7 +6,7 @@
 
 use cudarc::driver::CudaSlice;
 
-use cute_codegen::recipes::{emit_split_k, k_chunk};
+use cute_codegen::recipes::{emit_split_k, k_chunk, MAX_WORKSPACE};
 use cute_codegen::{GemmPlan, Kernel};
 
 use crate::error::{Result, RuntimeError};
@@ -29,6 +29,21 @@ pub struct Split {
     pub splits: i64,
     pub kc: i64,
     pub ldw: i64,
+}
+
+/// The elements of a workspace for `s` (checked: a hand-made [`Split`] may be anything).
+fn workspace_len(p: &Problem, s: Split) -> Result<usize> {
+    s.ldw
+        .checked_mul(p.n)
+        .and_then(|x| x.checked_mul(s.splits))
+        .filter(|&e| (0..=MAX_WORKSPACE).contains(&e))
+        .and_then(|e| usize::try_from(e).ok())
+        .ok_or_else(|| {
+            RuntimeError::Problem(format!(
+                "a split-K workspace of {} x {} x {} elements is out of range (0 to {MAX_WORKSPACE})",
+                s.ldw, p.n, s.splits
+            ))
+        })
 }
 
 impl<'g> SplitK<'g> {
@@ -81,9 +96,9 @@ impl<'g> SplitK<'g> {
         })?;
         let ldw = p.m.saturating_add(3) / 4 * 4;
         let elems = ldw.checked_mul(p.n).and_then(|x| x.checked_mul(splits));
-        if elems.is_none_or(|e| e > i64::from(i32::MAX)) {
+        if elems.is_none_or(|e| e > MAX_WORKSPACE) {
             return Err(RuntimeError::Problem(format!(
-                "{}x{}x{} in {splits} slices: the split-K workspace ({ldw} x {} x {splits}) exceeds 2^31 - 1 elements",
+                "{}x{}x{} in {splits} slices: the split-K workspace ({ldw} x {} x {splits}) exceeds {MAX_WORKSPACE} elements",
                 p.m, p.n, p.k, p.n
             )));
         }
@@ -92,7 +107,7 @@ impl<'g> SplitK<'g> {
 
     /// A workspace for `s`: `ldW x N x S` floats (every slice fully written by the partials).
     pub fn workspace(&self, p: &Problem, s: Split) -> Result<CudaSlice<f32>> {
-        let n = usize::try_from(s.ldw * p.n * s.splits).unwrap_or(0);
+        let n = workspace_len(p, s)?;
         self.gpu
             .stream
             .alloc_zeros::<f32>(n)
@@ -108,7 +123,7 @@ impl<'g> SplitK<'g> {
         work: &CudaSlice<f32>,
         s: Split,
     ) -> Result<()> {
-        let need = usize::try_from(s.ldw * p.n * s.splits).unwrap_or(usize::MAX);
+        let need = workspace_len(p, s)?;
         if work.len() < need {
             return Err(RuntimeError::Problem(format!(
                 "the split-K workspace has {} elements, {need} needed",

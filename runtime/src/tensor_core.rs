@@ -16,7 +16,7 @@ use cute_codegen::recipes::{
 };
 use cute_layout::ElemType;
 
-use crate::bench::{time, time_back_to_back, LAUNCH_TO_LAUNCH_BELOW_MS};
+use crate::bench::{time, time_back_to_back, Reps};
 use crate::error::{Result, RuntimeError};
 use crate::gemm::{dgemm, Problem};
 use crate::gpu::{Gpu, Loaded};
@@ -131,7 +131,7 @@ pub fn bench(
     blas: &CudaBlas,
     plan: &GemmPlan,
     size: (i64, i64, i64),
-    reps: usize,
+    reps: impl Into<Reps>,
 ) -> Result<ExTiming> {
     let case = gemm_inputs(plan, size, 0.0, size.0 as u64 ^ 0x5eed)?;
     let p = load(gpu, plan, &case)?;
@@ -143,7 +143,7 @@ pub fn bench(
         &case.args,
         &mut dev,
         size,
-        reps,
+        reps.into(),
         &mut |d| launch(gpu, &p.loaded, &args(d)),
     )
 }
@@ -155,16 +155,23 @@ pub fn bench_split(
     blas: &CudaBlas,
     plan: &GemmPlan,
     size: (i64, i64, i64),
-    reps: usize,
+    reps: impl Into<Reps>,
     splits: i64,
 ) -> Result<(ExTiming, i64)> {
     let case = gemm_inputs(plan, size, 0.0, size.0 as u64 ^ 0x5eed)?;
     let sc = SplitCase::new(plan, case.args, splits)?;
     let kernels = load_split(gpu, plan, &sc)?;
     let mut dev = upload(gpu, &sc.args)?;
-    let t = versus_cublas(gpu, blas, plan, &sc.args, &mut dev, size, reps, &mut |d| {
-        launch_split(gpu, &kernels, &sc, d)
-    })?;
+    let t = versus_cublas(
+        gpu,
+        blas,
+        plan,
+        &sc.args,
+        &mut dev,
+        size,
+        reps.into(),
+        &mut |d| launch_split(gpu, &kernels, &sc, d),
+    )?;
     Ok((t, sc.splits))
 }
 
@@ -228,10 +235,10 @@ fn versus_cublas(
     host: &[cute_codegen::interp::Arg],
     dev: &mut [DeviceArg],
     size: (i64, i64, i64),
-    reps: usize,
+    reps: Reps,
     kernel: &mut dyn FnMut(&[DeviceArg]) -> Result<()>,
 ) -> Result<ExTiming> {
-    let kernel_ms = time(gpu, 3, reps, || kernel(dev))?;
+    let Reps { count, method } = reps;
     let ir = gemm(plan)?;
     // the kernel's parameters by name: cuBLAS gets the same problem and buffers
     let at = |name: &str| {
@@ -250,7 +257,8 @@ fn versus_cublas(
     let (ia, ib, ic) = (at("A")?, at("B")?, at("C")?);
     let (alpha, beta) = (1.5f32, 0.0f32);
     if plan.input_type() == ElemType::E4M3 {
-        let cublas_ms = fp8_baseline(gpu, dev, (ia, ib, ic), (m, n, k), (lda, ldb, ldc), reps)?;
+        let cublas_ms = fp8_baseline(gpu, dev, (ia, ib, ic), (m, n, k), (lda, ldb, ldc), count)?;
+        let kernel_ms = time(gpu, 3, count, || kernel(dev))?;
         return Ok(ExTiming {
             kernel_ms,
             cublas_ms,
@@ -320,11 +328,11 @@ fn versus_cublas(
         .result()
         .map_err(RuntimeError::cublas("GemmEx"))
     };
-    let cublas_ms = time(gpu, 3, reps, &mut call)?;
+    let cublas_ms = time(gpu, 3, count, &mut call)?;
     let flops = 2.0 * (size.0 * size.1 * size.2) as f64;
-    if cublas_ms < LAUNCH_TO_LAUNCH_BELOW_MS {
-        let cublas_ms = time_back_to_back(gpu, 3, reps, &mut call)?;
-        let kernel_ms = time_back_to_back(gpu, 3, reps, || kernel(dev))?;
+    if method.launch_to_launch(cublas_ms) {
+        let cublas_ms = time_back_to_back(gpu, 3, count, &mut call)?;
+        let kernel_ms = time_back_to_back(gpu, 3, count, || kernel(dev))?;
         return Ok(ExTiming {
             kernel_ms,
             cublas_ms,
@@ -332,6 +340,7 @@ fn versus_cublas(
             launch_to_launch: true,
         });
     }
+    let kernel_ms = time(gpu, 3, count, || kernel(dev))?;
     Ok(ExTiming {
         kernel_ms,
         cublas_ms,

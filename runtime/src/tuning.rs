@@ -171,10 +171,11 @@ pub fn selected(
     mnk: (i64, i64, i64),
 ) -> Option<Selected> {
     let c = select::pick(dtype, mnk, &target)?;
-    // a class's tuned split is not taken by a problem of the class too large to split
+    // a tuned plan the selector would not take here is not used (an SM90 kernel split, or on a
+    // target without wgmma; a split for a problem of the class too large to split)
     let hit = tuned
         .and_then(|t| t.get(dtype, layout, mnk))
-        .filter(|e| select::takes(dtype, &e.kernel))
+        .filter(|e| select::takes_plan(dtype, &e.kernel, e.splits, &target))
         .filter(|e| e.splits == 1 || !select::needs_wide_indices(mnk));
     let Some(e) = hit else {
         return Some(Selected {
@@ -247,20 +248,24 @@ pub fn path() -> PathBuf {
 
 /// Reads the cache at `path` for `device`.
 pub fn load_from(path: &Path, device: &Device) -> Load {
-    let len = match std::fs::metadata(path) {
-        Ok(m) => m.len(),
+    use std::io::Read;
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Load::Missing,
         Err(e) => return Load::Corrupt(format!("cannot read it: {e}")),
     };
-    if len > MAX_BYTES {
-        return Load::Corrupt(format!(
-            "{len} bytes, more than a cache holds ({MAX_BYTES})"
-        ));
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return Load::Corrupt("not a regular file".into());
     }
-    match std::fs::read(path) {
-        Ok(bytes) => decode(&bytes, device),
-        Err(e) => Load::Corrupt(format!("cannot read it: {e}")),
+    // at most one byte past the limit, whatever the file claims to hold
+    let mut bytes = Vec::new();
+    if let Err(e) = file.take(MAX_BYTES + 1).read_to_end(&mut bytes) {
+        return Load::Corrupt(format!("cannot read it: {e}"));
     }
+    if bytes.len() as u64 > MAX_BYTES {
+        return Load::Corrupt(format!("more than a cache holds ({MAX_BYTES} bytes)"));
+    }
+    decode(&bytes, device)
 }
 
 /// Reads the cache for `device`.
@@ -271,6 +276,16 @@ pub fn load(device: &Device) -> Load {
 /// Adds `results` to the cache at `path` in one write: this device's entries are kept (a class
 /// tuned again is replaced), a stale, corrupted or missing file is replaced by the results alone.
 pub fn record_at(path: &Path, device: &Device, results: Vec<(ShapeClass, Tuned)>) -> Result<()> {
+    // what would not read back is refused before the file is touched
+    for (c, e) in &results {
+        let line = encode_entry(c, e);
+        if parse_entry(line.trim_end()).is_none_or(|(back, _)| back != *c) {
+            return Err(RuntimeError::Problem(format!(
+                "tuning cache: the entry {:?} would not read back",
+                line.trim_end()
+            )));
+        }
+    }
     let mut table = match load_from(path, device) {
         Load::Fresh(t) => t,
         _ => Table::new(device.clone()),
@@ -315,13 +330,18 @@ pub fn encode(t: &Table) -> String {
         d.name, d.arch, d.driver
     );
     for (c, e) in &t.entries {
-        body += &format!(
-            "entry\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
-            c.dtype, c.layout, c.m, c.n, c.k, e.kernel, e.splits, e.ms, e.at.0, e.at.1, e.at.2
-        );
+        body += &encode_entry(c, e);
     }
     let sum = hex(&Sha256::digest(body.as_bytes()));
     body + "sha256\t" + &sum + "\n"
+}
+
+/// An entry's line.
+fn encode_entry(c: &ShapeClass, e: &Tuned) -> String {
+    format!(
+        "entry\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
+        c.dtype, c.layout, c.m, c.n, c.k, e.kernel, e.splits, e.ms, e.at.0, e.at.1, e.at.2
+    )
 }
 
 /// Reads a file's bytes for `device`.
@@ -568,6 +588,14 @@ mod tests {
         let t = load_from(&p, &newer).table().cloned().expect("fresh");
         assert_eq!(t.entries.len(), 1);
         std::fs::write(&p, "cute tuning cache\ngarbage").expect("written");
+        // an entry that would not read back is refused, the file untouched
+        let mut bad = result(1, "sgemm-sm80", 8);
+        bad.1.ms = f64::NAN;
+        assert!(record_at(&p, &newer, vec![bad]).is_err());
+        assert_eq!(
+            std::fs::read(&p).expect("read"),
+            b"cute tuning cache\ngarbage"
+        );
         assert!(matches!(load_from(&p, &newer), Load::Corrupt(_)));
         record_at(&p, &newer, vec![result(1, "sgemm-sm80", 8)]).expect("written");
         assert_eq!(
@@ -588,6 +616,11 @@ mod tests {
         std::fs::write(&p, vec![b'x'; MAX_BYTES as usize + 1]).expect("written");
         match load_from(&p, &device()) {
             Load::Corrupt(w) => assert!(w.contains("more than a cache holds"), "{w}"),
+            other => panic!("{other:?}"),
+        }
+        // not a regular file (a folder; a FIFO or /dev/zero would never end a plain read)
+        match load_from(p.parent().expect("a folder"), &device()) {
+            Load::Corrupt(w) => assert!(w.contains("not a regular file"), "{w}"),
             other => panic!("{other:?}"),
         }
         let _ = std::fs::remove_dir_all(p.parent().expect("a folder"));

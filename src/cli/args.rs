@@ -175,13 +175,14 @@ pub enum Command {
     /// Time named kernels against cuBLAS SGEMM on the GPU
     #[command(after_help = BENCH_EXAMPLES)]
     Bench(BenchArgs),
-    /// Time the selector's candidate plans on the GPU and keep the fastest in the tuning cache
+    /// Time a selector's candidate plans on the GPU and keep the fastest in the tuning cache
     ///
-    /// For each shape (and layout), times every candidate plan of the FP32 selector (the SIMT
-    /// tiles, unsplit and split K ways) beside cuBLAS, prints them, and says how far the
-    /// heuristic's pick is from the fastest. The winners go to the tuning cache (tuning.txt
-    /// beside the compile cache, for this device and driver) in one write after the last timing:
-    /// `cute run sgemm` and `cute bench sgemm` use them thereafter. An interrupted tune leaves
+    /// For each shape (and layout), times every candidate plan of the selector (sgemm: the SIMT
+    /// tiles; hgemm, bgemm: the SM90 GEMM and the SM80 one; each unsplit and split K ways)
+    /// beside cuBLAS of its dtype, prints them, and says how far the heuristic's pick is from the
+    /// fastest. The winners go to the tuning cache (tuning.txt beside the compile cache, for
+    /// this device and driver) in one write after the last timing: `cute run sgemm|hgemm|bgemm`,
+    /// `cute bench ... --suite` and `AutoGemm` use them thereafter. An interrupted tune leaves
     /// the cache as it was.
     #[command(after_help = TUNE_EXAMPLES)]
     Tune(TuneArgs),
@@ -365,8 +366,9 @@ pub struct TuneArgs {
     /// What to tune: sgemm, hgemm or bgemm, the FP32, FP16 or BF16 selector's plans
     #[arg(value_name = "NAME", value_parser = PossibleValuesParser::new(selectors()))]
     pub name: String,
-    /// Tune the suite's shapes (those of `cute bench --suite`)
-    #[arg(long, conflicts_with_all = ["m", "n", "k"], required_unless_present_any = ["m", "n", "k"])]
+    /// Tune the suite's shapes (those of `cute bench --suite`) instead of one --m --n --k (all
+    /// three)
+    #[arg(long, conflicts_with_all = ["m", "n", "k"], required_unless_present_all = ["m", "n", "k"])]
     pub suite: bool,
     #[command(flatten)]
     pub plan: PlanOpts,

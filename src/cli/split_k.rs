@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use clap::error::ErrorKind;
 use cute::codegen::{select, GemmLayout, GemmPlan, Kernel};
-use cute::runtime::bench::{bench_with, Timing};
+use cute::runtime::bench::{bench_with, Reps, Timing};
 use cute::runtime::check::check_with;
 use cute::runtime::gemm::Problem;
 use cute::runtime::gpu::Gpu;
@@ -33,10 +33,10 @@ pub fn refuse(sub: &str, names: &[&str]) -> Result<(), clap::Error> {
     }
 }
 
-/// The slices for `--split-k` on problem `p`.
-fn slices(split: Split, plan: &GemmPlan, p: &Problem) -> i64 {
+/// The slices `--split-k` asks for at `(m, n, k)`.
+pub fn slices(split: Split, plan: &GemmPlan, mnk: (i64, i64, i64)) -> i64 {
     match split {
-        Split::Auto => select::plan_splits(plan, (p.m, p.n, p.k)).0,
+        Split::Auto => select::plan_splits(plan, mnk).0,
         Split::Slices(n) => n,
     }
 }
@@ -107,7 +107,7 @@ pub fn run(a: &RunArgs, name: &str, split: Split, layout: GemmLayout, p: &Proble
         partial.name,
         reduce.name
     );
-    let s = slices(split, &plan, p);
+    let s = slices(split, &plan, (p.m, p.n, p.k));
     for k in [&partial, &reduce] {
         if let Err(e) = super::gpu::compile_step(k, k.target.name()) {
             return fail(e);
@@ -211,7 +211,7 @@ pub fn bench(a: &BenchArgs, split: Split, sizes: &[(i64, i64, i64)]) -> ExitCode
         };
         for &(m, n, k) in sizes {
             let row = Problem::new(m, n, k, layout, 1.0, 0.0).and_then(|q| {
-                let cut = sk.split(&q, slices(split, sk.plan(), &q))?;
+                let cut = sk.split(&q, slices(split, sk.plan(), (q.m, q.n, q.k)))?;
                 Ok((cut, time(&gpu, &blas, &sk, &q, cut)?, q))
             });
             match row {
@@ -250,10 +250,10 @@ pub fn bench_selected(a: &BenchArgs, sizes: &[(i64, i64, i64)]) -> ExitCode {
             };
             let row = Problem::new(m, n, k, layout, 1.0, 0.0).and_then(|q| {
                 let plan = a.plan.plan(&c.name, layout)?;
-                Ok((time_pick(&gpu, &blas, plan, &q, c.splits)?, q))
+                Ok((time_pick(&gpu, &blas, plan, &q, c.splits, 20)?, q))
             });
             match row {
-                Ok((t, q)) => table_row(&c.name, &q, c.splits, &t),
+                Ok(((t, made), q)) => table_row(&c.name, &q, made, &t),
                 Err(e) => return fail(e),
             }
         }
@@ -262,20 +262,29 @@ pub fn bench_selected(a: &BenchArgs, sizes: &[(i64, i64, i64)]) -> ExitCode {
 }
 
 /// `plan` on `q` in `splits` slices of K timed beside cuBLAS: both split-K kernels, or the one
-/// kernel when `splits` is 1.
+/// kernel (with the index width `q` needs) when `splits` is 1; gives the slices made too (K may
+/// cut into fewer).
 pub fn time_pick(
     gpu: &Gpu,
     blas: &CudaBlas,
     plan: GemmPlan,
     q: &Problem,
     splits: i64,
-) -> Result<Timing, RuntimeError> {
+    reps: impl Into<Reps>,
+) -> Result<(Timing, i64), RuntimeError> {
     if splits > 1 {
         let sk = SplitK::new(gpu, plan)?;
-        time(gpu, blas, &sk, q, sk.split(q, splits)?)
+        let cut = sk.split(q, splits)?;
+        let work = sk.workspace(q, cut)?;
+        let t = bench_with(gpu, blas, q, reps, &mut |b| sk.launch(q, b, &work, cut))?;
+        Ok((t, cut.splits))
     } else {
-        let g = cute::runtime::api::Gemm::new(gpu, plan)?;
-        cute::runtime::bench::bench(gpu, blas, g.loaded(), q, 20)
+        let kernel = cute::codegen::gemm::emit_with(&plan, q.index_width())?;
+        let g = cute::runtime::api::Gemm::from_kernel(gpu, plan, &kernel)?;
+        Ok((
+            cute::runtime::bench::bench(gpu, blas, g.loaded(), q, reps)?,
+            1,
+        ))
     }
 }
 

@@ -110,8 +110,9 @@ fn series(
             let pick =
                 dtype.and_then(|d| selected(d, a.plan.target(), tuned.as_ref(), layout, (m, n, k)));
             let (kernel, splits) = pick.map_or((name.to_string(), 1), |c| (c.name, c.splits));
-            let ran = |suffix: String| match dtype {
-                Some(_) => format!("{kernel}{suffix} / {splits}"),
+            // the slices made (K may cut into fewer than asked)
+            let ran = |suffix: String, made: i64| match dtype {
+                Some(_) => format!("{kernel}{suffix} / {made}"),
                 None => format!("{kernel}{suffix}"),
             };
             let row = match &tc_blas {
@@ -120,18 +121,19 @@ fn series(
                     .plan(&kernel, layout)
                     .map_err(RuntimeError::from)
                     .and_then(|plan| {
-                        let t = if splits > 1 {
-                            tensor_core::bench_split(gpu, b, &plan, (m, n, k), 20, splits)?.0
+                        let (t, made) = if splits > 1 {
+                            tensor_core::bench_split(gpu, b, &plan, (m, n, k), 20, splits)?
                         } else {
-                            tensor_core::bench(gpu, b, &plan, (m, n, k), 20)?
+                            (tensor_core::bench(gpu, b, &plan, (m, n, k), 20)?, 1)
                         };
-                        let what = ran(super::tensor_core::out_suffix(&plan));
+                        let what = ran(super::tensor_core::out_suffix(&plan), made);
                         Ok((what, t.kernel_ms, t.tflops(), t.launch_to_launch))
                     }),
                 None => Problem::new(m, n, k, layout, 1.0, 0.0).and_then(|q| {
-                    let t = time_pick(gpu, blas, a.plan.plan(&kernel, layout)?, &q, splits)?;
+                    let plan = a.plan.plan(&kernel, layout)?;
+                    let (t, made) = time_pick(gpu, blas, plan, &q, splits, 20)?;
                     Ok((
-                        ran(String::new()),
+                        ran(String::new(), made),
                         t.kernel_ms,
                         t.tflops(&q),
                         t.launch_to_launch,

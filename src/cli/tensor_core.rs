@@ -37,8 +37,9 @@ pub fn run_selected(a: &RunArgs) -> ExitCode {
     let layout = match layouts(&a.plan).as_slice() {
         [one] => *one,
         _ => {
-            eprintln!("error: cute run takes one --layout");
-            return ExitCode::FAILURE;
+            let msg = "cute run takes one --layout";
+            let e = super::args::usage_error("run", clap::error::ErrorKind::ArgumentConflict, msg);
+            return super::usage(e);
         }
     };
     let size = a.size.one(4096).unwrap_or((4096, 4096, 4096));
@@ -140,7 +141,7 @@ pub fn bench(a: &BenchArgs) -> ExitCode {
         for &(m, n, k) in sizes {
             let timed = match a.split.split_k {
                 Some(split) => {
-                    let s = slices(split, plan, (m, n, k));
+                    let s = super::split_k::slices(split, plan, (m, n, k));
                     tensor_core::bench_split(&gpu, &blas, plan, (m, n, k), 20, s)
                         .map(|(t, made)| (t, format!(" ({made} slices)")))
                 }
@@ -181,7 +182,7 @@ fn run_split(
     size: (i64, i64, i64),
     split: Split,
 ) -> Result<(), RuntimeError> {
-    let s = slices(split, plan, size);
+    let s = super::split_k::slices(split, plan, size);
     let (m, n, k) = size;
     for beta in [0.0, 0.5] {
         let seed = super::recipe::fresh_seed();
@@ -200,14 +201,6 @@ fn run_split(
     let (ours, theirs) = t.tflops();
     println!("  time:          {:.4} ms = {ours:.1} TFLOP/s ({made} slices, both kernels); cublasGemmEx {:.4} ms = {theirs:.1} TFLOP/s; {:.1}% of cuBLAS", t.kernel_ms, t.cublas_ms, 100.0 * ours / theirs);
     Ok(())
-}
-
-/// The slices `--split-k` asks for at `size`.
-fn slices(split: Split, plan: &GemmPlan, size: (i64, i64, i64)) -> i64 {
-    match split {
-        Split::Auto => cute::codegen::select::plan_splits(plan, size).0,
-        Split::Slices(n) => n,
-    }
 }
 
 /// ` (C half_t)` after a plan's name where C is not FP32.

@@ -5,6 +5,7 @@
 use std::process::ExitCode;
 
 use cute::codegen::{select, GemmLayout};
+use cute::runtime::bench::{Method, Reps};
 use cute::runtime::gemm::Problem;
 use cute::runtime::gpu::Gpu;
 use cute::runtime::tensor_core;
@@ -97,37 +98,61 @@ fn tune_one(
     println!("\n## {layout} {m} x {n} x {k}: {} plans", candidates.len());
     println!("| kernel | slices | ms | % of cuBLAS | |");
     println!("|---|---:|---:|---:|---|");
-    let mut times = Vec::with_capacity(candidates.len());
+    // every candidate timed the way the first one was (launch to launch or not), so they compare
+    let mut reps = Reps::from(20);
+    let mut timed: Vec<(select::Candidate, i64, f64)> = Vec::with_capacity(candidates.len());
     for (i, c) in candidates.iter().enumerate() {
-        let (ms, percent) = time_candidate(a, dtype, gpu, blas, layout, (m, n, k), *c)?;
         let note = if i == 0 { "the heuristic's pick" } else { "" };
-        println!(
-            "| {} | {} | {ms:.4} | {percent:.1}% | {note} |",
-            c.name, c.splits
-        );
-        times.push(ms);
+        match time_candidate(a, dtype, gpu, blas, layout, (m, n, k), *c, reps) {
+            Ok(t) => {
+                reps.method = Method::of(t.launch_to_launch);
+                let mark = if t.launch_to_launch { " †" } else { "" };
+                println!(
+                    "| {} | {} | {:.4}{mark} | {:.1}% | {note} |",
+                    c.name, t.made, t.ms, t.percent
+                );
+                timed.push((*c, t.made, t.ms));
+            }
+            Err(e) => {
+                let e = super::text::lines(&e.to_string()).replace('\n', " ");
+                println!("| {} | {} | error: {e} | | {note} |", c.name, c.splits);
+            }
+        }
     }
-    let best = (0..times.len())
-        .min_by(|&x, &y| times[x].total_cmp(&times[y]))
-        .unwrap_or(0);
-    let c = candidates[best];
-    println!(
-        "best: {} in {} slices, {:.4} ms; the heuristic's pick runs at {:.1}% of its speed",
-        c.name,
-        c.splits,
-        times[best],
-        100.0 * times[best] / times[0]
-    );
+    let Some(&(best, made, ms)) = timed.iter().min_by(|x, y| x.2.total_cmp(&y.2)) else {
+        return Err(RuntimeError::Problem(format!(
+            "{layout} {m}x{n}x{k}: no plan ran"
+        )));
+    };
+    let pick = match timed.first() {
+        Some((c, _, t)) if *c == candidates[0] => {
+            format!(
+                "the heuristic's pick runs at {:.1}% of its speed",
+                100.0 * ms / t
+            )
+        }
+        _ => "the heuristic's pick did not run".to_string(),
+    };
+    println!("best: {} in {made} slices, {ms:.4} ms; {pick}", best.name);
     let tuned = Tuned {
-        kernel: c.name.to_string(),
-        splits: c.splits,
-        ms: times[best],
+        kernel: best.name.to_string(),
+        splits: made,
+        ms,
         at: (m, n, k),
     };
     Ok((ShapeClass::of(dtype, layout, (m, n, k)), tuned))
 }
 
-/// One candidate timed beside cuBLAS: its milliseconds and % of cuBLAS's speed.
+/// A candidate's timing: milliseconds, % of cuBLAS's speed, the slices made, the method.
+struct Timed {
+    ms: f64,
+    percent: f64,
+    made: i64,
+    launch_to_launch: bool,
+}
+
+/// One candidate timed beside cuBLAS.
+#[allow(clippy::too_many_arguments)]
 fn time_candidate(
     a: &TuneArgs,
     dtype: &str,
@@ -136,19 +161,30 @@ fn time_candidate(
     layout: GemmLayout,
     mnk: (i64, i64, i64),
     c: select::Candidate,
-) -> Result<(f64, f64), RuntimeError> {
+    reps: Reps,
+) -> Result<Timed, RuntimeError> {
     let plan = a.plan.plan(c.name, layout)?;
     if dtype == "f32" {
         let q = Problem::new(mnk.0, mnk.1, mnk.2, layout, 1.0, 0.0)?;
-        let t = time_pick(gpu, blas, plan, &q, c.splits)?;
-        return Ok((t.kernel_ms, 100.0 * t.cublas_ms / t.kernel_ms));
+        let (t, made) = time_pick(gpu, blas, plan, &q, c.splits, reps)?;
+        return Ok(Timed {
+            ms: t.kernel_ms,
+            percent: 100.0 * t.cublas_ms / t.kernel_ms,
+            made,
+            launch_to_launch: t.launch_to_launch,
+        });
     }
-    let t = if c.splits > 1 {
-        tensor_core::bench_split(gpu, blas, &plan, mnk, 20, c.splits)?.0
+    let (t, made) = if c.splits > 1 {
+        tensor_core::bench_split(gpu, blas, &plan, mnk, reps, c.splits)?
     } else {
-        tensor_core::bench(gpu, blas, &plan, mnk, 20)?
+        (tensor_core::bench(gpu, blas, &plan, mnk, reps)?, 1)
     };
-    Ok((t.kernel_ms, 100.0 * t.cublas_ms / t.kernel_ms))
+    Ok(Timed {
+        ms: t.kernel_ms,
+        percent: 100.0 * t.cublas_ms / t.kernel_ms,
+        made,
+        launch_to_launch: t.launch_to_launch,
+    })
 }
 
 fn fail(e: impl std::fmt::Display) -> ExitCode {

@@ -18,6 +18,10 @@ use crate::gemm::GemmPlan;
 use crate::interp::{Arg, HostBuffer};
 use crate::ir::{Cond, EExpr, Kernel, KernelBuilder, Unroll};
 
+/// The most elements a split-K workspace may hold (2^28 FP32 values, 1 GiB: a problem that
+/// splits has few output tiles, so a legitimate one is far smaller).
+pub const MAX_WORKSPACE: i64 = 1 << 28;
+
 /// The reduction's CTA tile of C `(32,8)`, a thread per element, threads along M first (C is
 /// column-major, so a warp reads and writes 32 consecutive elements).
 const TILE: (i64, i64) = (32, 8);
@@ -85,10 +89,10 @@ impl SplitCase {
             .checked_mul(n)
             .and_then(|x| x.checked_mul(s))
             .and_then(|x| usize::try_from(x).ok())
-            .filter(|&x| x <= i32::MAX as usize)
+            .filter(|&x| x <= MAX_WORKSPACE as usize)
             .ok_or_else(|| {
                 bad(format!(
-                    "a workspace of {ldw} x {n} x {s} exceeds 2^31 - 1 elements"
+                    "a workspace of {ldw} x {n} x {s} exceeds {MAX_WORKSPACE} elements"
                 ))
             })?;
         let e = args.len();
