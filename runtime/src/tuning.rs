@@ -16,9 +16,11 @@
 //! winning kernel and its slices of K, its median time and the shape it was timed at. The file is
 //! the device's: written for another device name, architecture or driver version it is
 //! [`Load::Stale`] and the next tune replaces it. A file whose checksum, format or any line does
-//! not hold — or that names a kernel the dtype's selector does not take — is [`Load::Corrupt`]: reported,
-//! never trusted, and rewritten by the next tune. A tune writes once, after its last timing,
-//! through a temporary file renamed into place, so an interrupted tune leaves the file as it was.
+//! not hold — or that names a kernel the dtype's selector does not take — is
+//! [`Load::Corrupt`]: reported, never trusted, and rewritten by the next tune. A tune writes
+//! once, after its last timing, through a temporary file synced and renamed into place, so an
+//! interrupted tune leaves the file as it was. Two tunes at once each merge what the file held
+//! when they wrote: a class both tuned is the last one's.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -311,7 +313,16 @@ fn write_atomically(path: &Path, text: &str) -> Result<()> {
         std::fs::create_dir_all(dir).map_err(|e| fail("cannot create the folder of", e))?;
     }
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&tmp, text).map_err(|e| fail("cannot write beside", e))?;
+    let written = std::fs::File::create(&tmp).and_then(|mut f| {
+        use std::io::Write;
+        f.write_all(text.as_bytes())?;
+        // on disk before the rename makes it the cache
+        f.sync_all()
+    });
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(fail("cannot write beside", e));
+    }
     std::fs::rename(&tmp, path).map_err(|e| {
         let _ = std::fs::remove_file(&tmp);
         fail("cannot replace", e)
