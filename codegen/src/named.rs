@@ -38,6 +38,8 @@ pub const TENSOR_CORE_NAMES: &[&str] = &[
     "bgemm-sm80",
     "tf32gemm-sm80",
     "hgemm-sm80-bias-relu",
+    "hgemm-sm80-128x128",
+    "bgemm-sm80-128x128",
     "hgemm-sm90",
     "bgemm-sm90",
     "tf32gemm-sm90",
@@ -86,7 +88,20 @@ pub fn plan_for(name: &str, layout: GemmLayout, target: &Target) -> Result<GemmP
     };
     let tensor_core = |elem| -> Result<Policy> {
         Ok(Policy::TensorCore(Box::new(tensor_core_sm80(
-            name, layout, target, elem,
+            name,
+            layout,
+            target,
+            elem,
+            Sm80Tile::Fit,
+        )?)))
+    };
+    let tensor_core_small = |elem| -> Result<Policy> {
+        Ok(Policy::TensorCore(Box::new(tensor_core_sm80(
+            name,
+            layout,
+            target,
+            elem,
+            Sm80Tile::Small,
         )?)))
     };
     let warpgroup = |elem, mainloop| -> Result<Policy> {
@@ -136,6 +151,8 @@ pub fn plan_for(name: &str, layout: GemmLayout, target: &Target) -> Result<GemmP
         ),
         "hgemm-sm80" => (tensor_core(ElemType::F16)?, Epilogue::linear()),
         "bgemm-sm80" => (tensor_core(ElemType::Bf16)?, Epilogue::linear()),
+        "hgemm-sm80-128x128" => (tensor_core_small(ElemType::F16)?, Epilogue::linear()),
+        "bgemm-sm80-128x128" => (tensor_core_small(ElemType::Bf16)?, Epilogue::linear()),
         "hgemm-sm80-bias-relu" => (
             tensor_core(ElemType::F16)?,
             Epilogue::bias_relu(Bias::PerRow),
@@ -471,11 +488,22 @@ fn best_swizzle(
 /// atoms of 128 contiguous bytes along M or N by 8 of K, copied by threads along M or N (CuTe's
 /// MN-major SM80 layouts): by `ldmatrix.trans` from 64 x 8 atoms of 16-bit values, by 32-bit
 /// loads from `Sw<3,2,3>` 32 x 8 atoms of TF32 ones (ldmatrix transposes 16-bit halves only).
+/// The CTA tile of an SM80 tensor-core GEMM.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sm80Tile {
+    /// 128x256 where three stages of it fit a CTA's shared memory, else 128x128.
+    Fit,
+    /// 128x128 over 2x2 warps, two CTAs an SM where they fit: twice the CTAs of 128x256 for
+    /// the shapes whose tiles leave SMs idle (split-K's finer grain).
+    Small,
+}
+
 fn tensor_core_sm80(
     name: &str,
     layout: GemmLayout,
     target: &Target,
     elem: ElemType,
+    tile: Sm80Tile,
 ) -> Result<TensorCore> {
     let e = lerr(name, "plan");
     let op = match elem {
@@ -486,7 +514,7 @@ fn tensor_core_sm80(
     let op = MmaOp::from_name(op).ok_or_else(|| CodegenError::Unknown(op.to_string()))?;
     // the H200's and the A100's SMs hold three stages of a 128x256x64 tile (144 KiB, and its
     // staged 128x256 accumulator); sm_86/sm_89's 100 KiB hold a 128x128x64 one
-    let big = target.smem_per_block >= 148 * 1024;
+    let big = tile == Sm80Tile::Fit && target.smem_per_block >= 148 * 1024;
     // BLK_K of 128 bytes per row: 64 16-bit values or 32 TF32 ones
     let bk = 1024 / i64::from(elem.bits());
     let (bm, bn, stages, wm, wn) = if big {
@@ -557,6 +585,12 @@ fn tensor_core_sm80(
     let (copy_a, smem_a, s2r_a) = operand(bm, layout.a)?;
     let (copy_b, smem_b, s2r_b) = operand(bn, layout.b)?;
     let ldsm = |op| CopyAtom::new(op, elem).map_err(&e);
+    // the small tile asks for two CTAs an SM where their stages and 255 registers a thread fit
+    let smem = stages * (bm + bn) * bk * i64::from(elem.bits()) / 8;
+    let min_blocks_per_sm = match tile {
+        Sm80Tile::Small => target.ctas_per_sm(threads, 255, smem).clamp(1, 2),
+        Sm80Tile::Fit => 1,
+    };
     Ok(TensorCore {
         elem,
         cta: (bm, bn, bk),
@@ -568,7 +602,7 @@ fn tensor_core_sm80(
         s2r_b: Some(ldsm(s2r_b)?),
         mma,
         stages,
-        min_blocks_per_sm: 1,
+        min_blocks_per_sm,
         out: ElemType::F32,
         tma: false,
         persistent: false,

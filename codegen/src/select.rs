@@ -90,6 +90,8 @@ pub struct TensorCoreFamily {
     pub dtype: &'static str,
     pub sm90: &'static str,
     pub sm80: &'static str,
+    /// The SM80 GEMM's 128x128 tile (two CTAs an SM): a `cute tune` candidate.
+    pub sm80_small: &'static str,
 }
 
 /// The 16-bit families.
@@ -98,11 +100,13 @@ pub const TENSOR_CORE_FAMILIES: [TensorCoreFamily; 2] = [
         dtype: "f16",
         sm90: "hgemm-sm90",
         sm80: "hgemm-sm80",
+        sm80_small: "hgemm-sm80-128x128",
     },
     TensorCoreFamily {
         dtype: "bf16",
         sm90: "bgemm-sm90",
         sm80: "bgemm-sm80",
+        sm80_small: "bgemm-sm80-128x128",
     },
 ];
 
@@ -132,7 +136,7 @@ fn family(dtype: &str) -> Option<TensorCoreFamily> {
 pub fn takes(dtype: &str, name: &str) -> bool {
     match dtype {
         "f32" => FAMILY.iter().any(|(n, _)| *n == name),
-        d => family(d).is_some_and(|f| f.sm90 == name || f.sm80 == name),
+        d => family(d).is_some_and(|f| [f.sm90, f.sm80, f.sm80_small].contains(&name)),
     }
 }
 
@@ -227,16 +231,24 @@ pub fn tensor_core_candidates(
         });
     }
     let ceil = |a: i64, b: i64| a.max(0).saturating_add(b - 1) / b;
-    let (bm, bn, bk) = sm80_tile(target);
-    let ctas = ceil(mnk.0, bm).saturating_mul(ceil(mnk.1, bn));
     let wide = needs_wide_indices(mnk);
-    for &s in TUNED_SPLITS {
-        let fits = ceil(mnk.2, bk) / s >= 2 && ctas.saturating_mul(s) <= 4 * target.sms;
-        if s == 1 || (!wide && fits) {
-            add(Candidate {
-                name: f.sm80,
-                splits: s,
-            });
+    // the 128x128 tile's CTAs an SM: two where their three stages fit
+    let small_per_sm = if target.smem_per_sm >= 2 * (96 + 1) * 1024 {
+        2
+    } else {
+        1
+    };
+    for (name, (bm, bn, bk), per_sm) in [
+        (f.sm80, sm80_tile(target), 1),
+        (f.sm80_small, (128, 128, 64), small_per_sm),
+    ] {
+        let ctas = ceil(mnk.0, bm).saturating_mul(ceil(mnk.1, bn));
+        for &s in TUNED_SPLITS {
+            let fits =
+                ceil(mnk.2, bk) / s >= 2 && ctas.saturating_mul(s) <= 4 * target.sms * per_sm;
+            if s == 1 || (!wide && fits) {
+                add(Candidate { name, splits: s });
+            }
         }
     }
     out
@@ -490,6 +502,13 @@ mod tests {
             "bgemm-sm80"
         );
         assert!(takes_plan("bf16", "bgemm-sm80", 8, &t));
+        assert!(takes_plan("bf16", "bgemm-sm80-128x128", 8, &t));
+        let small = candidates("bf16", (1, 4096, 4096), &t);
+        let sixteen = Candidate {
+            name: "bgemm-sm80-128x128",
+            splits: 16,
+        };
+        assert!(small.contains(&sixteen), "{small:?}");
         assert!(!takes_plan("bf16", "bgemm-sm90", 8, &t));
         assert!(!takes_plan("bf16", "bgemm-sm90", 1, &a100));
         assert!(takes_plan("bf16", "bgemm-sm90", 1, &t));
@@ -505,7 +524,7 @@ mod tests {
             name: "bgemm-sm90",
             splits: 1
         }));
-        assert!(candidates("bf16", (8192, 8192, 8192), &t).len() <= 2);
+        assert!(candidates("bf16", (8192, 8192, 8192), &t).len() <= 3);
         for (name, dtype) in SELECTORS {
             assert_eq!(selector_dtype(name), Some(dtype));
         }
