@@ -86,22 +86,9 @@ pub fn plan_for(name: &str, layout: GemmLayout, target: &Target) -> Result<GemmP
     let lay = |sh: (i64, i64), st: (i64, i64)| {
         Layout::new(tup![s(sh.0), s(sh.1)], tup![s(st.0), s(st.1)]).map_err(err)
     };
-    let tensor_core = |elem| -> Result<Policy> {
+    let tensor_core = |elem, tile| -> Result<Policy> {
         Ok(Policy::TensorCore(Box::new(tensor_core_sm80(
-            name,
-            layout,
-            target,
-            elem,
-            Sm80Tile::Fit,
-        )?)))
-    };
-    let tensor_core_small = |elem| -> Result<Policy> {
-        Ok(Policy::TensorCore(Box::new(tensor_core_sm80(
-            name,
-            layout,
-            target,
-            elem,
-            Sm80Tile::Small,
+            name, layout, target, elem, tile,
         )?)))
     };
     let warpgroup = |elem, mainloop| -> Result<Policy> {
@@ -149,15 +136,30 @@ pub fn plan_for(name: &str, layout: GemmLayout, target: &Target) -> Result<GemmP
             Policy::Pipelined(Box::new(simt_hier(name, layout)?)),
             Epilogue::linear(),
         ),
-        "hgemm-sm80" => (tensor_core(ElemType::F16)?, Epilogue::linear()),
-        "bgemm-sm80" => (tensor_core(ElemType::Bf16)?, Epilogue::linear()),
-        "hgemm-sm80-128x128" => (tensor_core_small(ElemType::F16)?, Epilogue::linear()),
-        "bgemm-sm80-128x128" => (tensor_core_small(ElemType::Bf16)?, Epilogue::linear()),
+        "hgemm-sm80" => (
+            tensor_core(ElemType::F16, Sm80Tile::Fit)?,
+            Epilogue::linear(),
+        ),
+        "bgemm-sm80" => (
+            tensor_core(ElemType::Bf16, Sm80Tile::Fit)?,
+            Epilogue::linear(),
+        ),
+        "hgemm-sm80-128x128" => (
+            tensor_core(ElemType::F16, Sm80Tile::Small)?,
+            Epilogue::linear(),
+        ),
+        "bgemm-sm80-128x128" => (
+            tensor_core(ElemType::Bf16, Sm80Tile::Small)?,
+            Epilogue::linear(),
+        ),
         "hgemm-sm80-bias-relu" => (
-            tensor_core(ElemType::F16)?,
+            tensor_core(ElemType::F16, Sm80Tile::Fit)?,
             Epilogue::bias_relu(Bias::PerRow),
         ),
-        "tf32gemm-sm80" => (tensor_core(ElemType::Tf32)?, Epilogue::linear()),
+        "tf32gemm-sm80" => (
+            tensor_core(ElemType::Tf32, Sm80Tile::Fit)?,
+            Epilogue::linear(),
+        ),
         "hgemm-sm90" => (warpgroup(ElemType::F16, Persistent)?, Epilogue::linear()),
         "bgemm-sm90" => (warpgroup(ElemType::Bf16, Persistent)?, Epilogue::linear()),
         "tf32gemm-sm90" => (warpgroup(ElemType::Tf32, Persistent)?, Epilogue::linear()),

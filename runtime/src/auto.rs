@@ -7,11 +7,11 @@
 use cudarc::driver::CudaSlice;
 use cute_codegen::cuda::IndexWidth;
 use cute_codegen::gemm::emit_with;
-use cute_codegen::{named, Target};
+use cute_codegen::{named, GemmPlan, Target};
 
 use crate::api::Gemm;
 use crate::error::{Result, RuntimeError};
-use crate::gemm::{Buffers, Problem};
+use crate::gemm::{launch, Buffers, Problem};
 use crate::gpu::Gpu;
 use crate::split_k::{Split, SplitK};
 use crate::tuning::{self, Device, Selected};
@@ -54,10 +54,21 @@ impl<'g> AutoGemm<'g> {
                 .push("this problem's leading dimensions need 64-bit indices: no split".into());
         }
         let plan = named::plan_for(&selected.name, p.layout, &target)?;
+        AutoGemm::with_plan(gpu, plan, p, selected)
+    }
+
+    /// `plan` for problems of `p`'s shape and layout in `selected.splits` slices of K: split-K's
+    /// two kernels and their workspace, or (one slice) the one kernel with the index width `p`
+    /// needs. `selected.splits` becomes the slices made (K may cut into fewer than asked).
+    pub fn with_plan(
+        gpu: &'g Gpu,
+        plan: GemmPlan,
+        p: &Problem,
+        mut selected: Selected,
+    ) -> Result<AutoGemm<'g>> {
         let how = if selected.splits > 1 {
             let sk = Box::new(SplitK::new(gpu, plan)?);
             let cut = sk.split(p, selected.splits)?;
-            // K may cut into fewer slices than asked
             selected.splits = cut.splits;
             let work = sk.workspace(p, cut)?;
             How::Split { sk, cut, work }
@@ -68,7 +79,7 @@ impl<'g> AutoGemm<'g> {
         Ok(AutoGemm {
             gpu,
             selected,
-            shape: mnk,
+            shape: (p.m, p.n, p.k),
             how,
         })
     }
@@ -81,31 +92,43 @@ impl<'g> AutoGemm<'g> {
     /// `C = alpha * A * B + beta * C` on device buffers for a problem of the shape and layout
     /// this was built for (alpha, beta and the leading dimensions may differ); waits for it.
     pub fn run(&self, p: &Problem, bufs: &mut Buffers) -> Result<()> {
-        if (p.m, p.n, p.k) != self.shape {
+        self.launch(p, bufs)?;
+        self.gpu
+            .stream
+            .synchronize()
+            .map_err(RuntimeError::driver(format!(
+                "running {}",
+                self.plan().name
+            )))
+    }
+
+    /// [`AutoGemm::run`] without the wait: the kernels are queued on the GPU's stream (what a
+    /// benchmark times).
+    pub fn launch(&self, p: &Problem, bufs: &mut Buffers) -> Result<()> {
+        if (p.m, p.n, p.k) != self.shape || p.layout != self.plan().layout {
             return Err(RuntimeError::Problem(format!(
-                "this AutoGemm was built for {}x{}x{}, not {}x{}x{}",
-                self.shape.0, self.shape.1, self.shape.2, p.m, p.n, p.k
+                "this AutoGemm was built for {} {}x{}x{}, not {} {}x{}x{}",
+                self.plan().layout,
+                self.shape.0,
+                self.shape.1,
+                self.shape.2,
+                p.layout,
+                p.m,
+                p.n,
+                p.k
             )));
         }
         match &self.how {
-            How::One(g) => g.run(p, bufs),
-            How::Split { sk, cut, work } => {
-                if sk.plan().layout != p.layout {
-                    return Err(RuntimeError::Problem(format!(
-                        "this AutoGemm was built for layout {}, not {}",
-                        sk.plan().layout,
-                        p.layout
-                    )));
-                }
-                sk.launch(p, bufs, work, *cut)?;
-                self.gpu
-                    .stream
-                    .synchronize()
-                    .map_err(RuntimeError::driver(format!(
-                        "running {}'s split-K",
-                        sk.plan().name
-                    )))
-            }
+            How::One(g) => launch(self.gpu, g.loaded(), p, bufs),
+            How::Split { sk, cut, work } => sk.launch(p, bufs, work, *cut),
+        }
+    }
+
+    /// The plan (before its split).
+    pub fn plan(&self) -> &GemmPlan {
+        match &self.how {
+            How::One(g) => g.plan(),
+            How::Split { sk, .. } => sk.plan(),
         }
     }
 }

@@ -6,7 +6,7 @@
 
 use cudarc::driver::CudaSlice;
 
-use cute_codegen::recipes::{emit_split_k, k_chunk, MAX_WORKSPACE};
+use cute_codegen::recipes::{emit_split_k, k_chunk, workspace_ld, workspace_len, MAX_WORKSPACE};
 use cute_codegen::{GemmPlan, Kernel};
 
 use crate::error::{Result, RuntimeError};
@@ -32,18 +32,13 @@ pub struct Split {
 }
 
 /// The elements of a workspace for `s` (checked: a hand-made [`Split`] may be anything).
-fn workspace_len(p: &Problem, s: Split) -> Result<usize> {
-    s.ldw
-        .checked_mul(p.n)
-        .and_then(|x| x.checked_mul(s.splits))
-        .filter(|&e| (0..=MAX_WORKSPACE).contains(&e))
-        .and_then(|e| usize::try_from(e).ok())
-        .ok_or_else(|| {
-            RuntimeError::Problem(format!(
-                "a split-K workspace of {} x {} x {} elements is out of range (0 to {MAX_WORKSPACE})",
-                s.ldw, p.n, s.splits
-            ))
-        })
+fn workspace_elems(p: &Problem, s: Split) -> Result<usize> {
+    workspace_len(s.ldw, p.n, s.splits).ok_or_else(|| {
+        RuntimeError::Problem(format!(
+            "a split-K workspace of {} x {} x {} elements is out of range (0 to {MAX_WORKSPACE})",
+            s.ldw, p.n, s.splits
+        ))
+    })
 }
 
 impl<'g> SplitK<'g> {
@@ -94,9 +89,8 @@ impl<'g> SplitK<'g> {
                 self.plan.name, p.k
             ))
         })?;
-        let ldw = p.m.saturating_add(3) / 4 * 4;
-        let elems = ldw.checked_mul(p.n).and_then(|x| x.checked_mul(splits));
-        if elems.is_none_or(|e| e > MAX_WORKSPACE) {
+        let ldw = workspace_ld(p.m);
+        if workspace_len(ldw, p.n, splits).is_none() {
             return Err(RuntimeError::Problem(format!(
                 "{}x{}x{} in {splits} slices: the split-K workspace ({ldw} x {} x {splits}) exceeds {MAX_WORKSPACE} elements",
                 p.m, p.n, p.k, p.n
@@ -107,7 +101,7 @@ impl<'g> SplitK<'g> {
 
     /// A workspace for `s`: `ldW x N x S` floats (every slice fully written by the partials).
     pub fn workspace(&self, p: &Problem, s: Split) -> Result<CudaSlice<f32>> {
-        let n = workspace_len(p, s)?;
+        let n = workspace_elems(p, s)?;
         self.gpu
             .stream
             .alloc_zeros::<f32>(n)
@@ -123,7 +117,7 @@ impl<'g> SplitK<'g> {
         work: &CudaSlice<f32>,
         s: Split,
     ) -> Result<()> {
-        let need = workspace_len(p, s)?;
+        let need = workspace_elems(p, s)?;
         if work.len() < need {
             return Err(RuntimeError::Problem(format!(
                 "the split-K workspace has {} elements, {need} needed",

@@ -165,8 +165,7 @@ pub fn run(a: &RunArgs) -> ExitCode {
         Ok(c) => c,
         Err(e) => return fail(e),
     };
-    let skipped = |why| println!("  skipped launch, verification and timing: {why}");
-    let Some((gpu, blas)) = (match gpu_and_blas(skipped) {
+    let Some((gpu, blas)) = (match gpu_for_run() {
         Ok(g) => g,
         Err(e) => return fail(e),
     }) else {
@@ -195,6 +194,12 @@ pub(super) fn compile_step(
     let (c, p) = cache::compile_timed(&kernel.name, &kernel.source, arch)?;
     println!("{}", compile_line(arch, &c, &p));
     Ok(Some((c, p)))
+}
+
+/// `run`'s GPU and cuBLAS, or `None` after saying that the launch, verification and timing
+/// were skipped, and why.
+pub(super) fn gpu_for_run() -> Result<Option<(Gpu, CudaBlas)>, RuntimeError> {
+    gpu_and_blas(|why| println!("  skipped launch, verification and timing: {why}"))
 }
 
 /// The GPU and cuBLAS (pedantic FP32), or `None` after telling `skipped` why, on a machine

@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use clap::error::ErrorKind;
 use cute::codegen::{select, GemmLayout, GemmPlan, Kernel};
+use cute::runtime::auto::AutoGemm;
 use cute::runtime::bench::{bench_with, Reps, Timing};
 use cute::runtime::check::check_with;
 use cute::runtime::gemm::Problem;
@@ -17,7 +18,7 @@ use cute::runtime::tuning::{self, selected, Device, Table};
 use cute::runtime::{CudaBlas, RuntimeError};
 
 use super::args::{usage_error, BenchArgs, RunArgs, Split, SELECTOR};
-use super::gpu::{gpu_and_blas, label};
+use super::gpu::{gpu_and_blas, gpu_for_run, label};
 use super::usage;
 
 /// Refuses `--split-k` for what is no GEMM (the recipes). A GEMM whose plan cannot split K (a
@@ -113,8 +114,7 @@ pub fn run(a: &RunArgs, name: &str, split: Split, layout: GemmLayout, p: &Proble
             return fail(e);
         }
     }
-    let skipped = |why| println!("  skipped launch, verification and timing: {why}");
-    let Some((gpu, blas)) = (match gpu_and_blas(skipped) {
+    let Some((gpu, blas)) = (match gpu_for_run() {
         Ok(g) => g,
         Err(e) => return fail(e),
     }) else {
@@ -272,20 +272,14 @@ pub fn time_pick(
     splits: i64,
     reps: impl Into<Reps>,
 ) -> Result<(Timing, i64), RuntimeError> {
-    if splits > 1 {
-        let sk = SplitK::new(gpu, plan)?;
-        let cut = sk.split(q, splits)?;
-        let work = sk.workspace(q, cut)?;
-        let t = bench_with(gpu, blas, q, reps, &mut |b| sk.launch(q, b, &work, cut))?;
-        Ok((t, cut.splits))
-    } else {
-        let kernel = cute::codegen::gemm::emit_with(&plan, q.index_width())?;
-        let g = cute::runtime::api::Gemm::from_kernel(gpu, plan, &kernel)?;
-        Ok((
-            cute::runtime::bench::bench(gpu, blas, g.loaded(), q, reps)?,
-            1,
-        ))
-    }
+    let named = tuning::Selected {
+        name: plan.name.clone(),
+        splits,
+        reasons: Vec::new(),
+    };
+    let g = AutoGemm::with_plan(gpu, plan, q, named)?;
+    let t = bench_with(gpu, blas, q, reps, &mut |b| g.launch(q, b))?;
+    Ok((t, g.selected().splits))
 }
 
 /// This device's tuning results, if any; with `say`, a line on what the cache held.

@@ -22,6 +22,21 @@ use crate::ir::{Cond, EExpr, Kernel, KernelBuilder, Unroll};
 /// splits has few output tiles, so a legitimate one is far smaller).
 pub const MAX_WORKSPACE: i64 = 1 << 28;
 
+/// The leading dimension of the workspace of an `m`-row C: `m` rounded up to 4 (16-byte
+/// columns).
+pub fn workspace_ld(m: i64) -> i64 {
+    m.max(0).saturating_add(3) / 4 * 4
+}
+
+/// The elements of a workspace `(ldw, n, splits)`; `None` on overflow, a negative extent, or
+/// past [`MAX_WORKSPACE`].
+pub fn workspace_len(ldw: i64, n: i64, splits: i64) -> Option<usize> {
+    ldw.checked_mul(n)
+        .and_then(|x| x.checked_mul(splits))
+        .filter(|&e| (0..=MAX_WORKSPACE).contains(&e))
+        .and_then(|e| usize::try_from(e).ok())
+}
+
 /// The reduction's CTA tile of C `(32,8)`, a thread per element, threads along M first (C is
 /// column-major, so a warp reads and writes 32 consecutive elements).
 const TILE: (i64, i64) = (32, 8);
@@ -84,17 +99,12 @@ impl SplitCase {
         }
         let (kc, s) =
             k_chunk(plan, k, splits).ok_or_else(|| bad(format!("K = {k} into {splits} slices")))?;
-        let ldw = m.saturating_add(3) / 4 * 4;
-        let elems = ldw
-            .checked_mul(n)
-            .and_then(|x| x.checked_mul(s))
-            .and_then(|x| usize::try_from(x).ok())
-            .filter(|&x| x <= MAX_WORKSPACE as usize)
-            .ok_or_else(|| {
-                bad(format!(
-                    "a workspace of {ldw} x {n} x {s} exceeds {MAX_WORKSPACE} elements"
-                ))
-            })?;
+        let ldw = workspace_ld(m);
+        let elems = workspace_len(ldw, n, s).ok_or_else(|| {
+            bad(format!(
+                "a workspace of {ldw} x {n} x {s} exceeds {MAX_WORKSPACE} elements"
+            ))
+        })?;
         let e = args.len();
         args.extend([
             Arg::Scalar(1.0),
