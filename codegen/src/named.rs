@@ -181,7 +181,7 @@ pub fn plan_for(name: &str, layout: GemmLayout, target: &Target) -> Result<GemmP
         policy,
         epilogue,
         target: *target,
-        split_k: false,
+        split_k: crate::gemm::SplitKMode::None,
     })
 }
 

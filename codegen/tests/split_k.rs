@@ -105,3 +105,87 @@ fn a_tma_plan_is_refused_with_the_reason() {
     let e = p.with_split_k().unwrap_err().to_string();
     assert!(e.contains("split-K") && e.contains("TMA"), "{e}");
 }
+
+/// Runs `plan`'s serial split-K at `size` (at most `splits` slices) and checks C and that the
+/// semaphores are back at zero; returns the slices it made.
+fn check_serial(plan: &GemmPlan, size: (i64, i64, i64), beta: f64, splits: i64, seed: u64) -> i64 {
+    let case = gemm_case(plan, size, beta, seed).unwrap();
+    let mut sc = SplitCase::serial(plan, case.args.clone(), splits).unwrap();
+    let kernel = gemm(&plan.clone().with_serial_split_k().unwrap()).unwrap();
+    assert_eq!(sc.args.len(), kernel.params.len(), "{}", kernel.name);
+    run(&kernel, &mut sc.args).unwrap_or_else(|e| panic!("{}: {e}", kernel.name));
+    let Arg::Buffer(c) = &sc.args[SplitCase::C] else {
+        unreachable!()
+    };
+    let v = case.check(&c.data);
+    assert!(
+        v.ok(),
+        "{} {size:?}, {} serial slices: {v:?}",
+        plan.name,
+        sc.splits
+    );
+    let Some(Arg::Buffer(sem)) = sc.args.last() else {
+        unreachable!()
+    };
+    assert!(
+        sem.data.iter().all(|&x| x == 0.0),
+        "semaphores left {:?}",
+        sem.data
+    );
+    sc.splits
+}
+
+#[test]
+fn serial_split_k_agrees_with_float64_in_every_layout() {
+    for (i, layout) in GemmLayout::all().into_iter().enumerate() {
+        let p = plan("sgemm-sm80", layout).unwrap();
+        assert_eq!(check_serial(&p, (17, 133, 1000), 0.0, 4, 50 + i as u64), 4);
+        let p = plan("sgemm-sm80-16x128", layout).unwrap();
+        assert_eq!(check_serial(&p, (3, 200, 500), 0.5, 3, 60 + i as u64), 3);
+    }
+    let p = plan("sgemm-sm80-64x128", GemmLayout::parse("TN").unwrap()).unwrap();
+    assert_eq!(check_serial(&p, (70, 130, 300), -0.75, 3, 70), 3);
+}
+
+#[test]
+fn serial_split_k_adds_the_bias_once_and_the_relu_to_the_sum() {
+    // the bias in slice 0 alone, the ReLU in the last slice alone: a ReLU of each slice's
+    // running sum would clamp what a later slice makes positive
+    let p = plan("sgemm-sm80-bias-relu", GemmLayout::parse("NT").unwrap()).unwrap();
+    assert_eq!(check_serial(&p, (130, 20, 257), -0.75, 5, 71), 5);
+}
+
+#[test]
+fn serial_split_k_on_tensor_cores_and_at_k_65536() {
+    let p = plan("hgemm-sm80", GemmLayout::parse("TN").unwrap()).unwrap();
+    check_serial(&p, (20, 40, 333), 0.5, 3, 72);
+    let p = plan("sgemm-sm80-16x128", GemmLayout::parse("NN").unwrap()).unwrap();
+    assert_eq!(check_serial(&p, (3, 5, 65536), 0.5, 8, 73), 8);
+}
+
+#[test]
+fn serial_split_k_refuses_a_16_bit_c_and_a_tma_plan() {
+    let p = plan("bgemm-sm80", GemmLayout::parse("NT").unwrap())
+        .unwrap()
+        .with_output(ElemType::Bf16)
+        .unwrap();
+    let e = p.with_serial_split_k().unwrap_err().to_string();
+    assert!(e.contains("FP32") && e.contains("parallel"), "{e}");
+    let p = plan("hgemm-sm90", GemmLayout::parse("TN").unwrap()).unwrap();
+    let e = p.with_serial_split_k().unwrap_err().to_string();
+    assert!(e.contains("TMA"), "{e}");
+}
+
+#[test]
+fn a_slice_that_waits_for_a_later_one_is_reported_not_hung() {
+    // semaphores that do not start at zero: slice 0 of tile 0 would wait forever
+    let p = plan("sgemm-sm80", GemmLayout::parse("NN").unwrap()).unwrap();
+    let case = gemm_case(&p, (8, 8, 200), 0.0, 74).unwrap();
+    let mut sc = SplitCase::serial(&p, case.args.clone(), 2).unwrap();
+    if let Some(Arg::Buffer(sem)) = sc.args.last_mut() {
+        sem.set(0, 1.0);
+    }
+    let kernel = gemm(&p.with_serial_split_k().unwrap()).unwrap();
+    let e = run(&kernel, &mut sc.args).unwrap_err().to_string();
+    assert!(e.contains("hang") && e.contains("Sem"), "{e}");
+}

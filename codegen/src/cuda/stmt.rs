@@ -9,7 +9,7 @@ use super::cexpr::{CExpr, CInt, Names};
 use super::elem_loop;
 use crate::error::Result;
 use crate::ir::index::{addr, coord, size, Addr};
-use crate::ir::{BarRef, Barrier, Cond, EExpr, Kernel, MbarrierOp, Pred, Stmt, Unroll};
+use crate::ir::{BarRef, Barrier, Cond, EExpr, Kernel, MbarrierOp, Pred, SemOp, Stmt, Unroll};
 use crate::lower::{self, LoopBound, Needs};
 use crate::passes::{describe, error};
 use crate::writer::Writer;
@@ -186,6 +186,21 @@ fn statement(k: &Kernel, s: &Stmt, w: &mut Writer, needs: &mut Needs) -> Result<
         )?,
         Stmt::TmaStore { map, coords, src } => tma_store(k, &here, map, coords, src, w, needs)?,
         Stmt::Mbarrier(op) => mbarrier(k, op, w, needs),
+        Stmt::Semaphore(op) => {
+            let (sem, value) = op.parts();
+            needs.gcd |= super::needs_gcd(value);
+            let at = elem_ref(k, &here, sem, 0, needs)?;
+            needs.fns.insert(
+                "cute_semaphore".into(),
+                lower::semaphore::SEMAPHORE_FNS.into(),
+            );
+            let release = matches!(op, SemOp::Release { .. });
+            w.line(lower::semaphore::call(
+                release,
+                &format!("&{at}"),
+                &CInt(value).to_string(),
+            ));
+        }
     }
     Ok(())
 }

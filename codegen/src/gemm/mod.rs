@@ -10,7 +10,9 @@ mod tiled;
 mod verify;
 
 pub(crate) use frag::{copy as frag_copy, mma as frag_mma, tensor as frag_tensor};
-pub use plan::{Bias, Epilogue, GemmLayout, GemmPlan, Major, Pipelined, Policy, TensorCore};
+pub use plan::{
+    Bias, Epilogue, GemmLayout, GemmPlan, Major, Pipelined, Policy, SplitKMode, TensorCore,
+};
 pub(crate) use verify::{bank_ways, copy_bank_ways, smem_offsets};
 
 use crate::cuda::IndexWidth;

@@ -251,8 +251,25 @@ pub struct GemmPlan {
     /// instructions, and the kernel's launch bounds and header are written for it (`sm_90a`
     /// unless the recipe was given another, `named::plan_for`).
     pub target: Target,
-    /// The partial products of a parallel split-K ([`GemmPlan::with_split_k`]).
-    pub split_k: bool,
+    /// Whether CTAs split K: the partial products of a parallel split-K
+    /// ([`GemmPlan::with_split_k`]) or the slices of a serial one
+    /// ([`GemmPlan::with_serial_split_k`]).
+    pub split_k: SplitKMode,
+}
+
+/// How a plan's CTAs share K (CUTLASS's split-K modes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SplitKMode {
+    /// One CTA per output tile walks all of K.
+    #[default]
+    None,
+    /// CTA `z` stores its slice's product to a workspace; a second kernel sums the slices
+    /// (`GemmSplitKParallel`).
+    Parallel,
+    /// CTA `z` adds its slice's product into C in turn, after slice `z - 1` of the tile, a
+    /// global semaphore per tile ordering them (CUTLASS's serial split-K): one launch, no
+    /// workspace.
+    Serial,
 }
 
 impl GemmPlan {
@@ -344,7 +361,11 @@ impl GemmPlan {
             cute_layout::ElemType::Bf16 => "_bf16out",
             _ => "",
         };
-        let split = if self.split_k { "_splitk" } else { "" };
+        let split = match self.split_k {
+            SplitKMode::None => "",
+            SplitKMode::Parallel => "_splitk",
+            SplitKMode::Serial => "_splitk_serial",
+        };
         format!(
             "{}_{}{out}{split}",
             self.name.replace('-', "_"),
@@ -380,8 +401,35 @@ impl GemmPlan {
         if let Policy::TensorCore(p) = &mut self.policy {
             p.out = cute_layout::ElemType::F32;
         }
-        self.split_k = true;
+        self.split_k = SplitKMode::Parallel;
         self.epilogue = Epilogue::linear();
+        Ok(self)
+    }
+
+    /// The kernel of a serial split-K (CUTLASS's `GemmUniversal` with `split_k_slices > 1`
+    /// in its default mode): CTA `z` of the grid's third dimension takes the k range of
+    /// [`GemmPlan::with_split_k`], then waits until the tile's semaphore (`Sem`, one `int` per
+    /// output tile, zero before the launch) holds `z`, adds its product into C — slice 0 as the
+    /// plan's epilogue reads C (`beta`) and adds the bias, a later slice onto what the one
+    /// before wrote (`beta` 1, no bias); the ReLU in the last slice alone — and releases the
+    /// semaphore with `z + 1`, the last slice with 0 (so the next launch finds zeros). The
+    /// parameters are the plan's, then `Kc` and `Sem`. One launch and no workspace, the
+    /// slices' epilogues in turn; the order of the sum is fixed (slice 0 first), so the result
+    /// does not depend on the schedule.
+    pub fn with_serial_split_k(mut self) -> Result<GemmPlan, CodegenError> {
+        if self.cp_async_pipeline().is_none() {
+            return Err(self.error(
+                "split-K",
+                "serial split-K takes a pipelined cp.async plan (SIMT or SM80 tensor cores); this one loads by TMA or has no k-tile pipeline",
+            ));
+        }
+        if self.output_type() != cute_layout::ElemType::F32 {
+            return Err(self.error(
+                "split-K",
+                "serial split-K adds each slice into C, which must then hold FP32 (a 16-bit C would round every partial sum): use parallel split-K",
+            ));
+        }
+        self.split_k = SplitKMode::Serial;
         Ok(self)
     }
 }

@@ -3,6 +3,7 @@
 
 mod cluster;
 mod pipeline;
+mod semaphore;
 mod warp;
 
 use std::collections::HashMap;
@@ -100,6 +101,8 @@ struct Machine<'a> {
     /// The CTA-uniform indices bound so far and their expressions, in order (a cluster's
     /// other CTAs evaluate them again, `cluster`).
     index_defs: Vec<(String, Int)>,
+    /// What the global semaphores order (`semaphore`).
+    sems: semaphore::Semaphores,
 }
 
 /// A tensor's elements for every thread: `idx[t * n + j]` is element `j` of thread `t` in
@@ -210,6 +213,7 @@ pub(super) fn run(k: &Kernel, args: &mut [Arg]) -> Result<Report> {
         bars: HashMap::new(),
         gates: Vec::new(),
         index_defs: Vec::new(),
+        sems: semaphore::Semaphores::default(),
     };
     for ((g, c), axis) in grid.iter().zip(k.cluster).zip(["x", "y", "z"]) {
         if c < 1 || g % c != 0 {
@@ -257,6 +261,7 @@ impl Machine<'_> {
         self.bars.clear();
         self.gates = vec![Vec::new(); self.threads];
         self.index_defs.clear();
+        self.sems.before.clear();
         self.smem.clear();
         let (offs, total) = crate::cuda::smem_layout(self.k);
         for (b, off) in self.k.smem.iter().zip(offs) {
@@ -489,6 +494,7 @@ impl Machine<'_> {
             } => self.tma(map, coords, dst, (bar, multicast.as_ref()), here),
             Stmt::TmaStore { map, coords, src } => self.tma_store(map, coords, src, here),
             Stmt::Mbarrier(op) => self.mbarrier(op, here),
+            Stmt::Semaphore(op) => self.semaphore(op, here),
         }
     }
 
@@ -498,7 +504,8 @@ impl Machine<'_> {
             Cond::Lt(a, b) => self.eval(a, t)? < self.eval(b, t)?,
             Cond::Le(a, b) => self.eval(a, t)? <= self.eval(b, t)?,
             Cond::And(a, b) => self.cond(a, t)? && self.cond(b, t)?,
-            Cond::NonZero(p) => *self.scalars.get(p)? != 0.0,
+            // a scalar parameter, or a per-thread scalar (serial split-K's `beta_z`)
+            Cond::NonZero(p) => *self.scalars.get(p).or_else(|| self.vars[t].get(p))? != 0.0,
             // the lowest lane of the warp (every lane active: `whole_warps` in `If`)
             Cond::Elect => self.active[t] && t.is_multiple_of(32),
         })
@@ -724,7 +731,12 @@ impl Machine<'_> {
             MemSpace::Gmem => {
                 let who = self.block_linear * self.threads as i64 + t as i64;
                 if let Some(w) = self.gwriter.get_mut(name) {
-                    if w[i] >= 0 && w[i] != who {
+                    // two CTAs that a semaphore orders may write one element in turn
+                    let ordered = self
+                        .sems
+                        .before
+                        .contains(&(w[i] / self.threads.max(1) as i64));
+                    if w[i] >= 0 && w[i] != who && !ordered {
                         let other = w[i];
                         return Err(self.err(here, Some(t), format!("{name}[{i}] is written by two threads (global thread {other} and {who})")));
                     }

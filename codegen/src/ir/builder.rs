@@ -8,7 +8,8 @@ use cute_layout::atom::{CopyAtom, MmaAtom};
 use cute_layout::{AnyLayout, ElemType, Int, Layout, MemSpace, Ptr, Tensor};
 
 use super::{
-    Barrier, Cond, EExpr, Kernel, Param, ParamType, Pred, RegBuf, ScalarOp, SmemBuf, Stmt, Unroll,
+    Barrier, Cond, EExpr, Kernel, Param, ParamType, Pred, RegBuf, ScalarOp, SemOp, SmemBuf, Stmt,
+    Unroll,
 };
 use crate::error::Result;
 use crate::kernel::Requirement;
@@ -375,6 +376,24 @@ impl KernelBuilder {
     /// `__syncthreads()` (or, inside [`KernelBuilder::with_sync`], its barrier).
     pub fn sync(&mut self) -> &mut Self {
         self.push(Stmt::Barrier(self.sync_as))
+    }
+
+    /// Waits, CTA-wide, until the global semaphore `sem` (one 32-bit integer) holds `value`
+    /// ([`SemOp::Wait`]).
+    pub fn semaphore_wait(&mut self, sem: &Tensor, value: Int) -> &mut Self {
+        self.push(Stmt::Semaphore(SemOp::Wait {
+            sem: sem.clone(),
+            value,
+        }))
+    }
+
+    /// Releases the global semaphore `sem` with `value` once the CTA's writes are visible
+    /// ([`SemOp::Release`]).
+    pub fn semaphore_release(&mut self, sem: &Tensor, value: Int) -> &mut Self {
+        self.push(Stmt::Semaphore(SemOp::Release {
+            sem: sem.clone(),
+            value,
+        }))
     }
 
     /// `cp.async.commit_group`.

@@ -194,6 +194,32 @@ pub enum Stmt {
     },
     /// An mbarrier operation.
     Mbarrier(MbarrierOp),
+    /// A global semaphore that orders CTAs (CUTLASS's `Semaphore`, serial split-K's tile lock).
+    Semaphore(SemOp),
+}
+
+/// The operations of a global semaphore: one `int` in global memory (`sem`, a writable
+/// 32-bit integer tensor of one element) that CTAs of one launch hand to each other. Both are
+/// CTA-wide (every thread reaches them, as `__syncthreads()`); one thread touches the integer.
+/// A CTA may wait only for a value that CTAs launched before it release (the grid's linear
+/// order): they are resident first, so the wait ends.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SemOp {
+    /// Thread 0 reads `sem` (`ld.global.acquire.gpu`) until it holds `value`, then the CTA's
+    /// barrier: what the releasing CTA wrote before its release is visible to every thread.
+    Wait { sem: Tensor, value: Int },
+    /// The CTA's barrier, then thread 0 makes the CTA's global writes visible
+    /// (`__threadfence()`) and stores `value` to `sem` (`st.global.release.gpu`).
+    Release { sem: Tensor, value: Int },
+}
+
+impl SemOp {
+    /// The semaphore and the value.
+    pub fn parts(&self) -> (&Tensor, &Int) {
+        match self {
+            SemOp::Wait { sem, value } | SemOp::Release { sem, value } => (sem, value),
+        }
+    }
 }
 
 /// An array of `len` mbarriers in shared memory, each completing a phase when `count` threads
@@ -428,6 +454,11 @@ pub fn visit_ints(body: &[Stmt], f: &mut impl FnMut(&Int)) {
                 f(parity);
             }
         },
+        Stmt::Semaphore(op) => {
+            let (sem, value) = op.parts();
+            tensor(sem, f);
+            f(value);
+        }
         Stmt::Comment(_) | Stmt::Shuffle { .. } | Stmt::Let { .. } | Stmt::Barrier(_) => {}
     });
 }

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use super::{BarRef, Barrier, Cond, Kernel, MbarrierOp, ParamType, Pred, Stmt, Unroll};
+use super::{BarRef, Barrier, Cond, Kernel, MbarrierOp, ParamType, Pred, SemOp, Stmt, Unroll};
 use crate::cuda::{CExpr, Names};
 
 struct Args;
@@ -251,6 +251,12 @@ fn stmt(f: &mut fmt::Formatter<'_>, s: &Stmt, depth: usize) -> fmt::Result {
                 writeln!(f, "{pad}mbarrier wait {} parity {parity}", bar_ref(bar))
             }
         },
+        Stmt::Semaphore(SemOp::Wait { sem, value }) => {
+            writeln!(f, "{pad}semaphore wait {sem} == {value}")
+        }
+        Stmt::Semaphore(SemOp::Release { sem, value }) => {
+            writeln!(f, "{pad}semaphore release {sem} = {value}")
+        }
     }
 }
 

@@ -2,11 +2,13 @@
 //! into CUDA statements. The instruction text comes from the atom itself (`CopyOp::ptx`,
 //! `ptx_zfill`, `MmaOp::ptx`); these modules only bind its operands. Universal copies and FMA
 //! (`universal`), `cp.async` (`cp_async`), `ldmatrix` (`ldmatrix`) and `mma.sync`
-//! (`mma_sync`), `stmatrix` (`stmatrix`), `wgmma` (`wgmma`) and TMA (`tma`).
+//! (`mma_sync`), `stmatrix` (`stmatrix`), `wgmma` (`wgmma`), TMA (`tma`) and the global semaphores that order
+//! CTAs (`semaphore`).
 
 pub mod cp_async;
 pub mod ldmatrix;
 pub mod mma_sync;
+pub mod semaphore;
 pub mod stmatrix;
 pub mod tma;
 pub mod universal;

@@ -8,7 +8,7 @@ use cute_layout::{ElemType, Engine, Int, MemSpace, Tensor};
 
 use super::{error, walk};
 use crate::error::Result;
-use crate::ir::{sym, Barrier, Cond, EExpr, Kernel, ParamType, Pred, Stmt};
+use crate::ir::{sym, Barrier, Cond, EExpr, Kernel, ParamType, Pred, SemOp, Stmt};
 
 /// Names the generated CUDA declares itself.
 const RESERVED: &[&str] = &["tid", "bx", "by", "bz", "smem_raw"];
@@ -427,11 +427,12 @@ fn statement(k: &Kernel, s: &Stmt, path: &str, vars: &mut HashSet<String>) -> Re
                     Cond::Lt(..) | Cond::Le(..) | Cond::Elect => {}
                     Cond::And(a, b) => c.extend([a.as_ref(), b.as_ref()]),
                     Cond::NonZero(p) => {
-                        if !matches!(k.param(p).map(|q| q.ty), Some(ParamType::Scalar(_))) {
+                        let scalar = matches!(k.param(p).map(|q| q.ty), Some(ParamType::Scalar(_)));
+                        if !scalar && !vars.contains(p) {
                             return Err(error(
                                 k,
                                 path,
-                                format!("the condition {p} != 0: {p} is not a scalar parameter"),
+                                format!("the condition {p} != 0: {p} is neither a scalar parameter nor a per-thread scalar set before it"),
                             ));
                         }
                     }
@@ -447,7 +448,27 @@ fn statement(k: &Kernel, s: &Stmt, path: &str, vars: &mut HashSet<String>) -> Re
         Stmt::Barrier(_) | Stmt::Tma { .. } | Stmt::TmaStore { .. } | Stmt::Mbarrier(_) => {
             super::pipeline::statement(k, s, path)
         }
+        Stmt::Semaphore(op) => semaphore(k, op, path),
     }
+}
+
+/// A semaphore is one writable 32-bit integer in global memory, its value CTA-uniform.
+fn semaphore(k: &Kernel, op: &SemOp, path: &str) -> Result<()> {
+    let (sem, value) = op.parts();
+    let (space, elem, writable) = storage_of(k, sem, path)?;
+    if space != MemSpace::Gmem || elem != ElemType::I32 || !writable {
+        return Err(error(
+            k,
+            path,
+            format!(
+                "{sem}: a semaphore is a writable int32_t in global memory, not {elem} in {space}"
+            ),
+        ));
+    }
+    if size(k, sem, path)? != 1 {
+        return Err(error(k, path, format!("{sem}: a semaphore is one element")));
+    }
+    uniform(k, value, "the semaphore's value", path)
 }
 
 /// Values per instruction of the copy atoms that have a lowering, for elements of `elem`.
@@ -772,6 +793,7 @@ fn divergent(k: &Kernel, body: &[Stmt], path: &str) -> Result<()> {
     let mut bad = None;
     crate::ir::visit_stmts(body, &mut |s| match s {
         Stmt::Barrier(Barrier::Cta) => bad = bad.or(Some("__syncthreads()")),
+        Stmt::Semaphore(_) => bad = bad.or(Some("a semaphore (a CTA-wide barrier)")),
         Stmt::Shuffle { .. } => bad = bad.or(Some("a warp shuffle")),
         _ => {}
     });

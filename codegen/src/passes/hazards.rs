@@ -210,6 +210,8 @@ impl Walk<'_> {
                     }
                 }
                 Stmt::Barrier(b) => barrier(st, *b),
+                // a semaphore's wait and release each hold the CTA's barrier
+                Stmt::Semaphore(_) => barrier(st, Barrier::Cta),
                 // TMA writes and the wgmma reads they feed are ordered by mbarriers (full and
                 // empty phases), which this pass does not model
                 // and TMA stores read their tiles after bulk waits, which it does not model either

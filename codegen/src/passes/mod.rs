@@ -85,5 +85,9 @@ pub fn describe(s: &Stmt) -> String {
         Stmt::Tma { map, dst, .. } => format!("tma load {map} -> {}", name(dst)),
         Stmt::TmaStore { map, src, .. } => format!("tma store {} -> {map}", name(src)),
         Stmt::Mbarrier(op) => format!("mbarrier {op:?}"),
+        Stmt::Semaphore(op) => match op {
+            crate::ir::SemOp::Wait { sem, .. } => format!("semaphore wait {}", name(sem)),
+            crate::ir::SemOp::Release { sem, .. } => format!("semaphore release {}", name(sem)),
+        },
     }
 }

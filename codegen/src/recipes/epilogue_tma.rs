@@ -248,16 +248,11 @@ impl TmaStore {
                 });
             }
             let srcs: Vec<&Tensor> = srcs.iter().collect();
-            k.map(
-                &dst,
-                &srcs,
-                super::gemm::value(&d.plan.epilogue, with_c),
-                pred,
-            );
+            k.map(&dst, &srcs, super::gemm::value(d.plan, with_c), pred);
             Ok(())
         };
         k.if_(
-            Cond::NonZero("beta".to_string()),
+            super::gemm::reads_c(d.plan),
             |k| {
                 // tile b's loads so far: two per tile before this one, and this tile's earlier
                 let uses = d

@@ -5,7 +5,7 @@
 //! the identity tensors that predicate them ([`Problem`]), and the epilogue's expression
 //! ([`value`]).
 //!
-//! The epilogue computes what the plan's [`Epilogue`] says, in its order: `x = alpha * acc`,
+//! The epilogue computes what the plan's [`crate::gemm::Epilogue`] says, in its order: `x = alpha * acc`,
 //! `x = fmaf(beta, C, x)` only when `beta != 0` (so a C of garbage is never read), `x += bias`,
 //! `x = max(x, 0)`. A per-row bias is the tensor `(M,N):(_1,_0)` over the bias pointer (a
 //! per-column one `(M,N):(_0,_1)`), tiled and partitioned as C is.
@@ -16,8 +16,8 @@ use super::layout_err;
 use super::{gemm_pipelined, gemm_simple, gemm_tc};
 use crate::cuda::IndexWidth;
 use crate::error::Result;
-use crate::gemm::{Bias, Epilogue, GemmPlan, Policy};
-use crate::ir::{EExpr, Kernel, KernelBuilder, Pred};
+use crate::gemm::{Bias, GemmPlan, Policy, SplitKMode};
+use crate::ir::{Cond, EExpr, Kernel, KernelBuilder, Pred};
 
 /// The IR kernel of a plan, named as the plan names it (`sgemm_sm80_NN`), for the plan's
 /// target, as it is written with 32-bit index arithmetic. Epilogue functors (C++ text) have no
@@ -62,6 +62,8 @@ pub(crate) struct Problem {
     pub id_c: Tensor,
     /// The CTAs along K (the grid's third dimension): `ceil(K / Kc)` for split-K partials, 1.
     pub splits: Int,
+    /// Serial split-K's semaphores, one per output tile `(ceil(M/BLK_M), ceil(N/BLK_N))`.
+    pub sem: Option<Tensor>,
 }
 
 impl Problem {
@@ -102,8 +104,13 @@ impl Problem {
         let e = layout_err(&plan.name, "problem tensors");
         let bias = declare_bias(k, plan, [&m, &n])?;
         let (a, b, c, kk, splits) = match plan.split_k {
-            false => (a, b, c, kk, s(1)),
-            true => split_k(k, [a, b, c], [&m, &n, &kk], &e)?,
+            SplitKMode::None => (a, b, c, kk, s(1)),
+            SplitKMode::Parallel => split_k(k, [a, b, c], [&m, &n, &kk], true, &e)?,
+            SplitKMode::Serial => split_k(k, [a, b, c], [&m, &n, &kk], false, &e)?,
+        };
+        let sem = match plan.split_k {
+            SplitKMode::Serial => Some(declare_semaphores(k, plan, [&m, &n], &e)?),
+            _ => None,
         };
         let id = |x: &Int, y: &Int| Tensor::identity(&tup![x.clone(), y.clone()]).map_err(&e);
         let (id_a, id_b, id_c) = (id(&m, &kk)?, id(&n, &kk)?, id(&m, &n)?);
@@ -119,6 +126,7 @@ impl Problem {
             id_b,
             id_c,
             splits,
+            sem,
         })
     }
 
@@ -165,6 +173,83 @@ impl Problem {
             g_bias: self.bias.as_ref().map(c_tile).transpose()?,
             k_tiles: self.k.ceil_div(&s(bk)).map_err(e)?,
         })
+    }
+
+    /// Serial split-K, before the epilogue reads C: CTA `z` waits until its tile's semaphore
+    /// holds `z` (slices `0 .. z-1` are in C), and sets the slice's scalars — `beta_z` (`beta`
+    /// in slice 0, else 1: C holds the slices before), `bias_z` (1 in slice 0, else 0) and
+    /// `relu_lo` (0 in the last slice, else -inf: the ReLU applies once, to the whole sum).
+    /// Nothing for the other plans.
+    pub fn serial_turn(&self, k: &mut KernelBuilder, plan: &GemmPlan) -> Result<()> {
+        let Some(sem) = self.tile_semaphore(plan)? else {
+            return Ok(());
+        };
+        let z = KernelBuilder::block_idx(2);
+        k.comment("serial split-K: slice z adds into C after slice z-1 of this tile");
+        k.semaphore_wait(&sem, z.clone());
+        let epi = &plan.epilogue;
+        let bias = epi.bias.is_some();
+        k.if_(
+            Cond::Lt(z.clone(), s(1)),
+            |k| {
+                k.let_("beta_z", EExpr::param("beta"));
+                if bias {
+                    k.let_("bias_z", EExpr::c(1.0));
+                }
+                Ok(())
+            },
+            |k| {
+                k.let_("beta_z", EExpr::c(1.0));
+                if bias {
+                    k.let_("bias_z", EExpr::c(0.0));
+                }
+                Ok(())
+            },
+        )?;
+        if epi.relu {
+            let next = z.add(&s(1)).map_err(layout_err(&plan.name, "split-K"))?;
+            k.if_(
+                Cond::Lt(next, self.splits.clone()),
+                |k| {
+                    k.let_("relu_lo", EExpr::c(f64::NEG_INFINITY));
+                    Ok(())
+                },
+                |k| {
+                    k.let_("relu_lo", EExpr::c(0.0));
+                    Ok(())
+                },
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Serial split-K, after the epilogue: the tile's semaphore released with `z + 1`, by the
+    /// last slice with 0 (zeros for the next launch). Nothing for the other plans.
+    pub fn serial_done(&self, k: &mut KernelBuilder, plan: &GemmPlan) -> Result<()> {
+        let Some(sem) = self.tile_semaphore(plan)? else {
+            return Ok(());
+        };
+        let e = layout_err(&plan.name, "split-K");
+        let next = KernelBuilder::block_idx(2)
+            .add(&s(1))
+            .and_then(|x| x.rem(&self.splits))
+            .map_err(&e)?;
+        k.semaphore_release(&sem, next);
+        Ok(())
+    }
+
+    /// The semaphore of block `(bx, by)`'s tile (one element), for a serial split-K.
+    fn tile_semaphore(&self, plan: &GemmPlan) -> Result<Option<Tensor>> {
+        let Some(sem) = &self.sem else {
+            return Ok(None);
+        };
+        let e = layout_err(&plan.name, "split-K");
+        let at = Coord::Tuple(vec![
+            KernelBuilder::block_idx(0).into(),
+            KernelBuilder::block_idx(1).into(),
+        ]);
+        let one = Tiler::from_shape(&tup![s(1), s(1)]);
+        Ok(Some(sem.local_tile(&one, &at, None).map_err(&e)?)) // (1,1)
     }
 
     /// What an epilogue writes: C, its coordinates, the bias.
@@ -218,14 +303,34 @@ pub(crate) fn declare_bias(
     Ok(Some(t))
 }
 
-/// The split-K partials' view of the problem (`GemmPlan::with_split_k`): declares `Kc`, and
-/// gives CTA `z = bz` A `(M,K')` and B `(N,K')` from k = `z Kc` on, `K' = min(Kc, K - z Kc)`
-/// (CuTe's `domain_offset`), C its workspace slice `(M,N)` at `z ldC N`, and the splits
-/// `ceil(K / Kc)`.
+/// Serial split-K's semaphores: `Sem`, one `int` per output tile, `(ceil(M/BLK_M),
+/// ceil(N/BLK_N))` column-major (block `(bx, by)`'s at `bx + gridDim.x by`).
+fn declare_semaphores(
+    k: &mut KernelBuilder,
+    plan: &GemmPlan,
+    [m, n]: [&Int; 2],
+    e: &LayoutErr<'_>,
+) -> Result<Tensor> {
+    let ((bm, bn, _), _) = plan
+        .cp_async_pipeline()
+        .ok_or_else(|| plan.error("split-K", "a cp.async pipeline"))?;
+    let tiles = tup![
+        m.ceil_div(&s(bm)).map_err(e)?,
+        n.ceil_div(&s(bn)).map_err(e)?
+    ];
+    let l = Layout::col_major(&tiles).map_err(e)?;
+    Ok(k.gmem("Sem", ElemType::I32, true, l)) // (TILES_M,TILES_N)
+}
+
+/// The split-K slices' view of the problem (`GemmPlan::with_split_k`,
+/// `with_serial_split_k`): declares `Kc`, and gives CTA `z = bz` A `(M,K')` and B `(N,K')`
+/// from k = `z Kc` on, `K' = min(Kc, K - z Kc)` (CuTe's `domain_offset`), C (with `slices`:
+/// parallel split-K) its workspace slice `(M,N)` at `z ldC N`, and the splits `ceil(K / Kc)`.
 fn split_k(
     k: &mut KernelBuilder,
     [a, b, c]: [Tensor; 3],
     [m, n, kk]: [&Int; 3],
+    slices: bool,
     e: &LayoutErr<'_>,
 ) -> Result<(Tensor, Tensor, Tensor, Int, Int)> {
     let kc = k.param_int("Kc");
@@ -244,7 +349,7 @@ fn split_k(
         .and_then(|x| x.mul(&z))
         .map_err(e)?;
     let c = match c.engine() {
-        cute_layout::Engine::Ptr(p) => {
+        cute_layout::Engine::Ptr(p) if slices => {
             let mut p = p.clone();
             p.offset = p.offset.add(&slice).map_err(e)?;
             Tensor::new(p, c.layout().clone())
@@ -307,18 +412,47 @@ pub(crate) struct CtaTiles {
     pub k_tiles: Int,
 }
 
+/// The scale of C the plan's epilogue reads C by (when it is not zero): the parameter `beta`,
+/// or a serial split-K slice's `beta_z` ([`Problem::serial_turn`]).
+pub(crate) fn beta(plan: &GemmPlan) -> &'static str {
+    match plan.split_k {
+        SplitKMode::Serial => "beta_z",
+        _ => "beta",
+    }
+}
+
+/// `beta != 0` (or `beta_z != 0`): the epilogue reads C.
+pub(crate) fn reads_c(plan: &GemmPlan) -> Cond {
+    Cond::NonZero(beta(plan).to_string())
+}
+
 /// The epilogue's value of one element of C from the map's sources: the accumulator (source
-/// 0), then C when `with_c` (source 1), then the bias when the epilogue adds one.
-pub(crate) fn value(epi: &Epilogue, with_c: bool) -> EExpr {
+/// 0), then C when `with_c` (source 1), then the bias when the epilogue adds one. A serial
+/// split-K slice scales C by `beta_z`, the bias by `bias_z` and clamps at `relu_lo`
+/// ([`Problem::serial_turn`]).
+pub(crate) fn value(plan: &GemmPlan, with_c: bool) -> EExpr {
+    let epi = &plan.epilogue;
+    let serial = plan.split_k == SplitKMode::Serial;
     let mut x = EExpr::param("alpha") * EExpr::arg(0);
     if with_c {
-        x = EExpr::param("beta").fma(EExpr::arg(1), x);
+        let beta = match serial {
+            true => EExpr::var(beta(plan)),
+            false => EExpr::param("beta"),
+        };
+        x = beta.fma(EExpr::arg(1), x);
     }
     if epi.bias.is_some() {
-        x = x + EExpr::arg(1 + usize::from(with_c));
+        let b = EExpr::arg(1 + usize::from(with_c));
+        x = match serial {
+            true => EExpr::var("bias_z").fma(b, x),
+            false => x + b,
+        };
     }
     if epi.relu {
-        x = x.relu();
+        x = match serial {
+            true => x.max(EExpr::var("relu_lo")),
+            false => x.relu(),
+        };
     }
     x
 }

@@ -197,11 +197,13 @@ pub fn pipelined(plan: &GemmPlan, p: &Pipelined, width: IndexWidth) -> Result<Ke
         |l: &cute_layout::AnyLayout| l.shape_layout().cosize().ok().and_then(|c| c.as_static());
     let stages = stage_elems(&p.smem_a).zip(stage_elems(&p.smem_b));
     let fits = stages.is_some_and(|(a, b)| bm * bn <= a + b);
+    pr.serial_turn(&mut k, plan)?;
     if fits && width == IndexWidth::I32 {
         epilogue_staged(&mut k, &epi, &e)?;
     } else {
         epilogue(&mut k, &epi, &e)?;
     }
+    pr.serial_done(&mut k, plan)?;
     k.finish()
 }
 
@@ -541,7 +543,7 @@ impl Epi<'_> {
         pred: Option<Pred>,
     ) {
         let from: Vec<&Tensor> = [acc, c, bias].into_iter().flatten().collect();
-        k.map(dst, &from, value(&self.plan.epilogue, c.is_some()), pred);
+        k.map(dst, &from, value(self.plan, c.is_some()), pred);
     }
 
     /// The accumulator, C, its coordinates and the bias regrouped as `(V,R)`: the 128-bit
@@ -580,7 +582,7 @@ impl Epi<'_> {
         y: &Tensor,
     ) -> Result<()> {
         k.if_(
-            Cond::NonZero("beta".to_string()),
+            super::gemm::reads_c(self.plan),
             |k| {
                 k.copy(vec, g, rc);
                 self.map(k, y, [Some(x), Some(rc), bias], None);
@@ -606,7 +608,7 @@ impl Epi<'_> {
         pred: &Pred,
     ) -> Result<()> {
         k.if_(
-            Cond::NonZero("beta".to_string()),
+            super::gemm::reads_c(self.plan),
             |k| {
                 self.map(k, g, [Some(src), Some(g), bias], Some(pred.clone()));
                 Ok(())

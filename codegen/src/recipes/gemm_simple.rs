@@ -281,15 +281,14 @@ pub(super) fn epilogue(
         v.extend(bias.as_ref());
         v
     };
-    let epi = &plan.epilogue;
     k.if_(
-        Cond::NonZero("beta".into()),
+        super::gemm::reads_c(plan),
         |k| {
-            k.map(&c, &srcs(true), value(epi, true), pred.clone());
+            k.map(&c, &srcs(true), value(plan, true), pred.clone());
             Ok(())
         },
         |k| {
-            k.map(&c, &srcs(false), value(epi, false), pred.clone());
+            k.map(&c, &srcs(false), value(plan, false), pred.clone());
             Ok(())
         },
     )?;

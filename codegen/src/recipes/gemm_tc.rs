@@ -115,6 +115,7 @@ pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Resul
     let thr_mma = p.mma.get_slice(&tid).map_err(&e)?;
     let epi = |k: &mut KernelBuilder, acc: &Tensor| {
         let tiles = [&g_c, &c_c];
+        pr.serial_turn(k, plan)?;
         epilogue(
             k,
             plan,
@@ -126,7 +127,8 @@ pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Resul
             (&m, &n),
             threads,
             &e,
-        )
+        )?;
+        pr.serial_done(k, plan)
     };
     if p.tma {
         let [(box_a, share_a), (box_b, share_b)] =

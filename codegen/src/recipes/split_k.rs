@@ -4,10 +4,14 @@
 //! [`split_k_reduce`], which sums the slices in order of `z` and applies the plan's epilogue
 //! (`alpha`, `beta`, the bias, the ReLU) as it writes C. [`k_chunk`] is how K is cut.
 //!
+//! Serial split-K ([`GemmPlan::with_serial_split_k`]) is one kernel: the slices of a tile add
+//! into C in turn, ordered by a semaphore per tile ([`SplitCase::serial`], [`semaphores`]).
+//!
 //! It is for the shapes whose output tiles leave most SMs idle (small M or N, long K: a decode
 //! step's `1 x 4096 x 4096`), where one CTA per output tile would walk all of K alone.
 
-use cute_layout::{s, tup, Coord, ElemType::F32, Int, Layout, Tensor, Tiler, X};
+use cute_layout::ElemType::{F32, I32};
+use cute_layout::{s, tup, Coord, Int, Layout, Tensor, Tiler, X};
 
 use super::gemm::{declare_bias, Output};
 use super::gemm_simple::epilogue;
@@ -128,6 +132,38 @@ impl SplitCase {
         })
     }
 
+    /// Serial split-K's arguments (`GemmPlan::with_serial_split_k`): the case's, then `Kc` and
+    /// the semaphores `Sem` (zeros, one per output tile); [`SplitCase::partial`] lists the one
+    /// kernel's parameters, [`SplitCase::reduce`] is empty and `ldw` 0.
+    pub fn serial(plan: &GemmPlan, mut args: Vec<Arg>, splits: i64) -> Result<SplitCase> {
+        let bad = |msg: String| crate::CodegenError::Plan {
+            plan: plan.name.clone(),
+            part: "split-K",
+            msg,
+        };
+        let (m, n, k) = match args.get(..3) {
+            Some([Arg::Int(m), Arg::Int(n), Arg::Int(k)]) => (*m, *n, *k),
+            _ => return Err(bad("the GEMM case's M, N, K are not integers".into())),
+        };
+        let tiles = semaphores(plan, m, n)
+            .ok_or_else(|| bad(format!("{m} x {n} is no tile count of this plan")))?;
+        let (kc, s) =
+            k_chunk(plan, k, splits).ok_or_else(|| bad(format!("K = {k} into {splits} slices")))?;
+        let e = args.len();
+        args.extend([
+            Arg::Int(kc),
+            Arg::Buffer(HostBuffer::from_values(I32, &vec![0.0; tiles])),
+        ]);
+        Ok(SplitCase {
+            args,
+            partial: (0..e + 2).collect(),
+            reduce: Vec::new(),
+            splits: s,
+            kc,
+            ldw: 0,
+        })
+    }
+
     /// The arguments of the kernel whose parameters are `at` (copies).
     pub fn gather(&self, at: &[usize]) -> Vec<Arg> {
         at.iter().map(|&i| self.args[i].clone()).collect()
@@ -141,6 +177,22 @@ impl SplitCase {
             }
         }
     }
+}
+
+/// The semaphores serial split-K needs for an `m x n` C: one per output tile of `plan`
+/// (`None` for a plan that does not split, a negative size or past [`MAX_WORKSPACE`]).
+pub fn semaphores(plan: &GemmPlan, m: i64, n: i64) -> Option<usize> {
+    let ((bm, bn, _), _) = plan.cp_async_pipeline()?;
+    let ceil = |a: i64, b: i64| (a >= 0).then(|| a.saturating_add(b - 1) / b);
+    let tiles = ceil(m, bm)?.checked_mul(ceil(n, bn)?)?;
+    usize::try_from(tiles)
+        .ok()
+        .filter(|&t| t as i64 <= MAX_WORKSPACE)
+}
+
+/// The kernel of `plan`'s serial split-K, verified and written (32-bit indices).
+pub fn emit_serial_split_k(plan: &GemmPlan) -> Result<crate::Kernel> {
+    crate::gemm::emit_with(&plan.clone().with_serial_split_k()?, IndexWidth::I32)
 }
 
 /// The two kernels of `plan`'s parallel split-K, verified and written (32-bit indices): the
