@@ -37,6 +37,9 @@ fn table() -> impl Strategy<Value = Table> {
             let tuned = Tuned {
                 kernel: kernels[kern].to_string(),
                 splits,
+                // serial split-K is tuned up to SERIAL_MAX_SPLITS slices
+                serial: (2..=cute::codegen::select::SERIAL_MAX_SPLITS).contains(&splits)
+                    && at.0 % 2 == 0,
                 ms,
                 at,
             };

@@ -36,6 +36,9 @@ pub struct Choice {
     pub name: &'static str,
     /// Slices of K (1: no split).
     pub splits: i64,
+    /// The slices add into C in turn (serial split-K) rather than through a workspace and a
+    /// reduction (parallel).
+    pub serial: bool,
     /// One line per decision.
     pub reasons: Vec<String>,
 }
@@ -180,6 +183,7 @@ pub fn tensor_core(f: TensorCoreFamily, mnk: (i64, i64, i64), target: &Target) -
         return Choice {
             name: f.sm80,
             splits: s,
+            serial: false,
             reasons: vec![first, why],
         };
     }
@@ -192,6 +196,7 @@ pub fn tensor_core(f: TensorCoreFamily, mnk: (i64, i64, i64), target: &Target) -
         return Choice {
             name: f.sm90,
             splits: 1,
+            serial: false,
             reasons: vec![why],
         };
     }
@@ -202,6 +207,7 @@ pub fn tensor_core(f: TensorCoreFamily, mnk: (i64, i64, i64), target: &Target) -
     Choice {
         name: f.sm80,
         splits: s,
+        serial: false,
         reasons: vec![first, why],
     }
 }
@@ -215,10 +221,7 @@ pub fn tensor_core_candidates(
     target: &Target,
 ) -> Vec<Candidate> {
     let p = tensor_core(f, mnk, target);
-    let mut out = vec![Candidate {
-        name: p.name,
-        splits: p.splits,
-    }];
+    let mut out = vec![Candidate::of(&p)];
     let mut add = |c: Candidate| {
         if !out.contains(&c) {
             out.push(c);
@@ -228,6 +231,7 @@ pub fn tensor_core_candidates(
         add(Candidate {
             name: f.sm90,
             splits: 1,
+            serial: false,
         });
     }
     let ceil = |a: i64, b: i64| a.max(0).saturating_add(b - 1) / b;
@@ -247,7 +251,7 @@ pub fn tensor_core_candidates(
             let fits =
                 ceil(mnk.2, bk) / s >= 2 && ctas.saturating_mul(s) <= 4 * target.sms * per_sm;
             if s == 1 || (!wide && fits) {
-                add(Candidate { name, splits: s });
+                Candidate::both(name, s).for_each(&mut add);
             }
         }
     }
@@ -260,11 +264,41 @@ pub const SMALL_TILES_TUNED_MAX_M: i64 = 128;
 /// The slices of K `cute tune` tries (besides the heuristic's own).
 const TUNED_SPLITS: &[i64] = &[1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64];
 
-/// A plan `cute tune` times: a named FP32 kernel and its slices of K.
+/// The most slices `cute tune` tries serial split-K with: its slices' epilogues run one
+/// after another, so many slices make a long tail.
+pub const SERIAL_MAX_SPLITS: i64 = 8;
+
+/// A plan `cute tune` times: a named kernel, its slices of K and whether they add into C in
+/// turn (serial split-K) or through a workspace (parallel).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Candidate {
     pub name: &'static str,
     pub splits: i64,
+    pub serial: bool,
+}
+
+impl Candidate {
+    /// The heuristic's pick as a candidate.
+    fn of(c: &Choice) -> Candidate {
+        Candidate {
+            name: c.name,
+            splits: c.splits,
+            serial: c.serial,
+        }
+    }
+
+    /// `name` in `s` slices: parallel, and serial too when `s` is 2 to [`SERIAL_MAX_SPLITS`].
+    fn both(name: &'static str, s: i64) -> impl Iterator<Item = Candidate> {
+        let serial = (2..=SERIAL_MAX_SPLITS).contains(&s);
+        [false, true]
+            .into_iter()
+            .filter(move |&x| !x || serial)
+            .map(move |x| Candidate {
+                name,
+                splits: s,
+                serial: x,
+            })
+    }
 }
 
 /// The FP32 plans `cute tune` times at `(m, n, k)`: the 128x128 tile (and the 16x128 and 64x128
@@ -273,10 +307,7 @@ pub struct Candidate {
 /// them, first.
 pub fn sgemm_candidates(m: i64, n: i64, k: i64, target: &Target) -> Vec<Candidate> {
     let pick = sgemm(m, n, k, target);
-    let mut out = vec![Candidate {
-        name: pick.name,
-        splits: pick.splits,
-    }];
+    let mut out = vec![Candidate::of(&pick)];
     let tiles = if m <= SMALL_TILES_TUNED_MAX_M {
         &FAMILY[..]
     } else {
@@ -291,9 +322,10 @@ pub fn sgemm_candidates(m: i64, n: i64, k: i64, target: &Target) -> Vec<Candidat
         for &s in TUNED_SPLITS {
             let fits =
                 s == 1 || (!wide && ceil(k, bk) / s >= 2 && ctas.saturating_mul(s) <= 4 * slots);
-            let c = Candidate { name, splits: s };
-            if fits && !out.contains(&c) {
-                out.push(c);
+            for c in Candidate::both(name, s).filter(|_| fits) {
+                if !out.contains(&c) {
+                    out.push(c);
+                }
             }
         }
     }
@@ -334,6 +366,7 @@ pub fn sgemm(m: i64, n: i64, k: i64, target: &Target) -> Choice {
     Choice {
         name,
         splits,
+        serial: false,
         reasons,
     }
 }
@@ -507,6 +540,7 @@ mod tests {
         let sixteen = Candidate {
             name: "bgemm-sm80-128x128",
             splits: 16,
+            serial: false,
         };
         assert!(small.contains(&sixteen), "{small:?}");
         assert!(!takes_plan("bf16", "bgemm-sm90", 8, &t));
@@ -517,12 +551,14 @@ mod tests {
             c[0],
             Candidate {
                 name: "bgemm-sm80",
-                splits: 8
+                splits: 8,
+                serial: false,
             }
         );
         assert!(c.contains(&Candidate {
             name: "bgemm-sm90",
-            splits: 1
+            splits: 1,
+            serial: false,
         }));
         assert!(candidates("bf16", (8192, 8192, 8192), &t).len() <= 3);
         for (name, dtype) in SELECTORS {
@@ -561,7 +597,10 @@ mod tests {
             let c = sgemm_candidates(m, n, k, &Target::default());
             let p = pick(m, n, k);
             assert_eq!((c[0].name, c[0].splits), (p.name, p.splits));
-            assert!(c.len() <= FAMILY.len() * TUNED_SPLITS.len() + 1, "{c:?}");
+            assert!(
+                c.len() <= 2 * FAMILY.len() * TUNED_SPLITS.len() + 1,
+                "{c:?}"
+            );
             for (i, x) in c.iter().enumerate() {
                 assert!(!c[i + 1..].contains(x), "{x:?} twice");
                 assert!(x.splits >= 1);
@@ -573,18 +612,30 @@ mod tests {
             square,
             [Candidate {
                 name: "sgemm-sm80",
-                splits: 1
+                splits: 1,
+                serial: false,
             }]
         );
         let decode = sgemm_candidates(1, 4096, 4096, &Target::default());
         assert!(decode.contains(&Candidate {
             name: "sgemm-sm80",
-            splits: 8
+            splits: 8,
+            serial: false,
         }));
         assert!(decode.contains(&Candidate {
             name: "sgemm-sm80-16x128",
-            splits: 1
+            splits: 1,
+            serial: false,
         }));
+        // serial split-K beside parallel, up to SERIAL_MAX_SPLITS slices
+        assert!(decode.contains(&Candidate {
+            name: "sgemm-sm80-16x128",
+            splits: 4,
+            serial: true,
+        }));
+        assert!(decode
+            .iter()
+            .all(|c| !c.serial || (2..=SERIAL_MAX_SPLITS).contains(&c.splits)));
         // two k-tiles a slice: K = 127 is 4 k-tiles, split at most 2 ways
         let ragged = sgemm_candidates(64, 1000, 127, &Target::default());
         assert!(ragged.iter().all(|c| c.splits <= 2), "{ragged:?}");

@@ -96,3 +96,23 @@ fn the_wgmma_tile_ir_and_cuda() {
     insta::assert_snapshot!("wgmma_tile_f16_k_mn_ir", k.to_string());
     insta::assert_snapshot!("wgmma_tile_f16_k_mn_cuda", emit(&k).unwrap().source);
 }
+
+/// Split-K of sgemm-sm80-16x128 (the decode shapes' tile) and of hgemm-sm80-bias-relu: the
+/// parallel partial products and reduction, and serial split-K's one kernel (its semaphore
+/// wait and release around the epilogue, the slice's `beta_z`, `bias_z`, `relu_lo`).
+#[test]
+fn split_k_kernels_ir_and_cuda() {
+    use cute_codegen::recipes::split_k_reduce;
+    for (name, layout) in [("sgemm-sm80-16x128", "NN"), ("hgemm-sm80-bias-relu", "TN")] {
+        let plan = named::plan(name, GemmLayout::parse(layout).unwrap()).unwrap();
+        let kernels = [
+            gemm(&plan.clone().with_split_k().unwrap()).unwrap(),
+            split_k_reduce(&plan).unwrap(),
+            gemm(&plan.clone().with_serial_split_k().unwrap()).unwrap(),
+        ];
+        for k in kernels {
+            insta::assert_snapshot!(format!("{}_ir", k.name), k.to_string());
+            insta::assert_snapshot!(format!("{}_cuda", k.name), emit(&k).unwrap().source);
+        }
+    }
+}

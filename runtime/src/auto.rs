@@ -1,10 +1,9 @@
 //! The FP32 GEMM the selector picks for a problem, ready to run: `AutoGemm::new(&gpu, &p)` asks
 //! [`tuning::selected`] (this device's tuned plan of the shape's class from the tuning cache,
 //! else the heuristic, `codegen::select::sgemm`), plans the kernel it names for the GPU's
-//! architecture, and loads it — as one kernel, or as parallel split-K ([`SplitK`]) with its
-//! workspace when the pick splits K. What `cute run sgemm` does, as a library call.
+//! architecture, and loads it — as one kernel, or as split-K ([`SplitK`], serial or parallel)
+//! with its workspace when the pick splits K. What `cute run sgemm` does, as a library call.
 
-use cudarc::driver::CudaSlice;
 use cute_codegen::cuda::IndexWidth;
 use cute_codegen::gemm::emit_with;
 use cute_codegen::{named, GemmPlan, Target};
@@ -13,7 +12,7 @@ use crate::api::Gemm;
 use crate::error::{Result, RuntimeError};
 use crate::gemm::{launch, Buffers, Problem};
 use crate::gpu::Gpu;
-use crate::split_k::{Split, SplitK};
+use crate::split_k::{Split, SplitK, Workspace};
 use crate::tuning::{self, Device, Selected};
 
 /// The selector's FP32 GEMM for one problem shape and layout.
@@ -24,13 +23,14 @@ pub struct AutoGemm<'g> {
     how: How<'g>,
 }
 
-/// One kernel, or split-K's two and their workspace.
+/// One kernel, or split-K's kernels and their workspace (parallel split-K's slices, serial
+/// split-K's semaphores).
 enum How<'g> {
     One(Box<Gemm<'g>>),
     Split {
         sk: Box<SplitK<'g>>,
         cut: Split,
-        work: CudaSlice<f32>,
+        work: Workspace,
     },
 }
 
@@ -58,7 +58,7 @@ impl<'g> AutoGemm<'g> {
     }
 
     /// `plan` for problems of `p`'s shape and layout in `selected.splits` slices of K: split-K's
-    /// two kernels and their workspace, or (one slice) the one kernel with the index width `p`
+    /// kernels (serial or parallel, as `selected` says) and their workspace, or (one slice) the one kernel with the index width `p`
     /// needs. `selected.splits` becomes the slices made (K may cut into fewer than asked).
     pub fn with_plan(
         gpu: &'g Gpu,
@@ -67,7 +67,7 @@ impl<'g> AutoGemm<'g> {
         mut selected: Selected,
     ) -> Result<AutoGemm<'g>> {
         let how = if selected.splits > 1 {
-            let sk = Box::new(SplitK::new(gpu, plan)?);
+            let sk = Box::new(SplitK::with_mode(gpu, plan, selected.serial)?);
             let cut = sk.split(p, selected.splits)?;
             selected.splits = cut.splits;
             let work = sk.workspace(p, cut)?;

@@ -283,13 +283,27 @@ impl Buffers {
 
 /// The GEMM's arguments for its parameters, by name: the problem's sizes and scalars, its
 /// buffers.
-fn args<'a>(kernel: &Kernel, p: &Problem, [a, b, c, bias]: [Buf<'a>; 4]) -> Result<Vec<Arg<'a>>> {
+fn args<'a>(kernel: &Kernel, p: &Problem, bufs: [Buf<'a>; 4]) -> Result<Vec<Arg<'a>>> {
+    args_with(kernel, p, bufs, &[])
+}
+
+/// The arguments of a GEMM kernel's parameters by name, `extra` (name, argument) for those a
+/// plain GEMM lacks (serial split-K's `Kc` and `Sem`).
+pub(crate) fn args_with<'a>(
+    kernel: &Kernel,
+    p: &Problem,
+    [a, b, c, bias]: [Buf<'a>; 4],
+    extra: &[(&str, Arg<'a>)],
+) -> Result<Vec<Arg<'a>>> {
     kernel
         .launch
         .params
         .iter()
         .map(|q| {
             let n = q.name.as_str();
+            if let Some((_, x)) = extra.iter().find(|(e, _)| *e == n) {
+                return Ok(*x);
+            }
             Ok(match (q.ty, n) {
                 (ParamType::Int, _) => Arg::Int(p.symbol(n).ok_or_else(|| unknown(kernel, n))?),
                 (ParamType::Scalar(_), "alpha") => Arg::Scalar(f64::from(p.alpha)),

@@ -21,6 +21,8 @@ pub enum Buf<'a> {
     Bits16(&'a CudaSlice<u16>, ElemType),
     /// 8-bit floats (`E4M3`, `E5M2`) or integers (`I8`, `U8`) as their bits.
     Bits8(&'a CudaSlice<u8>, ElemType),
+    /// 32-bit integers (serial split-K's semaphores).
+    I32(&'a CudaSlice<i32>),
 }
 
 impl Buf<'_> {
@@ -30,6 +32,7 @@ impl Buf<'_> {
             Buf::F32(_) => ElemType::F32,
             Buf::F64(_) => ElemType::F64,
             Buf::Bits16(_, e) | Buf::Bits8(_, e) => *e,
+            Buf::I32(_) => ElemType::I32,
         }
     }
 
@@ -40,6 +43,7 @@ impl Buf<'_> {
             Buf::F64(s) => s.len(),
             Buf::Bits16(s, _) => s.len(),
             Buf::Bits8(s, _) => s.len(),
+            Buf::I32(s) => s.len(),
         }
     }
 
@@ -223,6 +227,7 @@ pub fn launch(gpu: &Gpu, loaded: &Loaded, args: &[Arg]) -> Result<()> {
             (Arg::Buf(Buf::F64(s)), _) => b.arg(*s),
             (Arg::Buf(Buf::Bits16(s, _)), _) => b.arg(*s),
             (Arg::Buf(Buf::Bits8(s, _)), _) => b.arg(*s),
+            (Arg::Buf(Buf::I32(s)), _) => b.arg(*s),
         };
     }
     // SAFETY: `check_args` matched every argument to its parameter's type and checked the
@@ -263,6 +268,7 @@ fn tensor_maps(
                 Arg::Buf(Buf::F64(s)) => s.device_ptr(&gpu.stream).0,
                 Arg::Buf(Buf::Bits16(s, _)) => s.device_ptr(&gpu.stream).0,
                 Arg::Buf(Buf::Bits8(s, _)) => s.device_ptr(&gpu.stream).0,
+                Arg::Buf(Buf::I32(s)) => s.device_ptr(&gpu.stream).0,
                 _ => {
                     return Err(RuntimeError::Problem(format!(
                         "{}: the tensor map {} takes a buffer",

@@ -68,6 +68,8 @@ pub enum DeviceArg {
     Bits16(CudaSlice<u16>, ElemType),
     /// 8-bit floats or integers as their bits.
     Bits8(CudaSlice<u8>, ElemType),
+    /// 32-bit integers (serial split-K's semaphores).
+    I32(CudaSlice<i32>),
 }
 
 /// Uploads a case's arguments.
@@ -92,6 +94,11 @@ pub fn upload(gpu: &Gpu, args: &[HostArg]) -> Result<Vec<DeviceArg>> {
                     ElemType::E4M3 | ElemType::E5M2 | ElemType::I8 | ElemType::U8 => {
                         let v: Vec<u8> = b.data.iter().map(|&x| bits8(b.elem, x)).collect();
                         DeviceArg::Bits8(gpu.stream.clone_htod(&v).map_err(up())?, b.elem)
+                    }
+                    ElemType::I32 => {
+                        // the interpreter's buffers hold integral values (saturating casts)
+                        let v: Vec<i32> = b.data.iter().map(|&x| x as i32).collect();
+                        DeviceArg::I32(gpu.stream.clone_htod(&v).map_err(up())?)
                     }
                     e => {
                         return Err(RuntimeError::Problem(format!(
@@ -131,6 +138,7 @@ pub fn args(dev: &[DeviceArg]) -> Vec<Arg<'_>> {
             DeviceArg::F64(s) => Arg::Buf(Buf::F64(s)),
             DeviceArg::Bits16(s, e) => Arg::Buf(Buf::Bits16(s, *e)),
             DeviceArg::Bits8(s, e) => Arg::Buf(Buf::Bits8(s, *e)),
+            DeviceArg::I32(s) => Arg::Buf(Buf::I32(s)),
         })
         .collect()
 }
@@ -174,6 +182,13 @@ pub fn download(gpu: &Gpu, d: &DeviceArg) -> Result<HostBuffer> {
                 .collect();
             HostBuffer { elem: *e, data }
         }
+        DeviceArg::I32(s) => HostBuffer {
+            elem: ElemType::I32,
+            data: (gpu.stream.clone_dtoh(s).map_err(down())?)
+                .into_iter()
+                .map(f64::from)
+                .collect(),
+        },
         DeviceArg::Int(_) | DeviceArg::Scalar(_) => {
             return Err(RuntimeError::Problem("not a buffer".into()))
         }

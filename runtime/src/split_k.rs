@@ -1,12 +1,17 @@
-//! Parallel split-K on the GPU: a plan's partial-products kernel (`GemmPlan::with_split_k`)
+//! Split-K on the GPU. Parallel: a plan's partial-products kernel (`GemmPlan::with_split_k`)
 //! over `S` slices of K into an FP32 workspace, then its reduction
 //! (`recipes::split_k_reduce`), which sums the slices and applies the plan's epilogue as it
-//! writes C. Both are launched on the GPU's stream, back to back; `codegen::select::plan_splits`
-//! is the heuristic that picks `S` for a shape.
+//! writes C; both launched on the GPU's stream, back to back. Serial
+//! (`GemmPlan::with_serial_split_k`): one kernel whose slices add into C in turn, ordered by a
+//! semaphore per output tile, its "workspace" those semaphores (zeros, left zero by every
+//! launch). `codegen::select` picks `S` and the mode for a shape.
 
 use cudarc::driver::CudaSlice;
 
-use cute_codegen::recipes::{emit_split_k, k_chunk, workspace_ld, workspace_len, MAX_WORKSPACE};
+use cute_codegen::recipes::{
+    emit_serial_split_k, emit_split_k, k_chunk, semaphores, workspace_ld, workspace_len,
+    MAX_WORKSPACE,
+};
 use cute_codegen::{GemmPlan, Kernel};
 
 use crate::error::{Result, RuntimeError};
@@ -14,12 +19,23 @@ use crate::gemm::{check_buffers, BufferLens, Buffers, Problem};
 use crate::gpu::{Gpu, Loaded};
 use crate::launch::{launch, Arg, Buf};
 
-/// The two kernels of a plan's parallel split-K, loaded.
+/// A plan's split-K kernels, loaded: parallel split-K's two or serial split-K's one.
 pub struct SplitK<'g> {
     gpu: &'g Gpu,
     plan: GemmPlan,
-    partial: Loaded,
-    reduce: Loaded,
+    kernels: Kernels,
+}
+
+enum Kernels {
+    Parallel(Box<[Loaded; 2]>),
+    Serial(Box<Loaded>),
+}
+
+/// What a split-K launch needs beside the problem's buffers: parallel split-K's FP32 slices,
+/// or serial split-K's semaphores (one `int` per output tile, zero between launches).
+pub enum Workspace {
+    Slices(CudaSlice<f32>),
+    Semaphores(CudaSlice<i32>),
 }
 
 /// How a problem is split: `splits` slices of K, `kc` elements each (the last one shorter),
@@ -55,12 +71,34 @@ impl<'g> SplitK<'g> {
         plan: GemmPlan,
         [partial, reduce]: &[Kernel; 2],
     ) -> Result<SplitK<'g>> {
-        Ok(SplitK {
-            gpu,
-            partial: gpu.load(partial)?,
-            reduce: gpu.load(reduce)?,
-            plan,
-        })
+        let kernels = Kernels::Parallel(Box::new([gpu.load(partial)?, gpu.load(reduce)?]));
+        Ok(SplitK { gpu, kernels, plan })
+    }
+
+    /// Serial split-K of `plan`: emitted (`recipes::emit_serial_split_k`), compiled through
+    /// the cache and loaded.
+    pub fn serial(gpu: &'g Gpu, plan: GemmPlan) -> Result<SplitK<'g>> {
+        let kernel = emit_serial_split_k(&plan)?;
+        SplitK::from_serial_kernel(gpu, plan, &kernel)
+    }
+
+    /// Compiles (or finds in the cache) and loads the kernel `emit_serial_split_k` wrote.
+    pub fn from_serial_kernel(gpu: &'g Gpu, plan: GemmPlan, k: &Kernel) -> Result<SplitK<'g>> {
+        let kernels = Kernels::Serial(Box::new(gpu.load(k)?));
+        Ok(SplitK { gpu, kernels, plan })
+    }
+
+    /// Split-K of `plan` in either mode.
+    pub fn with_mode(gpu: &'g Gpu, plan: GemmPlan, serial: bool) -> Result<SplitK<'g>> {
+        match serial {
+            true => SplitK::serial(gpu, plan),
+            false => SplitK::new(gpu, plan),
+        }
+    }
+
+    /// Whether this is serial split-K.
+    pub fn is_serial(&self) -> bool {
+        matches!(self.kernels, Kernels::Serial(_))
     }
 
     /// The plan before the split (its epilogue is the reduction's).
@@ -68,9 +106,12 @@ impl<'g> SplitK<'g> {
         &self.plan
     }
 
-    /// The partial-products kernel and the reduction.
-    pub fn loaded(&self) -> [&Loaded; 2] {
-        [&self.partial, &self.reduce]
+    /// The kernels launched, in order.
+    pub fn loaded(&self) -> Vec<&Loaded> {
+        match &self.kernels {
+            Kernels::Parallel(k) => k.iter().collect(),
+            Kernels::Serial(k) => vec![k.as_ref()],
+        }
     }
 
     /// The split of `p` into at most `splits` slices, checked: the workspace and every offset
@@ -89,6 +130,15 @@ impl<'g> SplitK<'g> {
                 self.plan.name, p.k
             ))
         })?;
+        if self.is_serial() {
+            return match semaphores(&self.plan, p.m, p.n) {
+                Some(_) => Ok(Split { splits, kc, ldw: 0 }),
+                None => Err(RuntimeError::Problem(format!(
+                    "{}x{}: more output tiles than serial split-K's semaphores may number ({MAX_WORKSPACE})",
+                    p.m, p.n
+                ))),
+            };
+        }
         let ldw = workspace_ld(p.m);
         if workspace_len(ldw, p.n, splits).is_none() {
             return Err(RuntimeError::Problem(format!(
@@ -99,13 +149,24 @@ impl<'g> SplitK<'g> {
         Ok(Split { splits, kc, ldw })
     }
 
-    /// A workspace for `s`: `ldW x N x S` floats (every slice fully written by the partials).
-    pub fn workspace(&self, p: &Problem, s: Split) -> Result<CudaSlice<f32>> {
+    /// A workspace for `s`: `ldW x N x S` floats (every slice fully written by the partials),
+    /// or serial split-K's semaphores, zeros, one per output tile.
+    pub fn workspace(&self, p: &Problem, s: Split) -> Result<Workspace> {
+        let alloc = RuntimeError::driver("allocating the split-K workspace");
+        if self.is_serial() {
+            let n = self.semaphores(p)?;
+            let sem = self.gpu.stream.alloc_zeros::<i32>(n).map_err(alloc)?;
+            return Ok(Workspace::Semaphores(sem));
+        }
         let n = workspace_elems(p, s)?;
-        self.gpu
-            .stream
-            .alloc_zeros::<f32>(n)
-            .map_err(RuntimeError::driver("allocating the split-K workspace"))
+        let w = self.gpu.stream.alloc_zeros::<f32>(n).map_err(alloc)?;
+        Ok(Workspace::Slices(w))
+    }
+
+    /// Serial split-K's semaphores for `p`: one per output tile.
+    fn semaphores(&self, p: &Problem) -> Result<usize> {
+        semaphores(&self.plan, p.m, p.n)
+            .ok_or_else(|| RuntimeError::Problem(format!("{}x{}: no semaphore count", p.m, p.n)))
     }
 
     /// `C = alpha * A * B + beta * C` (+ the plan's epilogue) as `s.splits` partial products
@@ -114,9 +175,21 @@ impl<'g> SplitK<'g> {
         &self,
         p: &Problem,
         bufs: &mut Buffers,
-        work: &CudaSlice<f32>,
+        work: &Workspace,
         s: Split,
     ) -> Result<()> {
+        let (partial_k, reduce_k, work) = match (&self.kernels, work) {
+            (Kernels::Serial(k), Workspace::Semaphores(sem)) => {
+                return self.launch_serial(k, p, bufs, sem, s)
+            }
+            (Kernels::Parallel(k), Workspace::Slices(w)) => (&k[0], &k[1], w),
+            _ => {
+                return Err(RuntimeError::Problem(format!(
+                    "{}: a workspace of the other split-K mode",
+                    self.plan.name
+                )))
+            }
+        };
         let need = workspace_elems(p, s)?;
         if work.len() < need {
             return Err(RuntimeError::Problem(format!(
@@ -130,7 +203,7 @@ impl<'g> SplitK<'g> {
             c: bufs.c.len(),
             bias: bufs.bias.len(),
         };
-        check_buffers(&self.reduce.kernel, p, lens)?;
+        check_buffers(&reduce_k.kernel, p, lens)?;
         let (lda, ldb, ldc) = p.lds();
         let (a, b) = (Buf::F32(&bufs.a), Buf::F32(&bufs.b));
         // M, N, K, alpha 1, A, ldA, B, ldB, beta 0, W, ldW, Kc
@@ -148,7 +221,7 @@ impl<'g> SplitK<'g> {
             Arg::Int(s.ldw),
             Arg::Int(s.kc),
         ];
-        launch(self.gpu, &self.partial, &partial)?;
+        launch(self.gpu, partial_k, &partial)?;
         // M, N, S, alpha, W, ldW, beta, C, ldC[, bias]
         let mut reduce = vec![
             Arg::Int(p.m),
@@ -164,6 +237,35 @@ impl<'g> SplitK<'g> {
         if self.plan.epilogue.bias.is_some() {
             reduce.push(Arg::Buf(Buf::F32(&bufs.bias)));
         }
-        launch(self.gpu, &self.reduce, &reduce)
+        launch(self.gpu, reduce_k, &reduce)
+    }
+
+    /// Serial split-K: the plan's arguments, then `Kc` and the semaphores.
+    fn launch_serial(
+        &self,
+        k: &Loaded,
+        p: &Problem,
+        bufs: &mut Buffers,
+        sem: &CudaSlice<i32>,
+        s: Split,
+    ) -> Result<()> {
+        let need = self.semaphores(p)?;
+        if sem.len() < need {
+            return Err(RuntimeError::Problem(format!(
+                "serial split-K has {} semaphores, {need} needed (one per output tile)",
+                sem.len()
+            )));
+        }
+        let lens = BufferLens {
+            a: bufs.a.len(),
+            b: bufs.b.len(),
+            c: bufs.c.len(),
+            bias: bufs.bias.len(),
+        };
+        check_buffers(&k.kernel, p, lens)?;
+        let bufs = [&bufs.a, &bufs.b, &bufs.c, &bufs.bias].map(Buf::F32);
+        let extra = [("Kc", Arg::Int(s.kc)), ("Sem", Arg::Buf(Buf::I32(sem)))];
+        let args = crate::gemm::args_with(&k.kernel, p, bufs, &extra)?;
+        launch(self.gpu, k, &args)
     }
 }

@@ -11,8 +11,8 @@ use cudarc::driver::{DevicePtr, DevicePtrMut};
 use cute_codegen::cuda::IndexWidth;
 use cute_codegen::gemm::{GemmPlan, Major};
 use cute_codegen::recipes::{
-    emit_split_k, gemm, gemm_case_unreferenced, gemm_inputs, operands, set_reference, Case,
-    SplitCase, Verdict,
+    emit_serial_split_k, emit_split_k, gemm, gemm_case_unreferenced, gemm_inputs, operands,
+    set_reference, Case, SplitCase, Verdict,
 };
 use cute_layout::ElemType;
 
@@ -148,19 +148,37 @@ pub fn bench(
     )
 }
 
-/// [`bench`] of the plan's parallel split-K (both kernels, `recipes::SplitCase`) in at most
-/// `splits` slices; gives the slices made too.
+/// How a split-K runs: its slices of K and whether they add into C in turn (serial, one
+/// kernel) or through a workspace and a reduction (parallel, two).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SplitMode {
+    pub splits: i64,
+    pub serial: bool,
+}
+
+impl SplitMode {
+    /// The case's arguments laid out for this mode.
+    fn case(self, plan: &GemmPlan, args: Vec<cute_codegen::interp::Arg>) -> Result<SplitCase> {
+        Ok(match self.serial {
+            true => SplitCase::serial(plan, args, self.splits)?,
+            false => SplitCase::new(plan, args, self.splits)?,
+        })
+    }
+}
+
+/// [`bench`] of the plan's split-K (parallel: both kernels; serial: its one;
+/// `recipes::SplitCase`) in at most `split.splits` slices; gives the slices made too.
 pub fn bench_split(
     gpu: &Gpu,
     blas: &CudaBlas,
     plan: &GemmPlan,
     size: (i64, i64, i64),
     reps: impl Into<Reps>,
-    splits: i64,
+    split: SplitMode,
 ) -> Result<(ExTiming, i64)> {
     let case = gemm_inputs(plan, size, 0.0, size.0 as u64 ^ 0x5eed)?;
-    let sc = SplitCase::new(plan, case.args, splits)?;
-    let kernels = load_split(gpu, plan, &sc)?;
+    let sc = split.case(plan, case.args)?;
+    let kernels = load_split(gpu, plan, &sc, split.serial)?;
     let mut dev = upload(gpu, &sc.args)?;
     let t = versus_cublas(
         gpu,
@@ -175,7 +193,7 @@ pub fn bench_split(
     Ok((t, sc.splits))
 }
 
-/// One check of the plan's parallel split-K in at most `splits` slices at `(m, n, k)` with
+/// One check of the plan's split-K in at most `split.splits` slices at `(m, n, k)` with
 /// `beta`, on fresh random operands (`seed`), against the float64 reference; gives the slices
 /// made too.
 pub fn check_split_at(
@@ -185,13 +203,13 @@ pub fn check_split_at(
     size: (i64, i64, i64),
     beta: f64,
     seed: u64,
-    splits: i64,
+    split: SplitMode,
 ) -> Result<(Verdict, i64)> {
     let mut case = gemm_case_unreferenced(plan, size, beta, seed)?;
     let abc = reference(gpu, blas, plan, &case)?;
     set_reference(plan, &mut case, abc)?;
-    let sc = SplitCase::new(plan, case.args.clone(), splits)?;
-    let kernels = load_split(gpu, plan, &sc)?;
+    let sc = split.case(plan, case.args.clone())?;
+    let kernels = load_split(gpu, plan, &sc, split.serial)?;
     let dev = upload(gpu, &sc.args)?;
     launch_split(gpu, &kernels, &sc, &dev)?;
     gpu.stream
@@ -204,25 +222,33 @@ pub fn check_split_at(
     Ok((case.check(&out.data), sc.splits))
 }
 
-/// The partial products and the reduction of `plan`'s split-K (`recipes::emit_split_k`: 32-bit
-/// indices, which `sc`'s sizes must fit), loaded.
-fn load_split(gpu: &Gpu, plan: &GemmPlan, sc: &SplitCase) -> Result<[Loaded; 2]> {
+/// `plan`'s split-K kernels, loaded: the partial products and the reduction
+/// (`recipes::emit_split_k`), or serial split-K's one (`emit_serial_split_k`); 32-bit indices,
+/// which `sc`'s sizes must fit.
+fn load_split(gpu: &Gpu, plan: &GemmPlan, sc: &SplitCase, serial: bool) -> Result<Vec<Loaded>> {
     if width_for(&sc.args) != IndexWidth::I32 {
         return Err(RuntimeError::Problem(format!(
             "{}: split-K takes 32-bit indices; these operands need 64",
             plan.name
         )));
     }
-    let [partial, reduce] = emit_split_k(plan)?;
-    Ok([gpu.load(&partial)?, gpu.load(&reduce)?])
+    let kernels = match serial {
+        true => vec![emit_serial_split_k(plan)?],
+        false => emit_split_k(plan)?.to_vec(),
+    };
+    kernels.iter().map(|k| gpu.load(k)).collect()
 }
 
-/// Both split-K kernels on `dev` (`sc.args` uploaded), back to back on the GPU's stream.
-fn launch_split(gpu: &Gpu, k: &[Loaded; 2], sc: &SplitCase, dev: &[DeviceArg]) -> Result<()> {
+/// The split-K kernels on `dev` (`sc.args` uploaded), back to back on the GPU's stream: the
+/// partial products with `sc.partial`'s arguments, then the reduction (if any) with
+/// `sc.reduce`'s.
+fn launch_split(gpu: &Gpu, k: &[Loaded], sc: &SplitCase, dev: &[DeviceArg]) -> Result<()> {
     let all = args(dev);
     let pick = |at: &[usize]| at.iter().map(|&i| all[i]).collect::<Vec<_>>();
-    launch(gpu, &k[0], &pick(&sc.partial))?;
-    launch(gpu, &k[1], &pick(&sc.reduce))
+    for (kernel, at) in k.iter().zip([&sc.partial, &sc.reduce]) {
+        launch(gpu, kernel, &pick(at))?;
+    }
+    Ok(())
 }
 
 /// Times `kernel` on `dev` (a GEMM case's arguments `host`, uploaded, maybe followed by more)

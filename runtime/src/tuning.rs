@@ -33,7 +33,7 @@ use crate::error::{Result, RuntimeError};
 use crate::gpu::Gpu;
 
 /// The version of the file's layout; a file of another version is rebuilt.
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = 2;
 
 /// The first line of the file.
 const MAGIC: &str = "cute tuning cache";
@@ -121,6 +121,8 @@ pub struct Tuned {
     pub kernel: String,
     /// Slices of K (1: no split).
     pub splits: i64,
+    /// The slices add into C in turn (serial split-K), not through a workspace.
+    pub serial: bool,
     /// Its median time, in milliseconds.
     pub ms: f64,
     /// The shape it was timed at.
@@ -157,6 +159,8 @@ pub struct Selected {
     pub name: String,
     /// Slices of K (1: no split).
     pub splits: i64,
+    /// Serial split-K (the slices add into C in turn), else parallel.
+    pub serial: bool,
     /// One line per decision.
     pub reasons: Vec<String>,
 }
@@ -183,6 +187,7 @@ pub fn selected(
         return Some(Selected {
             name: c.name.to_string(),
             splits: c.splits,
+            serial: c.serial,
             reasons: c.reasons,
         });
     };
@@ -199,6 +204,7 @@ pub fn selected(
     Some(Selected {
         name: e.kernel.clone(),
         splits: e.splits,
+        serial: e.serial,
         reasons,
     })
 }
@@ -347,12 +353,33 @@ pub fn encode(t: &Table) -> String {
     body + "sha256\t" + &sum + "\n"
 }
 
-/// An entry's line.
+/// An entry's line: the class, the kernel, its slices and their mode (`none` unsplit,
+/// `parallel`, `serial`), the time and the shape timed.
 fn encode_entry(c: &ShapeClass, e: &Tuned) -> String {
     format!(
-        "entry\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
-        c.dtype, c.layout, c.m, c.n, c.k, e.kernel, e.splits, e.ms, e.at.0, e.at.1, e.at.2
+        "entry\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
+        c.dtype,
+        c.layout,
+        c.m,
+        c.n,
+        c.k,
+        e.kernel,
+        e.splits,
+        split_mode(e.splits, e.serial),
+        e.ms,
+        e.at.0,
+        e.at.1,
+        e.at.2
     )
+}
+
+/// How an entry's slices are written.
+fn split_mode(splits: i64, serial: bool) -> &'static str {
+    match (splits, serial) {
+        (1, _) => "none",
+        (_, false) => "parallel",
+        (_, true) => "serial",
+    }
 }
 
 /// Reads a file's bytes for `device`.
@@ -412,7 +439,8 @@ fn parse_device(line: &str) -> Option<Device> {
 /// shape in its class.
 fn parse_entry(line: &str) -> Option<(ShapeClass, Tuned)> {
     let f: Vec<&str> = line.split('\t').collect();
-    let ["entry", dtype, layout, m, n, k, kernel, splits, ms, am, an, ak] = f.as_slice() else {
+    let ["entry", dtype, layout, m, n, k, kernel, splits, mode, ms, am, an, ak] = f.as_slice()
+    else {
         return None;
     };
     let int = |s: &str| s.parse::<i64>().ok().filter(|&x| x >= 1);
@@ -421,8 +449,11 @@ fn parse_entry(line: &str) -> Option<(ShapeClass, Tuned)> {
     let class = ShapeClass::of(dtype, layout, at);
     let given = (int(m)?, int(n)?, int(k)?);
     let splits = int(splits)?;
+    let serial = *mode == "serial";
     let ms: f64 = ms.parse().ok()?;
     let ok = given == (class.m, class.n, class.k)
+        && *mode == split_mode(splits, serial)
+        && (!serial || splits <= select::SERIAL_MAX_SPLITS)
         && select::takes(dtype, kernel)
         && splits <= MAX_SPLITS
         && ms.is_finite()
@@ -431,6 +462,7 @@ fn parse_entry(line: &str) -> Option<(ShapeClass, Tuned)> {
         let tuned = Tuned {
             kernel: kernel.to_string(),
             splits,
+            serial,
             ms,
             at,
         };
@@ -459,6 +491,7 @@ mod tests {
         let tuned = Tuned {
             kernel: kernel.into(),
             splits,
+            serial: splits == 4,
             ms: 0.0345,
             at,
         };
@@ -494,12 +527,16 @@ mod tests {
     fn a_table_reads_back_and_answers_its_classes() {
         let t = table();
         let text = encode(&t);
-        assert!(text.starts_with("cute tuning cache\nformat\t1\ndevice\tNVIDIA H200\tsm_90a\t13000\nentry\tf32\tNN\t1\t4096\t4096\tsgemm-sm80-16x128\t13\t0.0345\t1\t4096\t4096\n"), "{text}");
+        assert!(text.starts_with("cute tuning cache\nformat\t2\ndevice\tNVIDIA H200\tsm_90a\t13000\nentry\tf32\tNN\t1\t4096\t4096\tsgemm-sm80-16x128\t13\tparallel\t0.0345\t1\t4096\t4096\n"), "{text}");
         assert_eq!(decode(text.as_bytes(), &device()), Load::Fresh(t.clone()));
         let hit = t
             .get("f32", layout("NN"), (128, 3000, 4000))
             .expect("a hit");
-        assert_eq!((hit.kernel.as_str(), hit.splits), ("sgemm-sm80", 4));
+        assert_eq!(
+            (hit.kernel.as_str(), hit.splits, hit.serial),
+            ("sgemm-sm80", 4, true)
+        );
+        assert!(text.contains("\tsgemm-sm80\t4\tserial\t"), "{text}");
         assert_eq!(t.get("f32", layout("TN"), (128, 3000, 4000)), None);
         assert_eq!(t.get("bf16", layout("NN"), (128, 3000, 4000)), None);
     }
@@ -562,7 +599,12 @@ mod tests {
             good.replace("0.0345", "-1"),
             good.replace("\tNN\t", "\tXY\t"),
             good.replace("entry\tf32\tNN\t1\t", "entry\tf32\tNN\t2\t"),
-            good.replace("format\t1", "format\t0"),
+            good.replace("format\t2", "format\t1"),
+            // a mode that disagrees with the slices, or serial past SERIAL_MAX_SPLITS
+            good.replace("\t13\tparallel", "\t13\tserial"),
+            good.replace("\t13\tparallel", "\t13\tnone"),
+            good.replace("\t4\tserial", "\t1\tserial"),
+            good.replace("\tparallel\t", "\tsideways\t"),
             good.replace("cute tuning cache", "cute tuning cash"),
             good.replace("\t13000", "\tthirteen"),
             good.replace("\t0.0345\t1\t4096\t4096", "\t0.0345\t1\t4096"),
@@ -675,6 +717,7 @@ mod tests {
         let tuned = Tuned {
             kernel: "sgemm-sm80-16x128".into(),
             splits: 12,
+            serial: false,
             ms: 1.0,
             at,
         };

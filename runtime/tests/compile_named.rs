@@ -232,3 +232,40 @@ fn the_wgmma_tiles_compile_for_sm_90a() {
         );
     }
 }
+
+/// The split-K kernels of the `cp.async` GEMMs compile for sm_90a without spills and within
+/// their launch bounds' registers: parallel split-K's partial products and reduction, serial
+/// split-K's one kernel (its semaphore an `ld.global.acquire.gpu` / `st.global.release.gpu`
+/// pair); every layout for the SIMT tiles, TN for the tensor-core ones.
+#[test]
+fn split_k_kernels_compile_without_spills() {
+    use cute_codegen::recipes::{emit_serial_split_k, emit_split_k};
+    if !cute_runtime::nvrtc_or_skip!() {
+        return;
+    }
+    let target = Target::sm90a();
+    let simt = ["sgemm-sm80", "sgemm-sm80-16x128", "sgemm-sm80-64x128"];
+    let tc = ["hgemm-sm80", "bgemm-sm80-128x128", "tf32gemm-sm80"];
+    let cases = GemmLayout::all()
+        .into_iter()
+        .flat_map(|l| simt.map(|n| (n, l)))
+        .chain(tc.map(|n| (n, GemmLayout::parse("TN").unwrap())));
+    for (name, layout) in cases {
+        let p = plan_for(name, layout, &target).unwrap();
+        let ctas = p.cp_async_pipeline().unwrap().1;
+        let serial = emit_serial_split_k(&p).unwrap();
+        assert!(serial.source.contains("ld.global.acquire.gpu.b32"));
+        let [partial, reduce] = emit_split_k(&p).unwrap();
+        for (k, ctas) in [(&serial, ctas), (&partial, ctas), (&reduce, 1)] {
+            let c = nvrtc::compile(&k.name, &k.source, "sm_90a").unwrap_or_else(|e| panic!("{e}"));
+            println!(
+                "{:<40} registers={:?} spill_bytes={:?}",
+                k.name, c.registers, c.spill_bytes
+            );
+            assert_eq!(c.spill_bytes, Some(0), "{} spills:\n{}", k.name, c.log);
+            let cap = target.registers_per_thread_at(k.launch.block[0], ctas);
+            let used = i64::from(c.registers.expect("ptxas reports the registers"));
+            assert!(used <= cap, "{} uses {used} registers, cap {cap}", k.name);
+        }
+    }
+}

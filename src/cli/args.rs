@@ -288,14 +288,19 @@ pub struct RunArgs {
     pub split: SplitOpts,
 }
 
-/// Parallel split-K of `run` and `bench`.
+/// Split-K of `run` and `bench`.
 #[derive(Args, Debug, Clone)]
 pub struct SplitOpts {
-    /// Split K over S slices, each CTA's partial product into an FP32 workspace, then a
-    /// reduction that applies the epilogue (the FP32 SIMT GEMMs); `auto` picks S from the
-    /// shape: enough CTAs to fill the SMs, at least 4 k-tiles a slice
+    /// Split K over S slices (the cp.async GEMMs: SIMT and SM80 tensor cores): each CTA's
+    /// partial product into an FP32 workspace, then a reduction that applies the epilogue
+    /// (parallel split-K); `auto` picks S from the shape: enough CTAs to fill the SMs, at least
+    /// 2 k-tiles a slice
     #[arg(long, value_name = "S|auto", value_parser = parse_split)]
     pub split_k: Option<Split>,
+    /// With --split-k: serial split-K instead, one kernel whose slices add into C in turn,
+    /// ordered by a semaphore per output tile (no workspace, no second launch; C in FP32)
+    #[arg(long, requires = "split_k")]
+    pub serial: bool,
 }
 
 /// `--split-k`'s value.

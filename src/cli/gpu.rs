@@ -140,10 +140,10 @@ pub fn run(a: &RunArgs) -> ExitCode {
         Err(e) => return fail(e),
     };
     println!("{} {layout} M={m} N={n} K={k}", a.name);
-    let (name, split) = super::split_k::pick(a, layout, (m, n, k));
-    let name = &name;
-    if let Some(split) = split {
-        return super::split_k::run(a, name, split, layout, &problem);
+    let picked = super::split_k::pick(a, layout, (m, n, k));
+    let name = &picked.name;
+    if let Some(split) = picked.split {
+        return super::split_k::run(a, &picked, split, layout, &problem);
     }
     let t = Instant::now();
     let (gplan, kernel) = match a

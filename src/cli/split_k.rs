@@ -1,6 +1,7 @@
-//! `cute run NAME --split-k S|auto` and `cute bench NAME... --split-k S|auto`: a named FP32
-//! GEMM as parallel split-K (its partial products over S slices of K, then the reduction that
-//! applies its epilogue), checked against the float64 reference and timed beside cuBLAS SGEMM
+//! `cute run NAME --split-k S|auto [--serial]` and `cute bench NAME... --split-k S|auto
+//! [--serial]`: a named FP32 GEMM as parallel split-K (its partial products over S slices of
+//! K, then the reduction that applies its epilogue) or serial split-K (one kernel, the slices
+//! adding into C in turn), checked against the float64 reference and timed beside cuBLAS SGEMM
 //! like the one-kernel GEMMs.
 
 use std::process::ExitCode;
@@ -42,11 +43,23 @@ pub fn slices(split: Split, plan: &GemmPlan, mnk: (i64, i64, i64)) -> i64 {
     }
 }
 
-/// The kernel `run` takes and its split: the one named, split as `--split-k` says; for a
-/// selector (`sgemm`, `hgemm`, `bgemm`), its pick for the shape in `layout` (a tuned plan of
-/// this device first), printed (with its reasons under `--explain`), `--split-k` overriding its
-/// slices.
-pub fn pick(a: &RunArgs, layout: GemmLayout, mnk: (i64, i64, i64)) -> (String, Option<Split>) {
+/// What `run` runs: a kernel, its split (`None`: one kernel) and whether the split is serial.
+pub struct Picked {
+    pub name: String,
+    pub split: Option<Split>,
+    pub serial: bool,
+}
+
+/// The kernel `run` takes and its split: the one named, split as `--split-k` (and
+/// `--serial`) says; for a selector (`sgemm`, `hgemm`, `bgemm`), its pick for the shape in
+/// `layout` (a tuned plan of this device first), printed (with its reasons under `--explain`),
+/// `--split-k` overriding its slices and mode.
+pub fn pick(a: &RunArgs, layout: GemmLayout, mnk: (i64, i64, i64)) -> Picked {
+    let asked = Picked {
+        name: a.name.clone(),
+        split: a.split.split_k,
+        serial: a.split.serial,
+    };
     let Some(dtype) = select::selector_dtype(&a.name) else {
         if a.explain {
             println!(
@@ -54,7 +67,7 @@ pub fn pick(a: &RunArgs, layout: GemmLayout, mnk: (i64, i64, i64)) -> (String, O
                 a.name
             );
         }
-        return (a.name.clone(), a.split.split_k);
+        return asked;
     };
     let gpu = Gpu::open();
     let tuned = match &gpu {
@@ -68,11 +81,12 @@ pub fn pick(a: &RunArgs, layout: GemmLayout, mnk: (i64, i64, i64)) -> (String, O
     };
     drop(gpu);
     let Some(c) = selected(dtype, a.plan.target(), tuned.as_ref(), layout, mnk) else {
-        return (a.name.clone(), a.split.split_k);
+        return asked;
     };
-    let cut = match c.splits {
-        1 => "K not split".to_string(),
-        s => format!("K split {s} ways"),
+    let cut = match (c.splits, c.serial) {
+        (1, _) => "K not split".to_string(),
+        (s, false) => format!("K split {s} ways (parallel)"),
+        (s, true) => format!("K split {s} ways (serial)"),
     };
     println!("{}{}, {cut}", label("selected"), c.name);
     if a.explain {
@@ -80,36 +94,56 @@ pub fn pick(a: &RunArgs, layout: GemmLayout, mnk: (i64, i64, i64)) -> (String, O
             println!("    {r}");
         }
     }
-    let split = a
-        .split
-        .split_k
-        .or((c.splits > 1).then_some(Split::Slices(c.splits)));
-    (c.name, split)
+    match a.split.split_k {
+        Some(split) => Picked {
+            name: c.name,
+            split: Some(split),
+            serial: a.split.serial,
+        },
+        None => Picked {
+            name: c.name,
+            split: (c.splits > 1).then_some(Split::Slices(c.splits)),
+            serial: c.serial,
+        },
+    }
 }
 
-/// `cute run NAME --split-k ...`: plan, emit and compile both kernels, check with beta 0 and
-/// 0.5, time beside cuBLAS.
-pub fn run(a: &RunArgs, name: &str, split: Split, layout: GemmLayout, p: &Problem) -> ExitCode {
+/// The split-K kernels of `plan`: parallel split-K's partial products and reduction, or serial
+/// split-K's one kernel.
+fn emit(plan: &GemmPlan, serial: bool) -> Result<Vec<Kernel>, RuntimeError> {
+    use cute::codegen::recipes::{emit_serial_split_k, emit_split_k};
+    Ok(match serial {
+        true => vec![emit_serial_split_k(plan)?],
+        false => emit_split_k(plan)?.to_vec(),
+    })
+}
+
+/// `cute run NAME --split-k ... [--serial]`: plan, emit and compile the kernels, check with
+/// beta 0 and 0.5, time beside cuBLAS.
+pub fn run(a: &RunArgs, pk: &Picked, split: Split, layout: GemmLayout, p: &Problem) -> ExitCode {
     let t = Instant::now();
-    let plan = match a.plan.plan(name, layout) {
+    let plan = match a.plan.plan(&pk.name, layout) {
         Ok(x) => x,
         Err(e) => return fail(e),
     };
-    let [partial, reduce] = match cute::codegen::recipes::emit_split_k(&plan) {
+    let kernels = match emit(&plan, pk.serial) {
         Ok(k) => k,
         Err(e) => return fail(e),
     };
+    let lines: Vec<String> = kernels
+        .iter()
+        .map(|k| k.source.lines().count().to_string())
+        .collect();
+    let names: Vec<&str> = kernels.iter().map(|k| k.name.as_str()).collect();
     println!(
-        "{}{:.2} ms, {} + {} lines of CUDA ({} and {})",
+        "{}{:.2} ms, {} lines of CUDA ({})",
         label("plan + emit"),
         t.elapsed().as_secs_f64() * 1e3,
-        partial.source.lines().count(),
-        reduce.source.lines().count(),
-        partial.name,
-        reduce.name
+        lines.join(" + "),
+        names.join(" and ")
     );
     let s = slices(split, &plan, (p.m, p.n, p.k));
-    for k in [&partial, &reduce] {
+    for k in &kernels {
         if let Err(e) = super::gpu::compile_step(k, k.target.name()) {
             return fail(e);
         }
@@ -120,7 +154,7 @@ pub fn run(a: &RunArgs, name: &str, split: Split, layout: GemmLayout, p: &Proble
     }) else {
         return ExitCode::SUCCESS;
     };
-    match on_gpu(&gpu, &blas, plan, &[partial, reduce], p, s) {
+    match on_gpu(&gpu, &blas, plan, &kernels, p, s) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(e),
     }
@@ -130,22 +164,30 @@ fn on_gpu(
     gpu: &Gpu,
     blas: &CudaBlas,
     plan: GemmPlan,
-    kernels: &[Kernel; 2],
+    kernels: &[Kernel],
     p: &Problem,
     s: i64,
 ) -> Result<(), RuntimeError> {
     let epilogue = plan.epilogue.clone();
-    let sk = SplitK::from_kernels(gpu, plan, kernels)?;
+    let sk = match kernels {
+        [serial] => SplitK::from_serial_kernel(gpu, plan, serial)?,
+        [partial, reduce] => SplitK::from_kernels(gpu, plan, &[partial.clone(), reduce.clone()])?,
+        _ => return Err(RuntimeError::Problem("split-K is one kernel or two".into())),
+    };
     let cut = sk.split(p, s)?;
+    let how = match sk.is_serial() {
+        true => "serial: the slices add into C in turn, a semaphore per output tile".to_string(),
+        false => format!(
+            "parallel: {} x {} x {} FP32 workspace",
+            cut.ldw, p.n, cut.splits
+        ),
+    };
     println!(
-        "{}{} slices of K = {} ({} each, {} x {} x {} FP32 workspace)",
+        "{}{} slices of K = {} ({} each; {how})",
         label("split-K"),
         cut.splits,
         p.k,
         cut.kc,
-        cut.ldw,
-        p.n,
-        cut.splits
     );
     let what = format!("{} with split-K", sk.plan().name);
     super::gpu::check_betas(&what, &mut |beta| {
@@ -158,7 +200,7 @@ fn on_gpu(
     let t = time(gpu, blas, &sk, p, cut)?;
     let (ours, theirs) = t.tflops(p);
     println!(
-        "{}{:.4} ms = {ours:.2} TFLOP/s (both kernels); cuBLAS SGEMM (pedantic FP32) {:.4} ms = {theirs:.2} TFLOP/s; {:.1}% of cuBLAS",
+        "{}{:.4} ms = {ours:.2} TFLOP/s (every kernel); cuBLAS SGEMM (pedantic FP32) {:.4} ms = {theirs:.2} TFLOP/s; {:.1}% of cuBLAS",
         label("time"),
         t.kernel_ms,
         t.cublas_ms,
@@ -167,7 +209,8 @@ fn on_gpu(
     Ok(())
 }
 
-/// Both kernels timed as one GEMM beside cuBLAS (CUDA events, 3 warm-ups, median of 20).
+/// The split-K kernels timed as one GEMM beside cuBLAS (CUDA events, 3 warm-ups, median of
+/// 20).
 fn time(
     gpu: &Gpu,
     blas: &CudaBlas,
@@ -201,11 +244,15 @@ pub fn bench(a: &BenchArgs, split: Split, sizes: &[(i64, i64, i64)]) -> ExitCode
         Ok(None) => return ExitCode::SUCCESS,
         Err(e) => return fail(e),
     };
-    println!("# {} ({}), {}; parallel split-K (partials + reduction) beside cuBLAS SGEMM in CUBLAS_PEDANTIC_MATH; CUDA events, 3 warm-ups, median of 20", gpu.name, gpu.arch, a.plan.target());
+    let mode = match a.split.serial {
+        true => "serial split-K (one kernel, the slices in turn)",
+        false => "parallel split-K (partials + reduction)",
+    };
+    println!("# {} ({}), {}; {mode} beside cuBLAS SGEMM in CUBLAS_PEDANTIC_MATH; CUDA events, 3 warm-ups, median of 20", gpu.name, gpu.arch, a.plan.target());
     table_header();
     for plan in plans {
         let (name, layout) = (plan.name.clone(), plan.layout);
-        let sk = match SplitK::new(&gpu, plan) {
+        let sk = match SplitK::with_mode(&gpu, plan, a.split.serial) {
             Ok(x) => x,
             Err(e) => return fail(e),
         };
@@ -250,7 +297,10 @@ pub fn bench_selected(a: &BenchArgs, sizes: &[(i64, i64, i64)]) -> ExitCode {
             };
             let row = Problem::new(m, n, k, layout, 1.0, 0.0).and_then(|q| {
                 let plan = a.plan.plan(&c.name, layout)?;
-                Ok((time_pick(&gpu, &blas, plan, &q, c.splits, 20)?, q))
+                Ok((
+                    time_pick(&gpu, &blas, plan, &q, (c.splits, c.serial), 20)?,
+                    q,
+                ))
             });
             match row {
                 Ok(((t, made), q)) => table_row(&c.name, &q, made, &t),
@@ -261,20 +311,21 @@ pub fn bench_selected(a: &BenchArgs, sizes: &[(i64, i64, i64)]) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// `plan` on `q` in `splits` slices of K timed beside cuBLAS: both split-K kernels, or the one
-/// kernel (with the index width `q` needs) when `splits` is 1; gives the slices made too (K may
-/// cut into fewer).
+/// `plan` on `q` in `splits` slices of K (`serial` or parallel) timed beside cuBLAS: the
+/// split-K kernels, or the one kernel (with the index width `q` needs) when `splits` is 1;
+/// gives the slices made too (K may cut into fewer).
 pub fn time_pick(
     gpu: &Gpu,
     blas: &CudaBlas,
     plan: GemmPlan,
     q: &Problem,
-    splits: i64,
+    (splits, serial): (i64, bool),
     reps: impl Into<Reps>,
 ) -> Result<(Timing, i64), RuntimeError> {
     let named = tuning::Selected {
         name: plan.name.clone(),
         splits,
+        serial,
         reasons: Vec::new(),
     };
     let g = AutoGemm::with_plan(gpu, plan, q, named)?;

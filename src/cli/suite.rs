@@ -109,10 +109,13 @@ fn series(
             // what runs: the named kernel, or the selector's pick and its slices
             let pick =
                 dtype.and_then(|d| selected(d, a.plan.target(), tuned.as_ref(), layout, (m, n, k)));
-            let (kernel, splits) = pick.map_or((name.to_string(), 1), |c| (c.name, c.splits));
+            let (kernel, splits, serial) = pick.map_or((name.to_string(), 1, false), |c| {
+                (c.name, c.splits, c.serial)
+            });
             // the slices made (K may cut into fewer than asked)
+            let mode = if serial { " serial" } else { "" };
             let ran = |suffix: String, made: i64| match dtype {
-                Some(_) => format!("{kernel}{suffix} / {made}"),
+                Some(_) => format!("{kernel}{suffix} / {made}{mode}"),
                 None => format!("{kernel}{suffix}"),
             };
             let row = match &tc_blas {
@@ -122,7 +125,8 @@ fn series(
                     .map_err(RuntimeError::from)
                     .and_then(|plan| {
                         let (t, made) = if splits > 1 {
-                            tensor_core::bench_split(gpu, b, &plan, (m, n, k), 20, splits)?
+                            let mode = tensor_core::SplitMode { splits, serial };
+                            tensor_core::bench_split(gpu, b, &plan, (m, n, k), 20, mode)?
                         } else {
                             (tensor_core::bench(gpu, b, &plan, (m, n, k), 20)?, 1)
                         };
@@ -131,7 +135,7 @@ fn series(
                     }),
                 None => Problem::new(m, n, k, layout, 1.0, 0.0).and_then(|q| {
                     let plan = a.plan.plan(&kernel, layout)?;
-                    let (t, made) = time_pick(gpu, blas, plan, &q, splits, 20)?;
+                    let (t, made) = time_pick(gpu, blas, plan, &q, (splits, serial), 20)?;
                     Ok((
                         ran(String::new(), made),
                         t.kernel_ms,

@@ -8,10 +8,10 @@ use std::process::ExitCode;
 
 use cute::codegen::gemm::GemmPlan;
 use cute::codegen::named::TENSOR_CORE_NAMES;
-use cute::codegen::recipes::emit_split_k;
+use cute::codegen::recipes::{emit_serial_split_k, emit_split_k};
 use cute::codegen::GemmLayout;
 use cute::runtime::gpu::Gpu;
-use cute::runtime::tensor_core;
+use cute::runtime::tensor_core::{self, SplitMode};
 use cute::runtime::RuntimeError;
 
 use super::args::{BenchArgs, PlanOpts, RunArgs, Split, SplitOpts};
@@ -44,10 +44,13 @@ pub fn run_selected(a: &RunArgs) -> ExitCode {
     };
     let size = a.size.one(4096).unwrap_or((4096, 4096, 4096));
     println!("{} {layout} M={} N={} K={}", a.name, size.0, size.1, size.2);
-    let (name, split) = super::split_k::pick(a, layout, size);
+    let pk = super::split_k::pick(a, layout, size);
     let picked = RunArgs {
-        name,
-        split: SplitOpts { split_k: split },
+        name: pk.name,
+        split: SplitOpts {
+            split_k: pk.split,
+            serial: pk.serial,
+        },
         ..a.clone()
     };
     run(&picked)
@@ -141,9 +144,13 @@ pub fn bench(a: &BenchArgs) -> ExitCode {
         for &(m, n, k) in sizes {
             let timed = match a.split.split_k {
                 Some(split) => {
-                    let s = super::split_k::slices(split, plan, (m, n, k));
-                    tensor_core::bench_split(&gpu, &blas, plan, (m, n, k), 20, s)
-                        .map(|(t, made)| (t, format!(" ({made} slices)")))
+                    let mode = SplitMode {
+                        splits: super::split_k::slices(split, plan, (m, n, k)),
+                        serial: a.split.serial,
+                    };
+                    let how = if mode.serial { "serial" } else { "parallel" };
+                    tensor_core::bench_split(&gpu, &blas, plan, (m, n, k), 20, mode)
+                        .map(|(t, made)| (t, format!(" ({made} slices, {how})")))
                 }
                 None => {
                     tensor_core::bench(&gpu, &blas, plan, (m, n, k), 20).map(|t| (t, String::new()))
@@ -181,8 +188,12 @@ fn run_split(
     plan: &GemmPlan,
     size: (i64, i64, i64),
     split: Split,
+    serial: bool,
 ) -> Result<(), RuntimeError> {
-    let s = super::split_k::slices(split, plan, size);
+    let s = SplitMode {
+        splits: super::split_k::slices(split, plan, size),
+        serial,
+    };
     let (m, n, k) = size;
     for beta in [0.0, 0.5] {
         let seed = super::recipe::fresh_seed();
@@ -243,6 +254,9 @@ pub fn run(a: &RunArgs) -> ExitCode {
         kernel.1.source.lines().count()
     );
     let compiled = match a.split.split_k {
+        Some(_) if a.split.serial => emit_serial_split_k(&kernel.0)
+            .map_err(RuntimeError::from)
+            .and_then(|k| compile(&k)),
         Some(_) => emit_split_k(&kernel.0)
             .map_err(RuntimeError::from)
             .and_then(|ks| ks.iter().try_for_each(|k| compile(k).map(drop))),
@@ -266,7 +280,7 @@ pub fn run(a: &RunArgs) -> ExitCode {
         Err(e) => return fail(&e),
     };
     if let Some(split) = a.split.split_k {
-        return match run_split(&gpu, &blas, &kernel.0, size, split) {
+        return match run_split(&gpu, &blas, &kernel.0, size, split, a.split.serial) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => fail(&e),
         };

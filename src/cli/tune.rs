@@ -108,14 +108,19 @@ fn tune_one(
                 reps.method = Method::of(t.launch_to_launch);
                 let mark = if t.launch_to_launch { " †" } else { "" };
                 println!(
-                    "| {} | {} | {:.4}{mark} | {:.1}% | {note} |",
-                    c.name, t.made, t.ms, t.percent
+                    "| {} | {}{} | {:.4}{mark} | {:.1}% | {note} |",
+                    c.name,
+                    t.made,
+                    serial_mark(c.serial, t.made),
+                    t.ms,
+                    t.percent
                 );
                 timed.push((*c, t.made, t.ms));
             }
             Err(e) => {
                 let e = super::text::lines(&e.to_string()).replace('\n', " ");
-                println!("| {} | {} | error: {e} | | {note} |", c.name, c.splits);
+                let how = serial_mark(c.serial, c.splits);
+                println!("| {} | {}{how} | error: {e} | | {note} |", c.name, c.splits);
             }
         }
     }
@@ -133,14 +138,28 @@ fn tune_one(
         }
         _ => "the heuristic's pick did not run".to_string(),
     };
-    println!("best: {} in {made} slices, {ms:.4} ms; {pick}", best.name);
+    println!(
+        "best: {} in {made} slices{}, {ms:.4} ms; {pick}",
+        best.name,
+        serial_mark(best.serial, made)
+    );
     let tuned = Tuned {
         kernel: best.name.to_string(),
         splits: made,
+        serial: best.serial && made > 1,
         ms,
         at: (m, n, k),
     };
     Ok((ShapeClass::of(dtype, layout, (m, n, k)), tuned))
+}
+
+/// " serial" after the slices of a serial split-K.
+fn serial_mark(serial: bool, slices: i64) -> &'static str {
+    if serial && slices > 1 {
+        " serial"
+    } else {
+        ""
+    }
 }
 
 /// A candidate's timing: milliseconds, % of cuBLAS's speed, the slices made, the method.
@@ -166,7 +185,7 @@ fn time_candidate(
     let plan = a.plan.plan(c.name, layout)?;
     if dtype == "f32" {
         let q = Problem::new(mnk.0, mnk.1, mnk.2, layout, 1.0, 0.0)?;
-        let (t, made) = time_pick(gpu, blas, plan, &q, c.splits, reps)?;
+        let (t, made) = time_pick(gpu, blas, plan, &q, (c.splits, c.serial), reps)?;
         return Ok(Timed {
             ms: t.kernel_ms,
             percent: 100.0 * t.cublas_ms / t.kernel_ms,
@@ -175,7 +194,11 @@ fn time_candidate(
         });
     }
     let (t, made) = if c.splits > 1 {
-        tensor_core::bench_split(gpu, blas, &plan, mnk, reps, c.splits)?
+        let mode = tensor_core::SplitMode {
+            splits: c.splits,
+            serial: c.serial,
+        };
+        tensor_core::bench_split(gpu, blas, &plan, mnk, reps, mode)?
     } else {
         (tensor_core::bench(gpu, blas, &plan, mnk, reps)?, 1)
     };
