@@ -1,14 +1,16 @@
-//! `AutoGemm`: the FP32 GEMM the selector picks for a problem (this device's tuned plan from the
-//! tuning cache, else the heuristic), as one call — a decode step's 1x4096x4096, a short-K
-//! 64x1000x127 and a ragged 300x130x77, in NN and TN, alpha 1.5 and beta 0.5, compared with a
-//! float64 loop on the host. Run with `cargo run --release --example gemm_auto` (on a machine
-//! without a GPU it says so).
+//! `AutoGemm`: the GEMM a selector picks for a problem (this device's tuned plan from the
+//! tuning cache, else the heuristic), as one call — FP32 at a decode step's 1x4096x4096, a
+//! short-K 64x1000x127 and a ragged 300x130x77, in NN and TN; BF16 and FP16 (C in FP32) at
+//! 16x4096x4096 (the SM80 tensor-core GEMM split K ways) and 2048x2048x512 (the SM90 one); alpha
+//! 1.5 and beta 0.5, compared with a float64 loop on the host. Run with `cargo run --release
+//! --example gemm_auto` (on a machine without a GPU it says so).
 
 use cute::codegen::gemm::Major;
 use cute::codegen::GemmLayout;
 use cute::runtime::auto::AutoGemm;
 use cute::runtime::gemm::{Buffers, Problem};
 use cute::runtime::gpu::Gpu;
+use half::{bf16, f16};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let gpu = match Gpu::open() {
@@ -41,6 +43,57 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 return Err(format!("{layout} {m}x{n}x{k}: wrong result").into());
             }
         }
+    }
+    let tn = GemmLayout::all()[2];
+    for (m, n, k) in [(16, 4096, 4096), (2048, 2048, 512)] {
+        sixteen_bit(
+            &gpu,
+            "bf16",
+            Problem::new(m, n, k, tn, 1.5, 0.5)?,
+            bf16::from_f32,
+        )?;
+        sixteen_bit(
+            &gpu,
+            "f16",
+            Problem::new(m, n, k, tn, 1.5, 0.5)?,
+            f16::from_f32,
+        )?;
+    }
+    Ok(())
+}
+
+/// The 16-bit selector of `dtype` on `p` through `AutoGemm::run_host` (A and B of values
+/// exact in 16 bits, C in FP32), checked as the FP32 runs are.
+fn sixteen_bit<T: cute::runtime::api::InputElem>(
+    gpu: &Gpu,
+    dtype: &str,
+    p: Problem,
+    from: fn(f32) -> T,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let gemm = AutoGemm::for_dtype(gpu, dtype, &p)?;
+    let (sa, sb, sc) = p.buffer_sizes();
+    let val = |i: usize, salt: usize| ((i * 7 + salt * 13) % 17) as f32 / 8.0 - 1.0;
+    let a: Vec<f32> = (0..sa).map(|i| val(i, 1)).collect();
+    let b: Vec<f32> = (0..sb).map(|i| val(i, 2)).collect();
+    let c0: Vec<f32> = (0..sc).map(|i| val(i, 3)).collect();
+    let (a16, b16): (Vec<T>, Vec<T>) = (
+        a.iter().map(|&x| from(x)).collect(),
+        b.iter().map(|&x| from(x)).collect(),
+    );
+    let mut c = c0.clone();
+    gemm.run_host(&p, &a16, &b16, &mut c)?;
+    let worst = worst_error(&p, p.layout, (&a, &b, &c0), &c);
+    let s = gemm.selected();
+    let (m, n, k) = (p.m, p.n, p.k);
+    println!(
+        "{dtype} {} {m}x{n}x{k}: {} in {} slices{}, worst |error| / bound {worst:.2e}",
+        p.layout,
+        s.name,
+        s.splits,
+        if s.serial { " (serial)" } else { "" }
+    );
+    if worst > 1.0 {
+        return Err(format!("{dtype} {m}x{n}x{k}: wrong result").into());
     }
     Ok(())
 }

@@ -76,7 +76,7 @@ impl DeviceInput {
         self.elem() == e || (self.elem() == ElemType::F32 && e == ElemType::Tf32)
     }
 
-    fn buf(&self) -> Buf<'_> {
+    pub(crate) fn buf(&self) -> Buf<'_> {
         match self {
             DeviceInput::F32(s) => Buf::F32(s),
             DeviceInput::Bits16(s, e) => Buf::Bits16(s, *e),
@@ -180,6 +180,44 @@ macro_rules! eight_bit_elem {
 eight_bit_elem!(float8::F8E4M3, ElemType::E4M3);
 eight_bit_elem!(float8::F8E5M2, ElemType::E5M2);
 
+/// Whether host A, B and C have the sizes `p` needs ([`Problem::buffer_sizes`]).
+pub(crate) fn host_sizes(p: &Problem, [a, b, c]: [usize; 3]) -> Result<()> {
+    let (sa, sb, sc) = p.buffer_sizes();
+    for (n, got, what) in [(sa, a, "A"), (sb, b, "B"), (sc, c, "C")] {
+        if n != got {
+            return Err(RuntimeError::Problem(format!(
+                "{what} has {got} elements, the problem needs {n}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Whether device values A, B and C are of the types `plan`'s kernel (`name`) takes: A and B
+/// fed by its input type, C of its output type.
+pub(crate) fn device_types(
+    plan: &GemmPlan,
+    name: &str,
+    [a, b, c]: [&DeviceInput; 3],
+) -> Result<()> {
+    let (elem, out) = (plan.input_type(), plan.output_type());
+    for (what, d) in [("A", a), ("B", b)] {
+        if !d.feeds(elem) {
+            return Err(RuntimeError::Problem(format!(
+                "{name} takes {what} of {elem}, given a device buffer of {}",
+                d.elem()
+            )));
+        }
+    }
+    if c.elem() != out {
+        return Err(RuntimeError::Problem(format!(
+            "{name} writes C of {out}, given a device buffer of {}",
+            c.elem()
+        )));
+    }
+    Ok(())
+}
+
 /// A loaded GEMM kernel and the plan it came from.
 pub struct Gemm<'g> {
     gpu: &'g Gpu,
@@ -262,14 +300,7 @@ impl<'g> Gemm<'g> {
         self.same_layout(p)?;
         self.types::<T, O>()?;
         p.check()?;
-        let (sa, sb, sc) = p.buffer_sizes();
-        for (n, got, what) in [(sa, a.len(), "A"), (sb, b.len(), "B"), (sc, c.len(), "C")] {
-            if n != got {
-                return Err(RuntimeError::Problem(format!(
-                    "{what} has {got} elements, the problem needs {n}"
-                )));
-            }
-        }
+        host_sizes(p, [a.len(), b.len(), c.len()])?;
         let (da, db) = (T::upload(self.gpu, a)?, T::upload(self.gpu, b)?);
         let mut dc = O::upload(self.gpu, c)?;
         let dbias = bias.map(|v| up(self.gpu, v)).transpose()?;
@@ -292,21 +323,7 @@ impl<'g> Gemm<'g> {
     ) -> Result<()> {
         self.same_layout(p)?;
         let name = &self.loaded.kernel.name;
-        let (elem, out) = (self.plan.input_type(), self.plan.output_type());
-        for (what, d) in [("A", a), ("B", b)] {
-            if !d.feeds(elem) {
-                return Err(RuntimeError::Problem(format!(
-                    "{name} takes {what} of {elem}, given a device buffer of {}",
-                    d.elem()
-                )));
-            }
-        }
-        if c.elem() != out {
-            return Err(RuntimeError::Problem(format!(
-                "{name} writes C of {out}, given a device buffer of {}",
-                c.elem()
-            )));
-        }
+        device_types(&self.plan, name, [a, b, c])?;
         let placeholder;
         let bias = match (self.plan.epilogue.bias.is_some(), bias) {
             (true, None) => {

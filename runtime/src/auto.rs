@@ -1,21 +1,38 @@
-//! The FP32 GEMM the selector picks for a problem, ready to run: `AutoGemm::new(&gpu, &p)` asks
-//! [`tuning::selected`] (this device's tuned plan of the shape's class from the tuning cache,
-//! else the heuristic, `codegen::select::sgemm`), plans the kernel it names for the GPU's
-//! architecture, and loads it — as one kernel, or as split-K ([`SplitK`], serial or parallel)
-//! with its workspace when the pick splits K. What `cute run sgemm` does, as a library call.
+//! The GEMM a selector picks for a problem, ready to run: `AutoGemm::new(&gpu, &p)` (FP32) or
+//! `AutoGemm::for_dtype(&gpu, "bf16", &p)` (`f16`, `bf16`: the tensor-core GEMMs, C in FP32)
+//! asks [`tuning::selected`] (this device's tuned plan of the shape's class from the tuning
+//! cache, else the heuristic, `codegen::select::pick`), plans the kernel it names for the
+//! GPU's architecture, and loads it — as one kernel, or as split-K ([`SplitK`], serial or
+//! parallel) with its workspace when the pick splits K. What `cute run sgemm|hgemm|bgemm` does,
+//! as a library call.
+//!
+//! ```no_run
+//! use cute_runtime::{auto::AutoGemm, gemm::Problem, gpu::Gpu};
+//! use cute_codegen::GemmLayout;
+//! use half::bf16;
+//! let gpu = Gpu::open()?;
+//! let p = Problem::new(16, 4096, 4096, GemmLayout::parse("TN").unwrap(), 1.0, 0.0)?;
+//! let gemm = AutoGemm::for_dtype(&gpu, "bf16", &p)?;
+//! let (sa, sb, sc) = p.buffer_sizes();
+//! let (a, b, mut c) = (vec![bf16::ONE; sa], vec![bf16::ONE; sb], vec![0.0f32; sc]);
+//! gemm.run_host(&p, &a, &b, &mut c)?;
+//! assert_eq!(c[0], 4096.0);
+//! # Ok::<(), cute_runtime::RuntimeError>(())
+//! ```
 
 use cute_codegen::cuda::IndexWidth;
 use cute_codegen::gemm::emit_with;
 use cute_codegen::{named, GemmPlan, Target};
 
-use crate::api::Gemm;
+use crate::api::{DeviceInput, Gemm, InputElem};
 use crate::error::{Result, RuntimeError};
 use crate::gemm::{launch, Buffers, Problem};
 use crate::gpu::Gpu;
+use crate::launch::Buf;
 use crate::split_k::{Split, SplitK, Workspace};
 use crate::tuning::{self, Device, Selected};
 
-/// The selector's FP32 GEMM for one problem shape and layout.
+/// A selector's GEMM for one problem shape and layout.
 pub struct AutoGemm<'g> {
     gpu: &'g Gpu,
     selected: Selected,
@@ -39,13 +56,23 @@ impl<'g> AutoGemm<'g> {
     /// compile cache) and loaded. The tuning cache is read if it is this device's; a missing,
     /// stale or corrupted one leaves the heuristic's pick.
     pub fn new(gpu: &'g Gpu, p: &Problem) -> Result<AutoGemm<'g>> {
+        AutoGemm::for_dtype(gpu, "f32", p)
+    }
+
+    /// The pick of `dtype`'s selector (`f32`; `f16`, `bf16`: A and B of that type, C in FP32)
+    /// for `p`, as [`AutoGemm::new`] takes FP32's.
+    pub fn for_dtype(gpu: &'g Gpu, dtype: &str, p: &Problem) -> Result<AutoGemm<'g>> {
         p.check()?;
         let target = Target::parse(&gpu.arch)?;
         let load = Device::of(gpu).map(|d| tuning::load(&d)).ok();
         let table = load.as_ref().and_then(tuning::Load::table);
         let mnk = (p.m, p.n, p.k);
-        let mut selected = tuning::selected("f32", target, table, p.layout, mnk)
-            .ok_or_else(|| RuntimeError::Problem("the FP32 selector picked nothing".into()))?;
+        let mut selected =
+            tuning::selected(dtype, target, table, p.layout, mnk).ok_or_else(|| {
+                RuntimeError::Problem(format!(
+                    "no selector for {dtype} (f32, f16 and bf16 have one)"
+                ))
+            })?;
         if selected.splits > 1 && p.index_width() != IndexWidth::I32 {
             // leading dimensions past the shape's own can make a matrix need 64-bit indices
             selected.splits = 1;
@@ -93,18 +120,66 @@ impl<'g> AutoGemm<'g> {
     /// this was built for (alpha, beta and the leading dimensions may differ); waits for it.
     pub fn run(&self, p: &Problem, bufs: &mut Buffers) -> Result<()> {
         self.launch(p, bufs)?;
-        self.gpu
-            .stream
-            .synchronize()
-            .map_err(RuntimeError::driver(format!(
-                "running {}",
-                self.plan().name
-            )))
+        self.sync()
     }
 
     /// [`AutoGemm::run`] without the wait: the kernels are queued on the GPU's stream (what a
     /// benchmark times).
     pub fn launch(&self, p: &Problem, bufs: &mut Buffers) -> Result<()> {
+        self.same_shape(p)?;
+        match &self.how {
+            How::One(g) => launch(self.gpu, g.loaded(), p, bufs),
+            How::Split { sk, cut, work } => sk.launch(p, bufs, work, *cut),
+        }
+    }
+
+    /// `C = alpha * A * B + beta * C` on device values (A and B of the plan's input type, C of
+    /// its output type, uploaded by [`InputElem::upload`]) for a problem of the shape and
+    /// layout this was built for; waits for it. Buffers of another type are refused.
+    pub fn run_device(
+        &self,
+        p: &Problem,
+        a: &DeviceInput,
+        b: &DeviceInput,
+        c: &mut DeviceInput,
+    ) -> Result<()> {
+        self.same_shape(p)?;
+        crate::api::device_types(self.plan(), &self.plan().name, [a, b, c])?;
+        match &self.how {
+            How::One(g) => g.run_device(p, a, b, c, None),
+            How::Split { sk, cut, work } => {
+                // the selectors' plans fuse no bias: a one-element placeholder
+                let none = self
+                    .gpu
+                    .stream
+                    .clone_htod(&[0.0f32])
+                    .map_err(RuntimeError::driver("upload"))?;
+                let bufs = [a.buf(), b.buf(), c.buf(), Buf::F32(&none)];
+                sk.launch_bufs(p, bufs, work, *cut)?;
+                self.sync()
+            }
+        }
+    }
+
+    /// The same on host slices (sizes from [`Problem::buffer_sizes`]): A and B of the plan's
+    /// input type (`f32`, `half::f16`, `half::bf16`), C of its output type (`f32`); uploads,
+    /// runs ([`AutoGemm::run_device`]) and copies C back.
+    pub fn run_host<T: InputElem, O: InputElem>(
+        &self,
+        p: &Problem,
+        a: &[T],
+        b: &[T],
+        c: &mut [O],
+    ) -> Result<()> {
+        p.check()?;
+        crate::api::host_sizes(p, [a.len(), b.len(), c.len()])?;
+        let (da, db) = (T::upload(self.gpu, a)?, T::upload(self.gpu, b)?);
+        let mut dc = O::upload(self.gpu, c)?;
+        self.run_device(p, &da, &db, &mut dc)?;
+        O::download(self.gpu, &dc, c)
+    }
+
+    fn same_shape(&self, p: &Problem) -> Result<()> {
         if (p.m, p.n, p.k) != self.shape || p.layout != self.plan().layout {
             return Err(RuntimeError::Problem(format!(
                 "this AutoGemm was built for {} {}x{}x{}, not {} {}x{}x{}",
@@ -118,10 +193,17 @@ impl<'g> AutoGemm<'g> {
                 p.k
             )));
         }
-        match &self.how {
-            How::One(g) => launch(self.gpu, g.loaded(), p, bufs),
-            How::Split { sk, cut, work } => sk.launch(p, bufs, work, *cut),
-        }
+        Ok(())
+    }
+
+    fn sync(&self) -> Result<()> {
+        self.gpu
+            .stream
+            .synchronize()
+            .map_err(RuntimeError::driver(format!(
+                "running {}",
+                self.plan().name
+            )))
     }
 
     /// The plan (before its split).

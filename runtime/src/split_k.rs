@@ -170,11 +170,25 @@ impl<'g> SplitK<'g> {
     }
 
     /// `C = alpha * A * B + beta * C` (+ the plan's epilogue) as `s.splits` partial products
-    /// into `work`, then their reduction into C; asynchronous on the GPU's stream.
+    /// into `work`, then their reduction into C (or serial split-K's one kernel); asynchronous
+    /// on the GPU's stream.
     pub fn launch(
         &self,
         p: &Problem,
         bufs: &mut Buffers,
+        work: &Workspace,
+        s: Split,
+    ) -> Result<()> {
+        let all = [&bufs.a, &bufs.b, &bufs.c, &bufs.bias].map(Buf::F32);
+        self.launch_bufs(p, all, work, s)
+    }
+
+    /// [`SplitK::launch`] on A, B, C and the bias of any type the kernels take (a 16-bit
+    /// GEMM's A and B; the launch checks each against its parameter's type).
+    pub fn launch_bufs(
+        &self,
+        p: &Problem,
+        bufs: [Buf<'_>; 4],
         work: &Workspace,
         s: Split,
     ) -> Result<()> {
@@ -197,15 +211,16 @@ impl<'g> SplitK<'g> {
                 work.len()
             )));
         }
+        let [a, b, c, bias] = bufs;
+        let [la, lb, lc, lbias] = bufs.each_ref().map(Buf::len);
         let lens = BufferLens {
-            a: bufs.a.len(),
-            b: bufs.b.len(),
-            c: bufs.c.len(),
-            bias: bufs.bias.len(),
+            a: la,
+            b: lb,
+            c: lc,
+            bias: lbias,
         };
         check_buffers(&reduce_k.kernel, p, lens)?;
         let (lda, ldb, ldc) = p.lds();
-        let (a, b) = (Buf::F32(&bufs.a), Buf::F32(&bufs.b));
         // M, N, K, alpha 1, A, ldA, B, ldB, beta 0, W, ldW, Kc
         let partial = [
             Arg::Int(p.m),
@@ -231,11 +246,11 @@ impl<'g> SplitK<'g> {
             Arg::Buf(Buf::F32(work)),
             Arg::Int(s.ldw),
             Arg::Scalar(f64::from(p.beta)),
-            Arg::Buf(Buf::F32(&bufs.c)),
+            Arg::Buf(c),
             Arg::Int(ldc),
         ];
         if self.plan.epilogue.bias.is_some() {
-            reduce.push(Arg::Buf(Buf::F32(&bufs.bias)));
+            reduce.push(Arg::Buf(bias));
         }
         launch(self.gpu, reduce_k, &reduce)
     }
@@ -245,7 +260,7 @@ impl<'g> SplitK<'g> {
         &self,
         k: &Loaded,
         p: &Problem,
-        bufs: &mut Buffers,
+        bufs: [Buf<'_>; 4],
         sem: &CudaSlice<i32>,
         s: Split,
     ) -> Result<()> {
@@ -256,14 +271,8 @@ impl<'g> SplitK<'g> {
                 sem.len()
             )));
         }
-        let lens = BufferLens {
-            a: bufs.a.len(),
-            b: bufs.b.len(),
-            c: bufs.c.len(),
-            bias: bufs.bias.len(),
-        };
-        check_buffers(&k.kernel, p, lens)?;
-        let bufs = [&bufs.a, &bufs.b, &bufs.c, &bufs.bias].map(Buf::F32);
+        let [a, b, c, bias] = bufs.each_ref().map(Buf::len);
+        check_buffers(&k.kernel, p, BufferLens { a, b, c, bias })?;
         let extra = [("Kc", Arg::Int(s.kc)), ("Sem", Arg::Buf(Buf::I32(sem)))];
         let args = crate::gemm::args_with(&k.kernel, p, bufs, &extra)?;
         launch(self.gpu, k, &args)
