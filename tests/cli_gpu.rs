@@ -304,7 +304,7 @@ fn the_selector_says_what_it_picked_and_why() {
         "{out}"
     );
     assert!(
-        out.contains("16 output tiles of 128x256, under 1/5 of the 132 SMs: the SM80 kernel"),
+        out.contains("16 output tiles of 128x256, under 1/2 of the 132 SMs: the SM80 kernel, its 128x256 tile (M = 1)"),
         "{out}"
     );
     assert!(out.contains("bgemm-sm80 TN M=1 N=4096 K=4096"), "{out}");

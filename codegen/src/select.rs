@@ -4,12 +4,14 @@
 //! a SIMT tile ([`crate::named::SimtTile`]); FP16 and BF16 ([`tensor_core`]) the SM90 GEMM or
 //! the SM80 one split. A tuned plan of the tuning cache (`cute tune`) comes before them.
 //!
-//! The rules, fitted to `cute tune --suite` on an H100 (2026-12-06; docs/performance.md):
-//! a few rows of C (M at most 16) take the 16x128 tile, whose CTAs do not compute 128-row tiles
-//! for them, and so do up to 64 rows when the 128x128 tile cannot fill half the CTA slots even
-//! split; then K is split into as many slices as keep the CTAs within one wave of the slots
-//! (`Target::sms` x the plan's CTAs per SM) — past a whole wave, the SMs that take one CTA more
-//! set the time — each slice keeping at least 2 k-tiles.
+//! The FP32 rules, fitted to `cute tune --suite` on an H100 and then an H200 (2026-12-06;
+//! docs/performance.md): a few rows of C (M at most 16) take the 16x128 tile, whose CTAs do not
+//! compute 128-row tiles for them; up to 64 rows take the 64x128 tile where K is long enough to
+//! split it at least [`MID_TILE_MIN_SPLITS`] ways (else the 16x128 tile, when the 128x128 tile
+//! cannot fill half the CTA slots even split); then K is split into as many slices as keep the
+//! CTAs within one wave of the slots (`Target::sms` x the plan's CTAs per SM) — past a whole
+//! wave, the SMs that take one CTA more set the time — each slice keeping at least 2 k-tiles.
+//! The 16-bit rules are [`tensor_core`]'s.
 //!
 //! For the record, the first rules (fill the slots, rounding up; 4 k-tiles a slice) ran at 54 to
 //! 93% of the best tuned plan on the suite's split shapes: 13 slices of a 32-tile problem make
@@ -25,6 +27,11 @@ pub const WIDE_TILE_MAX_M: i64 = 16;
 /// The rows of C up to which the 16x128 tile is taken when the 128x128 tile cannot fill half
 /// its CTA slots.
 pub const WIDE_TILE_FILL_MAX_M: i64 = 64;
+
+/// The fewest slices of K the 64x128 tile is taken with for 17 to 64 rows of C: on the H200
+/// (2026-12-06) it ran 1.6-1.7x the 16x128 tile's speed at 64 x 4096² (12 slices) and
+/// 64 x 8192² (6), and 0.7x at 64 x 1000 x 127 (2).
+pub const MID_TILE_MIN_SPLITS: i64 = 4;
 
 /// The fewest k-tiles a slice of K keeps.
 pub const MIN_K_TILES_PER_SLICE: i64 = 2;
@@ -114,7 +121,11 @@ pub const TENSOR_CORE_FAMILIES: [TensorCoreFamily; 2] = [
 ];
 
 /// The SM90 16-bit GEMM is taken when its tiles number at least 1/this of the SMs.
-pub const SM90_MIN_SM_FRACTION: i64 = 5;
+pub const SM90_MIN_SM_FRACTION: i64 = 2;
+
+/// The rows of C up to which the 16-bit selector splits the SM80 GEMM's 128x256 tile; more
+/// rows take its 128x128 tile.
+pub const SM80_WIDE_TILE_MAX_M: i64 = 64;
 
 /// The SM90 GEMMs' CTA tile (M, N, K of 16-bit values).
 const SM90_TILE: (i64, i64, i64) = (128, 256, 64);
@@ -169,9 +180,12 @@ pub fn candidates(dtype: &str, (m, n, k): (i64, i64, i64), target: &Target) -> V
     }
 }
 
-/// A 16-bit GEMM at `(m, n, k)`: the SM90 kernel when its tiles number at least a fifth of
-/// the SMs (or the target has no wgmma: then the SM80 kernel unsplit), else the SM80 kernel
-/// split K ways as [`splits`] says for its tile and one CTA an SM.
+/// A 16-bit GEMM at `(m, n, k)`: the SM90 kernel when its 128x256 tiles number at least half
+/// the SMs ([`SM90_MIN_SM_FRACTION`]); else the SM80 kernel split K ways as [`splits`] says for
+/// one CTA an SM — its 128x256 tile up to [`SM80_WIDE_TILE_MAX_M`] rows, its 128x128 tile
+/// above — unless K is too short to split (one slice), where the SM90 kernel starts sooner. On
+/// a target without wgmma, the SM80 kernel. Fitted to `cute tune bgemm --suite` on an H200
+/// (2026-12-06): the pick the fastest plan or within 11% of it on 19 of the 20 shapes.
 pub fn tensor_core(f: TensorCoreFamily, mnk: (i64, i64, i64), target: &Target) -> Choice {
     let ceil = |a: i64, b: i64| a.max(0).saturating_add(b - 1) / b;
     let (m, n, _) = mnk;
@@ -187,25 +201,36 @@ pub fn tensor_core(f: TensorCoreFamily, mnk: (i64, i64, i64), target: &Target) -
             reasons: vec![first, why],
         };
     }
-    // measured on an H100 (2026-12-06): with 16 tiles (1 and 128 x 4096 x 4096) the SM80 kernel
-    // split 8 ways ran 1.4-1.7x faster; with 32 (16 x 8192 x 8192) the SM90 kernel, 1.17x
+    // measured on an H200 (2026-12-06): with 32 tiles (1 to 128 x 8192 x 8192, 1024^3) the SM80
+    // kernel split 2-4 ways ran 1.1-1.5x faster than the SM90 one; with 128 (2048^3) the SM90 one
+    let sm90 = |why: String| Choice {
+        name: f.sm90,
+        splits: 1,
+        serial: false,
+        reasons: vec![why],
+    };
     if tiles.saturating_mul(SM90_MIN_SM_FRACTION) >= sms {
-        let why = format!(
+        return sm90(format!(
             "{tiles} output tiles of 128x256, at least 1/{SM90_MIN_SM_FRACTION} of the {sms} SMs: the SM90 kernel"
-        );
-        return Choice {
-            name: f.sm90,
-            splits: 1,
-            serial: false,
-            reasons: vec![why],
-        };
+        ));
+    }
+    let (name, tile) = if m <= SM80_WIDE_TILE_MAX_M {
+        (f.sm80, sm80_tile(target))
+    } else {
+        (f.sm80_small, (128, 128, 64))
+    };
+    let (s, why) = splits(tile, 1, sms, mnk);
+    if s == 1 {
+        return sm90(format!(
+            "{tiles} output tiles of 128x256, under 1/{SM90_MIN_SM_FRACTION} of the {sms} SMs, but the SM80 kernel would not split ({why}): the SM90 kernel"
+        ));
     }
     let first = format!(
-        "{tiles} output tiles of 128x256, under 1/{SM90_MIN_SM_FRACTION} of the {sms} SMs: the SM80 kernel"
+        "{tiles} output tiles of 128x256, under 1/{SM90_MIN_SM_FRACTION} of the {sms} SMs: the SM80 kernel, its {}x{} tile (M = {m})",
+        tile.0, tile.1
     );
-    let (s, why) = splits(sm80_tile(target), 1, sms, mnk);
     Choice {
-        name: f.sm80,
+        name,
         splits: s,
         serial: false,
         reasons: vec![first, why],
@@ -346,12 +371,24 @@ fn per_sm(tile: SimtTile, target: &Target) -> i64 {
 /// no plan built.
 pub fn sgemm(m: i64, n: i64, k: i64, target: &Target) -> Choice {
     let mut reasons = Vec::new();
+    let mid_splits = splits(
+        FAMILY[2].1.cta,
+        per_sm(FAMILY[2].1, target),
+        target.sms,
+        (m, n, k),
+    )
+    .0;
     let (name, tile): (&'static str, SimtTile) = if m <= WIDE_TILE_MAX_M {
         reasons.push(format!(
             "M = {m} <= {WIDE_TILE_MAX_M}: the 16x128 tile (a 128-row tile would compute {}x the rows)",
             128 / m.clamp(1, 128)
         ));
         FAMILY[1]
+    } else if m <= WIDE_TILE_FILL_MAX_M && mid_splits >= MID_TILE_MIN_SPLITS {
+        reasons.push(format!(
+            "M = {m} <= {WIDE_TILE_FILL_MAX_M} and K splits the 64x128 tile {mid_splits} ways (>= {MID_TILE_MIN_SPLITS}): the 64x128 tile"
+        ));
+        FAMILY[2]
     } else if m <= WIDE_TILE_FILL_MAX_M && !fills_half(FAMILY[0].1, target, (m, n, k)) {
         reasons.push(format!(
             "M = {m} <= {WIDE_TILE_FILL_MAX_M} and the 128x128 tile fills under half its CTA slots even split: the 16x128 tile"
@@ -488,7 +525,8 @@ mod tests {
     /// fastest plan tuned (1000x17x300's 5 slices were not among the plans timed).
     #[test]
     fn the_suite_picks_what_tuning_found_fast() {
-        let (sq, wide) = ("sgemm-sm80", "sgemm-sm80-16x128");
+        // H100 tune, then the 64x128 tile from the H200's (2026-12-06)
+        let (sq, wide, mid) = ("sgemm-sm80", "sgemm-sm80-16x128", "sgemm-sm80-64x128");
         for (mnk, name, splits) in [
             ((256, 256, 256), sq, 4),     // the fastest
             ((512, 512, 512), sq, 8),     // the fastest
@@ -496,15 +534,46 @@ mod tests {
             ((2048, 2048, 2048), sq, 1),  // the fastest
             ((1, 4096, 4096), wide, 12),  // 97% of 4 slices
             ((16, 4096, 4096), wide, 12), // the fastest
-            ((64, 4096, 4096), sq, 8),    // the fastest
+            ((64, 4096, 4096), mid, 12),  // the fastest (H200)
             ((128, 4096, 4096), sq, 8),   // the fastest
             ((1, 8192, 8192), wide, 6),   // the fastest
-            ((64, 8192, 8192), sq, 4),    // the fastest
+            ((64, 8192, 8192), mid, 6),   // the fastest (H200)
             ((8192, 8192, 128), sq, 1),   // the only plan
             ((1000, 17, 300), sq, 5),     // not timed (4: the fastest, 3: 87%)
             ((64, 1000, 127), wide, 2),   // the fastest (the 128x128 tile: 68%)
         ] {
             let c = pick(mnk.0, mnk.1, mnk.2);
+            assert_eq!(
+                (c.name, c.splits),
+                (name, splits),
+                "{mnk:?}: {:?}",
+                c.reasons
+            );
+        }
+    }
+
+    /// `cute tune bgemm --suite` on an H200 (2026-12-06, TN): each pick against the fastest.
+    #[test]
+    fn the_bf16_suite_picks_what_tuning_found_fast() {
+        let t = Target::default();
+        let (sm90, wide, small) = ("bgemm-sm90", "bgemm-sm80", "bgemm-sm80-128x128");
+        for (mnk, name, splits) in [
+            ((256, 256, 256), small, 2),    // 90% of 1 slice
+            ((512, 512, 512), small, 4),    // the fastest
+            ((1024, 1024, 1024), small, 2), // 96% of 1 slice
+            ((2048, 2048, 2048), sm90, 1),  // the fastest
+            ((1, 4096, 4096), wide, 8),     // the fastest
+            ((64, 4096, 4096), wide, 8),    // the fastest
+            ((128, 4096, 4096), small, 4),  // the fastest
+            ((1, 8192, 8192), wide, 4),     // the fastest
+            ((64, 8192, 8192), wide, 4),    // the fastest
+            ((128, 8192, 8192), small, 2),  // 89% of 4 slices
+            ((8192, 8192, 128), sm90, 1),   // the fastest
+            ((1000, 17, 300), small, 2),    // 75% of the SM90 kernel
+            ((64, 1000, 127), sm90, 1),     // the fastest
+            ((4096, 4096, 16384), sm90, 1), // the fastest
+        ] {
+            let c = super::pick("bf16", mnk, &t).unwrap();
             assert_eq!(
                 (c.name, c.splits),
                 (name, splits),
@@ -524,7 +593,7 @@ mod tests {
         let c = bf16(1, 4096, 4096);
         assert_eq!((c.name, c.splits), ("bgemm-sm80", 8), "{:?}", c.reasons);
         let c = super::pick("f16", (16, 8192, 8192), &t).unwrap();
-        assert_eq!((c.name, c.splits), ("hgemm-sm90", 1), "{:?}", c.reasons);
+        assert_eq!((c.name, c.splits), ("hgemm-sm80", 4), "{:?}", c.reasons);
         assert!(super::pick("tf32", (1, 1, 1), &t).is_none());
         assert!(takes("bf16", "bgemm-sm80") && takes("f32", "sgemm-sm80-64x128"));
         assert!(!takes("bf16", "hgemm-sm80") && !takes("f32", "bgemm-sm80"));

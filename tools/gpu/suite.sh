@@ -8,7 +8,7 @@
 #   suite.txt     cute bench sgemm bgemm --suite, after the tunes (the tuned plans), and the
 #                 chart suite.svg
 #   checks.txt    compute-sanitizer memcheck / racecheck of tensor-core and 64x128 split-K,
-#                 cute check sgemm-sm80-64x128, split-K at K = 65536
+#                 parallel and serial, cute check sgemm-sm80-64x128, split-K at K = 65536
 # A fresh cache folder, so the tunes start from no tuning cache. Usage (from the repository
 # root, a release build carried): tools/gpu/suite.sh [cute] [examples folder]
 set -uo pipefail
@@ -20,7 +20,7 @@ export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export CUTE_CACHE_DIR=${CUTE_CACHE_DIR:-$(mktemp -d)}
 SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 { nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv; date -u; } > "$OUT/device.txt"
-{ timeout 30 "$EX/wgmma_tile"; echo "rc=$?"; timeout 40 "$EX/gemm_auto"; echo "rc=$?"; } > "$OUT/examples.txt" 2>&1
+{ timeout 30 "$EX/wgmma_tile"; echo "rc=$?"; timeout 90 "$EX/gemm_auto"; echo "rc=$?"; } > "$OUT/examples.txt" 2>&1
 timeout 200 "$CUTE" tune sgemm --suite > "$OUT/tune_f32.txt" 2>&1; echo "rc=$?" >> "$OUT/tune_f32.txt"
 timeout 150 "$CUTE" tune bgemm --suite > "$OUT/tune_bf16.txt" 2>&1; echo "rc=$?" >> "$OUT/tune_bf16.txt"
 timeout 150 "$CUTE" bench sgemm bgemm --suite --chart "$OUT/suite.svg" > "$OUT/suite.txt" 2>&1
@@ -34,6 +34,13 @@ cp "$CUTE_CACHE_DIR/tuning.txt" "$OUT/" 2>/dev/null
   timeout 60 "$SAN" --tool memcheck "$CUTE" run sgemm-sm80-64x128 --layout TN --m 300 --n 17 --k 1000 --split-k 3
   timeout 60 "$SAN" --tool racecheck "$CUTE" run sgemm-sm80-64x128 --layout NN --m 127 --n 129 --k 650 --split-k 4
   timeout 30 "$CUTE" run sgemm-sm80 --m 64 --n 64 --k 65536 --split-k auto
+  timeout 60 "$SAN" --tool memcheck "$CUTE" run sgemm-sm80-16x128 --layout TN --m 300 --n 17 --k 1000 --split-k 3 --serial
+  timeout 60 "$SAN" --tool racecheck "$CUTE" run sgemm-sm80 --layout NT --m 127 --n 129 --k 650 --split-k 4 --serial
+  timeout 60 "$SAN" --tool memcheck "$CUTE" run bgemm-sm80 --layout TN --m 127 --n 129 --k 650 --split-k 4 --serial
+  timeout 60 "$SAN" --tool synccheck "$CUTE" run hgemm-sm80 --layout NT --m 300 --n 17 --k 1000 --split-k 3 --serial
+  timeout 30 "$CUTE" run sgemm-sm80-16x128 --m 3 --n 64 --k 65536 --split-k 8 --serial
+  timeout 60 "$CUTE" bench sgemm-sm80-16x128 --m 1 --n 4096 --k 4096 --split-k 4 --serial
+  timeout 60 "$CUTE" bench sgemm-sm80-16x128 --m 1 --n 4096 --k 4096 --split-k 4
 } > "$OUT/checks.txt" 2>&1
 grep "^best" "$OUT/tune_f32.txt" "$OUT/tune_bf16.txt" | sed 's/.*pick runs at //' | tr '\n' ' '; echo
 tail -4 "$OUT/suite.txt"
