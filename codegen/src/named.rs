@@ -23,6 +23,7 @@ pub const NAMES: &[&str] = &[
     "sgemm-sm80-bias-relu",
     "sgemm-sm80-16x128",
     "sgemm-sm80-64x128",
+    "sgemm-sm80-8x256",
     "simt-hier",
 ];
 
@@ -126,6 +127,10 @@ pub fn plan_for(name: &str, layout: GemmLayout, target: &Target) -> Result<GemmP
         ),
         "sgemm-sm80-64x128" => (
             Policy::Pipelined(Box::new(simt_tile(name, layout, target, SimtTile::MID)?)),
+            Epilogue::linear(),
+        ),
+        "sgemm-sm80-8x256" => (
+            Policy::Pipelined(Box::new(simt_tile(name, layout, target, SimtTile::NARROW)?)),
             Epilogue::linear(),
         ),
         "sgemm-sm80-bias-relu" => (
@@ -261,6 +266,14 @@ impl SimtTile {
     pub const WIDE: SimtTile = SimtTile {
         cta: (16, 128, 32),
         threads: (4, 32),
+        ctas_per_sm: 3,
+    };
+    /// `sgemm-sm80-8x256`'s 8x256x32 over 2x64 threads (4x4 values each, as the 16x128
+    /// tile's), three CTAs per SM: for one to eight rows of C (a GEMV's single row), where the
+    /// 16x128 tile computes twice the rows the 8-row one does for the same B.
+    pub const NARROW: SimtTile = SimtTile {
+        cta: (8, 256, 32),
+        threads: (2, 64),
         ctas_per_sm: 3,
     };
     /// `sgemm-sm80-64x128`'s 64x128x32 over 8x16 threads (8x8 values each, as the square
@@ -418,8 +431,9 @@ fn operand(
             let atom = CopyAtom::new(CopyOp::CpAsyncCacheAlways { bits: 32 }, ElemType::F32)
                 .map_err(&e)?;
             // 8 threads along K cover one 32-byte sector per row; a warp spans 4 rows x 8 K,
-            // which a `Swizzle<3,2,S>` spreads over all 32 banks.
-            let tk = bk.min(8).min(threads);
+            // which a `Swizzle<3,2,S>` spreads over all 32 banks. A tile of fewer rows than
+            // threads / 8 takes more threads along K (8 rows of 128 threads: 16).
+            let tk = (threads / rows.max(1)).max(8).min(bk).min(threads);
             let tr = threads / tk;
             let thr = Layout::new(tup![s(tr), s(tk)], tup![s(tk), s(1)]).map_err(&e)?;
             let val = Layout::new(tup![s(1), s(1)], tup![s(0), s(0)]).map_err(&e)?;

@@ -78,10 +78,11 @@ pub const SUITE: &[(i64, i64, i64)] = &[
 
 /// The named kernels the FP32 selector takes (the heuristic the first two; `cute tune` times
 /// all), and their tiles: the square tile first.
-pub const FAMILY: [(&str, SimtTile); 3] = [
+pub const FAMILY: [(&str, SimtTile); 4] = [
     ("sgemm-sm80", SimtTile::SQUARE),
     ("sgemm-sm80-16x128", SimtTile::WIDE),
     ("sgemm-sm80-64x128", SimtTile::MID),
+    ("sgemm-sm80-8x256", SimtTile::NARROW),
 ];
 
 /// The selectors by name (`cute run NAME`, `cute tune NAME`) and the dtype each picks for.
@@ -342,6 +343,10 @@ pub fn sgemm_candidates(m: i64, n: i64, k: i64, target: &Target) -> Vec<Candidat
     let wide = needs_wide_indices((m, n, k));
     for &(name, tile) in tiles {
         let (bm, bn, bk) = tile.cta;
+        // the 8-row tile for a few rows alone
+        if bm < WIDE_TILE_MAX_M && m > WIDE_TILE_MAX_M {
+            continue;
+        }
         let ctas = ceil(m, bm).saturating_mul(ceil(n, bn));
         let slots = target.sms.max(1) * per_sm(tile, target);
         for &s in TUNED_SPLITS {
