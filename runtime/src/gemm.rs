@@ -221,6 +221,24 @@ pub struct BufferLens {
 /// leading dimensions, a fused bias's length (device allocations are 256-byte aligned, which
 /// covers the pointer alignments).
 pub fn check_buffers(kernel: &Kernel, p: &Problem, lens: BufferLens) -> Result<()> {
+    check_buffers_with(kernel, p, lens, &[])
+}
+
+/// [`check_buffers`] of a kernel with integer parameters beyond the problem's (`extra`: name
+/// and value, serial split-K's `Kc`).
+pub fn check_buffers_with(
+    kernel: &Kernel,
+    p: &Problem,
+    lens: BufferLens,
+    extra: &[(&str, i64)],
+) -> Result<()> {
+    let symbol = |s: &str| {
+        extra
+            .iter()
+            .find(|(n, _)| *n == s)
+            .map(|(_, v)| *v)
+            .or_else(|| p.symbol(s))
+    };
     check_sizes(p, lens)?;
     if p.index_width() == IndexWidth::I64 && kernel.launch.index == IndexWidth::I32 {
         return Err(RuntimeError::Problem(format!(
@@ -230,14 +248,14 @@ pub fn check_buffers(kernel: &Kernel, p: &Problem, lens: BufferLens) -> Result<(
     }
     for r in &kernel.launch.requirements {
         let unmet = match r {
-            Requirement::Divisible { symbol, by, .. } => match p.symbol(symbol) {
+            Requirement::Divisible { symbol: s, by, .. } => match symbol(s) {
                 Some(v) if v % by == 0 => None,
-                v => Some(format!("{symbol} = {}", v.unwrap_or(0))),
+                v => Some(format!("{s} = {}", v.unwrap_or(0))),
             },
-            Requirement::Length { buffer, symbol } => match p.symbol(symbol) {
+            Requirement::Length { buffer, symbol: s } => match symbol(s) {
                 Some(v) if lens.bias as i64 >= v => None,
                 v => Some(format!(
-                    "{symbol} = {} and {buffer} has {}",
+                    "{s} = {} and {buffer} has {}",
                     v.unwrap_or(0),
                     lens.bias
                 )),

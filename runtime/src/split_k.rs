@@ -15,7 +15,7 @@ use cute_codegen::recipes::{
 use cute_codegen::{GemmPlan, Kernel};
 
 use crate::error::{Result, RuntimeError};
-use crate::gemm::{check_buffers, BufferLens, Buffers, Problem};
+use crate::gemm::{check_buffers, check_buffers_with, BufferLens, Buffers, Problem};
 use crate::gpu::{Gpu, Loaded};
 use crate::launch::{launch, Arg, Buf};
 
@@ -272,7 +272,8 @@ impl<'g> SplitK<'g> {
             )));
         }
         let [a, b, c, bias] = bufs.each_ref().map(Buf::len);
-        check_buffers(&k.kernel, p, BufferLens { a, b, c, bias })?;
+        let lens = BufferLens { a, b, c, bias };
+        check_buffers_with(&k.kernel, p, lens, &[("Kc", s.kc)])?;
         let extra = [("Kc", Arg::Int(s.kc)), ("Sem", Arg::Buf(Buf::I32(sem)))];
         let args = crate::gemm::args_with(&k.kernel, p, bufs, &extra)?;
         launch(self.gpu, k, &args)

@@ -349,3 +349,30 @@ fn fine_nvrtc_failure_is_a_clear_error() {
     assert!(matches!(e, RuntimeError::Compile { .. }), "{e}");
     assert!(e.to_string().contains("nope"), "{e}");
 }
+
+/// Serial split-K's kernel needs `Kc % 4 == 0` for its 128-bit copies of A (NN): the check
+/// before a launch reads `Kc` from the split, not from the problem (where it is no symbol: the
+/// first GPU run of serial split-K refused every NN launch with "Kc = 0").
+#[test]
+fn serial_split_k_checks_its_kc_before_the_launch() {
+    use cute_codegen::recipes::{emit_serial_split_k, k_chunk};
+    use cute_runtime::gemm::check_buffers_with;
+    let p = plan("sgemm-sm80-16x128", GemmLayout::parse("NN").unwrap()).unwrap();
+    let k = emit_serial_split_k(&p).unwrap();
+    let q = Problem::new(3, 64, 65536, p.layout, 1.0, 0.0).unwrap();
+    let (sa, sb, sc) = q.buffer_sizes();
+    let lens = BufferLens {
+        a: sa,
+        b: sb,
+        c: sc,
+        bias: 1,
+    };
+    let e = check_buffers(&k, &q, lens).unwrap_err().to_string();
+    assert!(e.contains("Kc = 0"), "{e}");
+    let (kc, _) = k_chunk(&p, q.k, 8).unwrap();
+    check_buffers_with(&k, &q, lens, &[("Kc", kc)]).unwrap();
+    let e = check_buffers_with(&k, &q, lens, &[("Kc", 30)])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("Kc = 30"), "{e}");
+}

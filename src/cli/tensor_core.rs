@@ -210,7 +210,12 @@ fn run_split(
     }
     let (t, made) = tensor_core::bench_split(gpu, blas, plan, size, 20, s)?;
     let (ours, theirs) = t.tflops();
-    println!("  time:          {:.4} ms = {ours:.1} TFLOP/s ({made} slices, both kernels); cublasGemmEx {:.4} ms = {theirs:.1} TFLOP/s; {:.1}% of cuBLAS", t.kernel_ms, t.cublas_ms, 100.0 * ours / theirs);
+    let how = if serial {
+        "serial, one kernel"
+    } else {
+        "parallel, both kernels"
+    };
+    println!("  time:          {:.4} ms = {ours:.1} TFLOP/s ({made} slices, {how}); cublasGemmEx {:.4} ms = {theirs:.1} TFLOP/s; {:.1}% of cuBLAS", t.kernel_ms, t.cublas_ms, 100.0 * ours / theirs);
     Ok(())
 }
 
