@@ -22,7 +22,7 @@ SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer
 { nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv; date -u; } > "$OUT/device.txt"
 { timeout 30 "$EX/wgmma_tile"; echo "rc=$?"; timeout 90 "$EX/gemm_auto"; echo "rc=$?"; } > "$OUT/examples.txt" 2>&1
 timeout 200 "$CUTE" tune sgemm --suite > "$OUT/tune_f32.txt" 2>&1; echo "rc=$?" >> "$OUT/tune_f32.txt"
-timeout 150 "$CUTE" tune bgemm --suite > "$OUT/tune_bf16.txt" 2>&1; echo "rc=$?" >> "$OUT/tune_bf16.txt"
+timeout 240 "$CUTE" tune bgemm --suite > "$OUT/tune_bf16.txt" 2>&1; echo "rc=$?" >> "$OUT/tune_bf16.txt"
 timeout 150 "$CUTE" bench sgemm bgemm --suite --chart "$OUT/suite.svg" > "$OUT/suite.txt" 2>&1
 echo "rc=$?" >> "$OUT/suite.txt"
 cp "$CUTE_CACHE_DIR/tuning.txt" "$OUT/" 2>/dev/null
