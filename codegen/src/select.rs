@@ -291,8 +291,10 @@ pub const SMALL_TILES_TUNED_MAX_M: i64 = 128;
 const TUNED_SPLITS: &[i64] = &[1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64];
 
 /// The most slices `cute tune` tries serial split-K with: its slices' epilogues run one
-/// after another, so many slices make a long tail.
-pub const SERIAL_MAX_SPLITS: i64 = 8;
+/// after another, so many slices make a long tail (on an H100, 2026-12-06/07: about 2 µs a
+/// hand-off for the 16x128 SIMT tile, 12 for the 128x256 tensor-core one; parallel split-K was
+/// faster at every shape timed, so only the shortest chains stay candidates).
+pub const SERIAL_MAX_SPLITS: i64 = 4;
 
 /// A plan `cute tune` times: a named kernel, its slices of K and whether they add into C in
 /// turn (serial split-K) or through a workspace (parallel).
