@@ -253,6 +253,63 @@ fn run_splits_k_and_refuses_what_it_cannot_split() {
     }
 }
 
+/// `--stream-k` and `--serial`: the kernels planned, emitted and compiled (on a GPU checked and
+/// timed); what is no SIMT GEMM, and `--stream-k` beside `--split-k`, are usage errors.
+#[test]
+fn stream_k_and_serial_split_k_run_and_refuse_what_they_do_not_take() {
+    let o = cute(&[
+        "run",
+        "sgemm-sm80-16x128",
+        "--m",
+        "20",
+        "--n",
+        "300",
+        "--k",
+        "500",
+        "--stream-k",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(text(&o).contains("_streamk_reduce"), "{}", text(&o));
+    if cute_runtime::nvrtc_or_skip!() {
+        assert_eq!(text(&o).matches("NVRTC sm_90a:").count(), 2, "{}", text(&o));
+    }
+    let o = cute(&[
+        "run",
+        "sgemm-sm80",
+        "--m",
+        "20",
+        "--n",
+        "300",
+        "--k",
+        "500",
+        "--split-k",
+        "3",
+        "--serial",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(text(&o).contains("_splitk_serial"), "{}", text(&o));
+    for (args, why) in [
+        (
+            vec!["run", "hgemm-sm80", "--stream-k"],
+            "hgemm-sm80 is not one",
+        ),
+        (vec!["run", "sgemm", "--stream-k"], "sgemm is not one"),
+        (
+            vec!["bench", "transpose", "--stream-k"],
+            "transpose is not one",
+        ),
+        (
+            vec!["run", "sgemm-sm80", "--stream-k", "--split-k", "2"],
+            "cannot be used with",
+        ),
+        (vec!["run", "sgemm-sm80", "--serial"], "--split-k"),
+    ] {
+        let o = cute(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+        assert!(text(&o).contains(why), "{args:?}: {}", text(&o));
+    }
+}
+
 /// `cute run sgemm`: the selector's pick for the shape, with its reasons under `--explain`;
 /// `cute bench sgemm` takes no other kernel beside it.
 #[test]

@@ -116,3 +116,19 @@ fn split_k_kernels_ir_and_cuda() {
         }
     }
 }
+
+/// Stream-K of sgemm-sm80-16x128 NN: the partials (the unit loop around the mainloop and
+/// epilogue, each unit's indices bound first) and the reduction over each tile's slots.
+#[test]
+fn stream_k_kernels_ir_and_cuda() {
+    use cute_codegen::recipes::stream_k_reduce;
+    let plan = named::plan("sgemm-sm80-16x128", GemmLayout::parse("NN").unwrap()).unwrap();
+    let kernels = [
+        gemm(&plan.clone().with_stream_k().unwrap()).unwrap(),
+        stream_k_reduce(&plan).unwrap(),
+    ];
+    for k in kernels {
+        insta::assert_snapshot!(format!("{}_ir", k.name), k.to_string());
+        insta::assert_snapshot!(format!("{}_cuda", k.name), emit(&k).unwrap().source);
+    }
+}

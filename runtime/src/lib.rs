@@ -14,6 +14,7 @@ pub mod launch;
 pub mod nvrtc;
 pub mod recipe;
 pub mod split_k;
+pub mod stream_k;
 pub mod tensor_core;
 pub mod tensor_map;
 pub mod testing;

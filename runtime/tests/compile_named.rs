@@ -269,3 +269,41 @@ fn split_k_kernels_compile_without_spills() {
         }
     }
 }
+
+/// Stream-K's kernels of the SIMT tiles compile for sm_90a without spills and within their
+/// launch bounds' registers: the partials (the persistent loop over a CTA's units around the
+/// whole mainloop and epilogue) and the reduction.
+#[test]
+fn stream_k_kernels_compile_without_spills() {
+    use cute_codegen::recipes::emit_stream_k;
+    if !cute_runtime::nvrtc_or_skip!() {
+        return;
+    }
+    let target = Target::sm90a();
+    for name in ["sgemm-sm80", "sgemm-sm80-16x128", "sgemm-sm80-64x128"] {
+        for layout in GemmLayout::all() {
+            let p = plan_for(name, layout, &target).unwrap();
+            // the CTAs an SM the partials are built for (one fewer for 64 accumulators a thread)
+            let ctas = p
+                .clone()
+                .with_stream_k()
+                .unwrap()
+                .cp_async_pipeline()
+                .unwrap()
+                .1;
+            let [partial, reduce] = emit_stream_k(&p).unwrap();
+            for (k, ctas) in [(&partial, ctas), (&reduce, 1)] {
+                let c =
+                    nvrtc::compile(&k.name, &k.source, "sm_90a").unwrap_or_else(|e| panic!("{e}"));
+                println!(
+                    "{:<40} registers={:?} spill_bytes={:?}",
+                    k.name, c.registers, c.spill_bytes
+                );
+                assert_eq!(c.spill_bytes, Some(0), "{} spills:\n{}", k.name, c.log);
+                let cap = target.registers_per_thread_at(k.launch.block[0], ctas);
+                let used = i64::from(c.registers.expect("ptxas reports the registers"));
+                assert!(used <= cap, "{} uses {used} registers, cap {cap}", k.name);
+            }
+        }
+    }
+}

@@ -301,6 +301,11 @@ pub struct SplitOpts {
     /// ordered by a semaphore per output tile (no workspace, no second launch; C in FP32)
     #[arg(long, requires = "split_k")]
     pub serial: bool,
+    /// Stream-K instead (the SIMT GEMMs): one persistent CTA a CTA slot of the GPU, the k-tiles
+    /// of every output tile shared evenly among them, each tile's partials then reduced through
+    /// the epilogue
+    #[arg(long, conflicts_with = "split_k")]
+    pub stream_k: bool,
 }
 
 /// `--split-k`'s value.

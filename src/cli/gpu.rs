@@ -120,6 +120,11 @@ pub fn run(a: &RunArgs) -> ExitCode {
             return usage(e);
         }
     }
+    if a.split.stream_k {
+        if let Err(e) = super::stream_k::refuse("run", &[a.name.as_str()]) {
+            return usage(e);
+        }
+    }
     if super::recipe::is_recipe(&a.name) {
         let (m, n) = (a.size.m.unwrap_or(8192), a.size.n.unwrap_or(8192));
         return super::recipe::run(&a.name, m, n, a.plan.target());
@@ -140,6 +145,9 @@ pub fn run(a: &RunArgs) -> ExitCode {
         Err(e) => return fail(e),
     };
     println!("{} {layout} M={m} N={n} K={k}", a.name);
+    if a.split.stream_k {
+        return super::stream_k::run(a, &a.name, layout, &problem);
+    }
     let picked = super::split_k::pick(a, layout, (m, n, k));
     let name = &picked.name;
     if let Some(split) = picked.split {
@@ -587,6 +595,11 @@ pub fn bench_all(a: &BenchArgs) -> ExitCode {
     ];
     let one = a.size.one(1);
     let sizes = one.as_ref().map_or(&default[..], std::slice::from_ref);
+    if a.split.stream_k {
+        if let Err(e) = super::stream_k::refuse("bench", &named) {
+            return usage(e);
+        }
+    }
     if a.suite {
         return super::suite::bench(a);
     }
@@ -613,6 +626,9 @@ pub fn bench_all(a: &BenchArgs) -> ExitCode {
     }
     if let Some(split) = a.split.split_k {
         return super::split_k::bench(a, split, sizes);
+    }
+    if a.split.stream_k {
+        return super::stream_k::bench(a, sizes);
     }
     let layouts = a.plan.layouts(&GemmLayout::all()[..1]);
     let planned = match plan_all(

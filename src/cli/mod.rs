@@ -8,6 +8,7 @@ pub mod emit;
 pub mod gpu;
 pub mod recipe;
 pub mod split_k;
+pub mod stream_k;
 pub mod suite;
 pub mod tensor_core;
 pub mod text;

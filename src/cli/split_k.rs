@@ -353,7 +353,7 @@ pub fn tuned_table(gpu: &Gpu, say: bool) -> Option<Table> {
 }
 
 /// The columns of the split-K benches' table.
-fn table_header() {
+pub(super) fn table_header() {
     println!(
         "| kernel | layout | M x N x K | slices | ms | TFLOP/s | cuBLAS TFLOP/s | % of cuBLAS |"
     );
@@ -361,7 +361,7 @@ fn table_header() {
 }
 
 /// One row: `name` on problem `q` in `splits` slices of K, timed beside cuBLAS.
-fn table_row(name: &str, q: &Problem, splits: i64, t: &Timing) {
+pub(super) fn table_row(name: &str, q: &Problem, splits: i64, t: &Timing) {
     let (ours, theirs) = t.tflops(q);
     println!(
         "| {name} | {} | {} x {} x {} | {splits} | {:.4} | {ours:.2} | {theirs:.2} | {:.1}% |",
@@ -374,7 +374,7 @@ fn table_row(name: &str, q: &Problem, splits: i64, t: &Timing) {
     );
 }
 
-fn fail(e: impl std::fmt::Display) -> ExitCode {
+pub(super) fn fail(e: impl std::fmt::Display) -> ExitCode {
     eprintln!("error: {}", super::text::lines(&e.to_string()));
     ExitCode::FAILURE
 }

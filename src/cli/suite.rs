@@ -45,7 +45,7 @@ pub fn bench(a: &BenchArgs) -> ExitCode {
         let msg = format!("--suite times GEMMs; {n} is a recipe");
         return usage(usage_error("bench", ErrorKind::ArgumentConflict, msg));
     }
-    if a.split.split_k.is_some() {
+    if a.split.split_k.is_some() || a.split.stream_k {
         let msg = "--suite takes each kernel as it is (sgemm: the selector's split)";
         return usage(usage_error("bench", ErrorKind::ArgumentConflict, msg));
     }

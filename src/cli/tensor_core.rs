@@ -50,6 +50,7 @@ pub fn run_selected(a: &RunArgs) -> ExitCode {
         split: SplitOpts {
             split_k: pk.split,
             serial: pk.serial,
+            stream_k: false,
         },
         ..a.clone()
     };

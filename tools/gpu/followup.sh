@@ -9,7 +9,9 @@
 #   suite.txt     cute bench sgemm bgemm --suite after those tunes (the other classes: the
 #                 heuristic's pick), and the chart suite.svg
 #   checks.txt    compute-sanitizer memcheck / racecheck / synccheck of the SIMT serial split-K in
-#                 NN and NT, serial split-K at K = 65536, serial against parallel at 1x4096²
+#                 NN and NT, serial split-K at K = 65536, serial against parallel at 1x4096²;
+#                 stream-K under memcheck and racecheck, and beside the one-kernel plan where the
+#                 tiles leave a part wave (3072³: 576 tiles on 264 slots; 1000x17x300)
 # A fresh cache folder, so the tunes start from no tuning cache. Usage (from the repository
 # root, a release build carried): tools/gpu/followup.sh [cute] [examples folder]
 set -uo pipefail
@@ -40,6 +42,11 @@ cp "$CUTE_CACHE_DIR/tuning.txt" "$OUT/" 2>/dev/null
   timeout 30 "$CUTE" run sgemm-sm80-16x128 --m 3 --n 64 --k 65536 --split-k 8 --serial
   timeout 60 "$CUTE" bench sgemm-sm80-16x128 --m 1 --n 4096 --k 4096 --split-k 4 --serial
   timeout 60 "$CUTE" bench sgemm-sm80-16x128 --m 1 --n 4096 --k 4096 --split-k 4
+  timeout 60 "$SAN" --tool memcheck "$CUTE" run sgemm-sm80 --layout NN --m 300 --n 170 --k 1000 --stream-k
+  timeout 60 "$SAN" --tool racecheck "$CUTE" run sgemm-sm80-16x128 --layout TN --m 37 --n 300 --k 650 --stream-k
+  timeout 60 "$CUTE" run sgemm-sm80 --layout TN --m 3072 --n 3072 --k 3072 --stream-k
+  timeout 60 "$CUTE" bench sgemm-sm80 --m 3072 --n 3072 --k 3072
+  timeout 60 "$CUTE" bench sgemm-sm80 --m 1000 --n 17 --k 300 --stream-k
 } > "$OUT/checks.txt" 2>&1
 grep "^best" "$OUT/tune_rows.txt"
 tail -4 "$OUT/suite.txt"

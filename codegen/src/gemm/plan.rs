@@ -270,6 +270,10 @@ pub enum SplitKMode {
     /// global semaphore per tile ordering them (CUTLASS's serial split-K): one launch, no
     /// workspace.
     Serial,
+    /// Stream-K's partials: `G` persistent CTAs share the k-tiles of all output tiles evenly,
+    /// each walking its range across tile boundaries and storing each tile's partial product
+    /// to a workspace slot; a second kernel sums every tile's slots through the epilogue.
+    Stream,
 }
 
 impl GemmPlan {
@@ -365,6 +369,7 @@ impl GemmPlan {
             SplitKMode::None => "",
             SplitKMode::Parallel => "_splitk",
             SplitKMode::Serial => "_splitk_serial",
+            SplitKMode::Stream => "_streamk",
         };
         format!(
             "{}_{}{out}{split}",
@@ -402,6 +407,41 @@ impl GemmPlan {
             p.out = cute_layout::ElemType::F32;
         }
         self.split_k = SplitKMode::Parallel;
+        self.epilogue = Epilogue::linear();
+        Ok(self)
+    }
+
+    /// The partial-products kernel of stream-K (CUTLASS's `GemmUniversalMode::kGemm` with the
+    /// stream-K tile scheduler, its partials reduced by a separate kernel): the iteration space
+    /// is every output tile's k-tiles, tile-major (`I = tiles * ceil(K / BLK_K)`); CTA `c` of
+    /// the `G` CTAs of the grid (the parameter `G`, at most `I`) takes the iterations
+    /// `[c I / G, (c+1) I / G)` and walks them a tile at a time — unit `u` of its range is one
+    /// output tile's consecutive k-tiles — storing each unit's FP32 product unscaled to
+    /// workspace slot `c J + u` (`J`, a parameter, bounds the units of a CTA), a `(BLK_M,BLK_N)`
+    /// column-major tile in the `C` parameter. `recipes::stream_k_reduce` of the plan before
+    /// this sums each tile's slots in order of `c` and applies the epilogue. Parameters: the
+    /// plan's, then `G` and `J`. For the plans whose every thread loads by `cp.async`.
+    pub fn with_stream_k(mut self) -> Result<GemmPlan, CodegenError> {
+        let Policy::Pipelined(p) = &mut self.policy else {
+            return Err(self.error(
+                "stream-K",
+                "stream-K takes a pipelined SIMT plan (the tensor-core and TMA plans split K instead)",
+            ));
+        };
+        // the unit loop's indices do not fit beside 64 accumulators a thread at the tile's
+        // register budget (NVRTC 13.0: 160 to 384 bytes spilled by the 128x128 tile in NN, TN, TT
+        // at 128 registers, and by the 64x128 one in TN at 168): one CTA an SM fewer
+        let (bm, bn, _) = p.cta;
+        let threads = p
+            .mma
+            .num_threads()
+            .ok()
+            .and_then(|t| t.as_static())
+            .unwrap_or(1);
+        if bm * bn / threads.max(1) >= 64 {
+            p.min_blocks_per_sm = (p.min_blocks_per_sm - 1).max(1);
+        }
+        self.split_k = SplitKMode::Stream;
         self.epilogue = Epilogue::linear();
         Ok(self)
     }

@@ -729,9 +729,17 @@ fn predicate(k: &Kernel, p: &Pred, guarded: &Tensor, path: &str) -> Result<()> {
             format!("the predicate {} and {guarded} differ in size", p.coord),
         ));
     }
-    // a bound is the same for every thread of a block: the int parameters and the block
-    // indices (a split-K CTA's `min(Kc, K - bz*Kc)`)
-    let uniform = |n: &str| int_param(k, n) || matches!(n, "bx" | "by" | "bz");
+    // a bound is the same for every thread of a block: the int parameters, the block indices
+    // (a split-K CTA's `min(Kc, K - bz*Kc)`) and the CTA-uniform indices (a stream-K unit's
+    // k length)
+    let mut indices = HashSet::new();
+    crate::ir::visit_stmts(&k.body, &mut |s| {
+        if let Stmt::Index { var, .. } = s {
+            indices.insert(var.as_str());
+        }
+    });
+    let uniform =
+        |n: &str| int_param(k, n) || matches!(n, "bx" | "by" | "bz") || indices.contains(n);
     for b in &p.bounds {
         if b.evaluate(&|n| uniform(n).then_some(1)).is_none() {
             return Err(error(

@@ -17,7 +17,7 @@ use super::{gemm_pipelined, gemm_simple, gemm_tc};
 use crate::cuda::IndexWidth;
 use crate::error::Result;
 use crate::gemm::{Bias, GemmPlan, Policy, SplitKMode};
-use crate::ir::{Cond, EExpr, Kernel, KernelBuilder, Pred};
+use crate::ir::{Cond, EExpr, Kernel, KernelBuilder, Pred, Unroll};
 
 /// The IR kernel of a plan, named as the plan names it (`sgemm_sm80_NN`), for the plan's
 /// target, as it is written with 32-bit index arithmetic. Epilogue functors (C++ text) have no
@@ -64,6 +64,8 @@ pub(crate) struct Problem {
     pub splits: Int,
     /// Serial split-K's semaphores, one per output tile `(ceil(M/BLK_M), ceil(N/BLK_N))`.
     pub sem: Option<Tensor>,
+    /// Stream-K's schedule of the CTA's units.
+    pub stream: Option<StreamK>,
 }
 
 impl Problem {
@@ -103,10 +105,17 @@ impl Problem {
         k.param_int("ldC");
         let e = layout_err(&plan.name, "problem tensors");
         let bias = declare_bias(k, plan, [&m, &n])?;
+        let mut stream = None;
         let (a, b, c, kk, splits) = match plan.split_k {
             SplitKMode::None => (a, b, c, kk, s(1)),
             SplitKMode::Parallel => split_k(k, [a, b, c], [&m, &n, &kk], true, &e)?,
             SplitKMode::Serial => split_k(k, [a, b, c], [&m, &n, &kk], false, &e)?,
+            SplitKMode::Stream => {
+                let sk = StreamK::declare(k, plan, [&m, &n, &kk], &e)?;
+                let moved = sk.operands([a, b, c], [&m, &n], &e)?;
+                stream = Some(sk);
+                moved
+            }
         };
         let sem = match plan.split_k {
             SplitKMode::Serial => Some(declare_semaphores(k, plan, [&m, &n], &e)?),
@@ -127,6 +136,7 @@ impl Problem {
             id_c,
             splits,
             sem,
+            stream,
         })
     }
 
@@ -140,6 +150,10 @@ impl Problem {
         threads: i64,
         e: &LayoutErr<'_>,
     ) -> Result<CtaTiles> {
+        if let Some(sk) = &self.stream {
+            k.threads(threads).grid([Int::symbol("G"), s(1), s(1)]);
+            return self.cta_tiles_at((bm, bn, bk), [&sk.blk[0], &sk.blk[1]], e);
+        }
         k.threads(threads).grid([
             self.m.ceil_div(&s(bm)).map_err(e)?,
             self.n.ceil_div(&s(bn)).map_err(e)?,
@@ -252,6 +266,39 @@ impl Problem {
         Ok(Some(sem.local_tile(&one, &at, None).map_err(&e)?)) // (1,1)
     }
 
+    /// The coordinates of the CTA's output tile: `(bx, by)`, or a stream-K unit's.
+    pub fn tile_coords(&self) -> [Int; 2] {
+        match &self.stream {
+            Some(sk) => sk.blk.clone(),
+            None => [KernelBuilder::block_idx(0), KernelBuilder::block_idx(1)],
+        }
+    }
+
+    /// Stream-K: `body` once per unit of the CTA's range, each unit's indices bound first and
+    /// the CTA's barrier before it (the last unit's epilogue reused the stages); other plans:
+    /// `body` once.
+    pub fn each_unit(
+        &self,
+        k: &mut KernelBuilder,
+        body: impl FnOnce(&mut KernelBuilder) -> Result<()>,
+    ) -> Result<()> {
+        let Some(sk) = &self.stream else {
+            return body(k);
+        };
+        k.comment("stream-K: the CTA's units, one output tile's k-tiles each");
+        for (name, value) in &sk.prelude {
+            k.let_index(name, value.clone());
+        }
+        k.for_(STREAM_UNIT, sk.units.clone(), Unroll::None, |k, _| {
+            for (name, value) in &sk.indices {
+                k.let_index(name, value.clone());
+            }
+            k.sync();
+            body(k)
+        })?;
+        Ok(())
+    }
+
     /// What an epilogue writes: C, its coordinates, the bias.
     pub fn output(&self) -> Output<'_> {
         Output {
@@ -322,6 +369,145 @@ fn declare_semaphores(
     Ok(k.gmem("Sem", ElemType::I32, true, l)) // (TILES_M,TILES_N)
 }
 
+/// Stream-K's schedule (`GemmPlan::with_stream_k`): CTA `c = bx` of `G` takes the iterations
+/// `[c I / G, (c+1) I / G)` of `I = tiles * kt` (`kt = ceil(K / BLK_K)` k-tiles a tile,
+/// tile-major), `units` of them a tile each; unit `u` (the loop variable `unit`) binds the
+/// indices `sk_tm`, `sk_tn` (its output tile), `sk_k0` and `sk_kl` (the first k and the k
+/// length of its k-tiles) and `sk_slot` (its workspace slot, `c J + u`).
+pub(crate) struct StreamK {
+    /// The CTA's indices bound once, before its units: its first and last iteration, the
+    /// k-tiles a tile, the tile of its first iteration (`sk_start`, `sk_end`, `sk_kt`, `sk_t0`).
+    pub prelude: Vec<(String, Int)>,
+    /// The CTA's units (CTA-uniform).
+    pub units: Int,
+    /// The unit's indices, in order: name and value (of `bx`, the parameters and `unit`).
+    pub indices: Vec<(String, Int)>,
+    /// The unit's output tile: `(sk_tm, sk_tn)`.
+    pub blk: [Int; 2],
+    /// `(BLK_M, BLK_N)`.
+    tile: (i64, i64),
+}
+
+/// The loop variable of stream-K's units.
+pub(crate) const STREAM_UNIT: &str = "unit";
+
+impl StreamK {
+    /// Declares `G` and `J` and works out the CTA's schedule.
+    fn declare(
+        k: &mut KernelBuilder,
+        plan: &GemmPlan,
+        [m, n, kk]: [&Int; 3],
+        e: &LayoutErr<'_>,
+    ) -> Result<StreamK> {
+        let ((bm, bn, bk), _) = plan
+            .cp_async_pipeline()
+            .ok_or_else(|| plan.error("stream-K", "a cp.async pipeline"))?;
+        let (g, j) = (k.param_int("G"), k.param_int("J"));
+        let tiles_m = m.ceil_div(&s(bm)).map_err(e)?;
+        let tiles = tiles_m.mul(&n.ceil_div(&s(bn)).map_err(e)?).map_err(e)?;
+        let kt = kk.ceil_div(&s(bk)).map_err(e)?;
+        let iters = tiles.mul(&kt).map_err(e)?; // I
+        let c = KernelBuilder::block_idx(0);
+        let at = |c: &Int| c.mul(&iters).and_then(|x| x.div(&g)).map_err(e);
+        let prelude = vec![
+            ("sk_start".to_string(), at(&c)?),
+            ("sk_end".to_string(), at(&c.add(&s(1)).map_err(e)?)?),
+            ("sk_kt".to_string(), kt),
+            (
+                "sk_t0".to_string(),
+                Int::index("sk_start")
+                    .div(&Int::index("sk_kt"))
+                    .map_err(e)?,
+            ),
+        ];
+        let (start, end, kt, t0) = (
+            Int::index("sk_start"),
+            Int::index("sk_end"),
+            Int::index("sk_kt"),
+            Int::index("sk_t0"),
+        );
+        // the tiles of the CTA's first and last iterations (G <= I: every CTA has one)
+        let units = end
+            .sub(&s(1))
+            .and_then(|x| x.div(&kt))
+            .and_then(|x| x.sub(&t0))
+            .and_then(|x| x.add(&s(1)))
+            .map_err(e)?;
+        let t = t0.add(&Int::index(STREAM_UNIT)).map_err(e)?;
+        let t_start = t.mul(&kt).map_err(e)?; // the tile's first iteration
+        let t_end = t_start.add(&kt).map_err(e)?;
+        let kb = start
+            .max(&t_start)
+            .and_then(|x| x.sub(&t_start))
+            .map_err(e)?;
+        let ke = end.min(&t_end).and_then(|x| x.sub(&t_start)).map_err(e)?;
+        let k0 = kb.mul(&s(bk)).map_err(e)?;
+        let kl = ke
+            .mul(&s(bk))
+            .and_then(|x| x.min(kk))
+            .and_then(|x| x.sub(&Int::index("sk_k0")))
+            .map_err(e)?;
+        let indices = vec![
+            ("sk_tm".to_string(), t.rem(&tiles_m).map_err(e)?),
+            ("sk_tn".to_string(), t.div(&tiles_m).map_err(e)?),
+            ("sk_k0".to_string(), k0),
+            ("sk_kl".to_string(), kl),
+            (
+                "sk_slot".to_string(),
+                c.mul(&j)
+                    .and_then(|x| x.add(&Int::index(STREAM_UNIT)))
+                    .map_err(e)?,
+            ),
+        ];
+        Ok(StreamK {
+            prelude,
+            units,
+            indices,
+            blk: [Int::index("sk_tm"), Int::index("sk_tn")],
+            tile: (bm, bn),
+        })
+    }
+
+    /// A and B from the unit's first k on (`sk_kl` long), and C as the unit's workspace slot:
+    /// `(M,N):(_1,BLK_M)` over the `C` pointer moved so that the unit's tile lands on slot
+    /// `sk_slot` (`BLK_M x BLK_N` floats, column-major).
+    fn operands(
+        &self,
+        [a, b, c]: [Tensor; 3],
+        [m, n]: [&Int; 2],
+        e: &LayoutErr<'_>,
+    ) -> Result<(Tensor, Tensor, Tensor, Int, Int)> {
+        let (bm, bn) = self.tile;
+        let (k0, kl) = (Int::index("sk_k0"), Int::index("sk_kl"));
+        let from_k0 = |t: &Tensor, rows: &Int| k_range(t, rows, &k0, &kl, e);
+        let [tm, tn] = &self.blk;
+        // slot * BLK_M BLK_N - tm BLK_M - tn BLK_N BLK_M: element (tm BLK_M, tn BLK_N) at the slot
+        let shift = Int::index("sk_slot")
+            .mul(&s(bm * bn))
+            .and_then(|x| x.sub(&tm.mul(&s(bm))?))
+            .and_then(|x| x.sub(&tn.mul(&s(bn * bm))?))
+            .map_err(e)?;
+        let slots = match c.engine() {
+            cute_layout::Engine::Ptr(p) => {
+                let mut p = p.clone();
+                p.offset = p.offset.add(&shift).map_err(e)?;
+                let l = Layout::new(tup![m.clone(), n.clone()], tup![s(1), s(bm)]).map_err(e)?;
+                Tensor::new(p, cute_layout::AnyLayout::from(l))
+            }
+            _ => c,
+        };
+        Ok((from_k0(&a, m)?, from_k0(&b, n)?, slots, kl.clone(), s(1)))
+    }
+}
+
+/// `t` (`(rows,K)`) from k = `k0` on, `len` long (CuTe's `domain_offset`; its strides kept).
+fn k_range(t: &Tensor, rows: &Int, k0: &Int, len: &Int, e: &LayoutErr<'_>) -> Result<Tensor> {
+    let moved = offset(t, &tup![s(0), k0.clone()], e)?;
+    let stride = t.layout().shape_layout().stride().clone();
+    let view = Layout::new(tup![rows.clone(), len.clone()], stride).map_err(e)?;
+    Ok(moved.with_layout(view.into()))
+}
+
 /// The split-K slices' view of the problem (`GemmPlan::with_split_k`,
 /// `with_serial_split_k`): declares `Kc`, and gives CTA `z = bz` A `(M,K')` and B `(N,K')`
 /// from k = `z Kc` on, `K' = min(Kc, K - z Kc)` (CuTe's `domain_offset`), C (with `slices`:
@@ -338,12 +524,7 @@ fn split_k(
     let k0 = z.mul(&kc).map_err(e)?;
     let k_here = kc.min(&kk.sub(&k0).map_err(e)?).map_err(e)?; // K'
                                                                // the tensor from k0 on (its K mode K' long), and C's slice z
-    let from_k0 = |t: &Tensor, rows: &Int| -> Result<Tensor> {
-        let moved = offset(t, &tup![s(0), k0.clone()], e)?;
-        let stride = t.layout().shape_layout().stride().clone();
-        let view = Layout::new(tup![rows.clone(), k_here.clone()], stride).map_err(e)?;
-        Ok(moved.with_layout(view.into()))
-    };
+    let from_k0 = |t: &Tensor, rows: &Int| k_range(t, rows, &k0, &k_here, e);
     let slice = Int::symbol("ldC")
         .mul(n)
         .and_then(|x| x.mul(&z))

@@ -78,8 +78,29 @@ pub fn pipelined(plan: &GemmPlan, p: &Pipelined, width: IndexWidth) -> Result<Ke
     let s_b = k.smem("sB", F32, p.smem_b.clone()); // (BLK_N,BLK_K,PIPE)
 
     // gmem -> smem: each operand's cp.async TiledCopy
-    let copy_a = Operand3::new(&mut k, "A", &p.copy_a, &g_a, &c_a, &s_a, [&m, &kk], &e)?;
-    let copy_b = Operand3::new(&mut k, "B", &p.copy_b, &g_b, &c_b, &s_b, [&n, &kk], &e)?;
+    let [blk_m, blk_n] = pr.tile_coords();
+    let copy_a = Operand3::new(
+        &mut k,
+        "A",
+        &p.copy_a,
+        &g_a,
+        &c_a,
+        &s_a,
+        [&m, &kk],
+        &blk_m,
+        &e,
+    )?;
+    let copy_b = Operand3::new(
+        &mut k,
+        "B",
+        &p.copy_b,
+        &g_b,
+        &c_b,
+        &s_b,
+        [&n, &kk],
+        &blk_n,
+        &e,
+    )?;
 
     // the MMA's partitions: smem fragments (MMA,MMA_M,MMA_K,PIPE), the accumulator (MMA,MMA_M,MMA_N)
     let thr_mma = p.mma.get_slice(&tid).map_err(&e)?;
@@ -98,112 +119,116 @@ pub fn pipelined(plan: &GemmPlan, p: &Pipelined, width: IndexWidth) -> Result<Ke
     let s2r = CopyAtom::new(CopyOp::UniversalCopy { bits: s2r_bits(p) }, F32).map_err(&e)?;
     let mma_atom = MmaAtom::new(p.mma.atom().op());
 
-    k.comment("the accumulator starts at zero");
-    k.fill(&acc, 0.0);
-    prologue(&mut k, p, &copy_a, &copy_b, &k_tiles)?;
-    k.comment("the first k block's fragments of stage 0");
-    k.copy(
-        &s2r,
-        &r_a.smem(&t_cs_a, &s(0), &s(0), &e)?,
-        &r_a.at(&s(0), &e)?,
-    );
-    k.copy(
-        &s2r,
-        &r_b.smem(&t_cs_b, &s(0), &s(0), &e)?,
-        &r_b.at(&s(0), &e)?,
-    );
+    pr.each_unit(&mut k, |k| {
+        k.comment("the accumulator starts at zero");
+        k.fill(&acc, 0.0);
+        prologue(k, p, &copy_a, &copy_b, &k_tiles)?;
+        k.comment("the first k block's fragments of stage 0");
+        k.copy(
+            &s2r,
+            &r_a.smem(&t_cs_a, &s(0), &s(0), &e)?,
+            &r_a.at(&s(0), &e)?,
+        );
+        k.copy(
+            &s2r,
+            &r_b.smem(&t_cs_b, &s(0), &s(0), &e)?,
+            &r_b.at(&s(0), &e)?,
+        );
 
-    let kb_max = t_cs_a
-        .layout()
-        .shape_layout()
-        .mode(2)
-        .map_err(&e)?
-        .size()
-        .map_err(&e)?;
-    let kb_max = kb_max
-        .as_static()
-        .ok_or_else(|| plan.error("mma", "a static number of k blocks"))?;
-    let pipe = s(p.stages);
-    // k blocks per trip of the k-block loop: all of them, or the plan's rolled factor
-    let unroll = p.k_block_unroll.filter(|&u| u < kb_max).unwrap_or(kb_max);
-    let trips = kb_max / unroll;
-    let reads = |k: &mut KernelBuilder, kn: &Int, stage: &Int, buf: &Int| -> Result<()> {
-        k.copy(&s2r, &r_a.smem(&t_cs_a, kn, stage, &e)?, &r_a.at(buf, &e)?);
-        k.copy(&s2r, &r_b.smem(&t_cs_b, kn, stage, &e)?, &r_b.at(buf, &e)?);
-        Ok(())
-    };
-    k.comment("the mainloop: one k-tile per trip, its k blocks in trips of unrolled k blocks");
-    k.for_("kt", k_tiles.clone(), Unroll::None, |k, kt| {
-        let here = kt.rem(&pipe).map_err(&e)?;
-        let roll = if trips > 1 { Unroll::None } else { Unroll::Full };
-        k.for_("kb0", s(trips), roll, |k, kb0| {
-            k.for_("kb1", s(unroll), Unroll::Full, |k, kb1| {
-                let kb = kb0.mul(&s(unroll)).and_then(|x| x.add(&kb1)).map_err(&e)?;
-                // the next k block into the other half of the register buffer (unroll is even)
-                let buf = kb1.add(&s(1)).and_then(|x| x.rem(&s(2))).map_err(&e)?;
-                k.if_(
-                    Cond::Lt(kb1.clone(), s(unroll - 1)),
-                    |k| reads(k, &kb.add(&s(1)).map_err(&e)?, &here, &buf),
-                    |k| {
-                        // two reads, not one at a computed stage: each keeps its address an
-                        // immediate offset from the trip's (the computed stage measured 2% slower)
-                        k.if_(
-                            Cond::Lt(kb0.clone(), s(trips - 1)),
-                            |k| {
-                                let kn = kb0.add(&s(1)).and_then(|x| x.mul(&s(unroll)));
-                                reads(k, &kn.map_err(&e)?, &here, &buf)
-                            },
-                            |k| {
-                                k.comment("the next stage: wait for its copies and for every thread to be done with this one");
-                                k.cp_async_wait(p.stages - 2);
-                                k.sync();
-                                let next = kt.add(&s(1)).and_then(|x| x.rem(&pipe));
-                                reads(k, &s(0), &next.map_err(&e)?, &buf)
-                            },
-                        )?;
-                        Ok(())
-                    },
-                )?;
-                let first = Cond::And(
-                    Box::new(Cond::Le(kb0.clone(), s(0))),
-                    Box::new(Cond::Le(kb1.clone(), s(0))),
-                );
-                k.if_(
-                    first,
-                    |k| issue_ahead(k, p.stages, &kt, &k_tiles, [&copy_a, &copy_b], &e),
-                    |_| Ok(()),
-                )?;
-                let cur = kb1.rem(&s(2)).map_err(&e)?;
-                k.gemm(&mma_atom, &r_a.frag(&cur, &e)?, &r_b.frag(&cur, &e)?, &acc);
+        let kb_max = t_cs_a
+            .layout()
+            .shape_layout()
+            .mode(2)
+            .map_err(&e)?
+            .size()
+            .map_err(&e)?;
+        let kb_max = kb_max
+            .as_static()
+            .ok_or_else(|| plan.error("mma", "a static number of k blocks"))?;
+        let pipe = s(p.stages);
+        // k blocks per trip of the k-block loop: all of them, or the plan's rolled factor
+        let unroll = p.k_block_unroll.filter(|&u| u < kb_max).unwrap_or(kb_max);
+        let trips = kb_max / unroll;
+        let reads = |k: &mut KernelBuilder, kn: &Int, stage: &Int, buf: &Int| -> Result<()> {
+            k.copy(&s2r, &r_a.smem(&t_cs_a, kn, stage, &e)?, &r_a.at(buf, &e)?);
+            k.copy(&s2r, &r_b.smem(&t_cs_b, kn, stage, &e)?, &r_b.at(buf, &e)?);
+            Ok(())
+        };
+        k.comment("the mainloop: one k-tile per trip, its k blocks in trips of unrolled k blocks");
+        k.for_("kt", k_tiles.clone(), Unroll::None, |k, kt| {
+            let here = kt.rem(&pipe).map_err(&e)?;
+            let roll = if trips > 1 { Unroll::None } else { Unroll::Full };
+            k.for_("kb0", s(trips), roll, |k, kb0| {
+                k.for_("kb1", s(unroll), Unroll::Full, |k, kb1| {
+                    let kb = kb0.mul(&s(unroll)).and_then(|x| x.add(&kb1)).map_err(&e)?;
+                    // the next k block into the other half of the register buffer (unroll is even)
+                    let buf = kb1.add(&s(1)).and_then(|x| x.rem(&s(2))).map_err(&e)?;
+                    k.if_(
+                        Cond::Lt(kb1.clone(), s(unroll - 1)),
+                        |k| reads(k, &kb.add(&s(1)).map_err(&e)?, &here, &buf),
+                        |k| {
+                            // two reads, not one at a computed stage: each keeps its address an
+                            // immediate offset from the trip's (the computed stage measured 2% slower)
+                            k.if_(
+                                Cond::Lt(kb0.clone(), s(trips - 1)),
+                                |k| {
+                                    let kn = kb0.add(&s(1)).and_then(|x| x.mul(&s(unroll)));
+                                    reads(k, &kn.map_err(&e)?, &here, &buf)
+                                },
+                                |k| {
+                                    k.comment("the next stage: wait for its copies and for every thread to be done with this one");
+                                    k.cp_async_wait(p.stages - 2);
+                                    k.sync();
+                                    let next = kt.add(&s(1)).and_then(|x| x.rem(&pipe));
+                                    reads(k, &s(0), &next.map_err(&e)?, &buf)
+                                },
+                            )?;
+                            Ok(())
+                        },
+                    )?;
+                    let first = Cond::And(
+                        Box::new(Cond::Le(kb0.clone(), s(0))),
+                        Box::new(Cond::Le(kb1.clone(), s(0))),
+                    );
+                    k.if_(
+                        first,
+                        |k| issue_ahead(k, p.stages, &kt, &k_tiles, [&copy_a, &copy_b], &e),
+                        |_| Ok(()),
+                    )?;
+                    let cur = kb1.rem(&s(2)).map_err(&e)?;
+                    k.gemm(&mma_atom, &r_a.frag(&cur, &e)?, &r_b.frag(&cur, &e)?, &acc);
+                    Ok(())
+                })?;
                 Ok(())
             })?;
             Ok(())
         })?;
+        let epi = Epi {
+            plan,
+            acc: &acc,
+            t_cg_c: &t_cg_c,
+            t_cc_c: &t_cc_c,
+            bias: t_cg_bias.as_ref(),
+            m: &m,
+            n: &n,
+            tile: (bm, bn),
+            blk: pr.tile_coords(),
+            threads,
+        };
+        // the accumulators fit in the stages: staged through them, else straight from registers
+        let stage_elems =
+            |l: &cute_layout::AnyLayout| l.shape_layout().cosize().ok().and_then(|c| c.as_static());
+        let stages = stage_elems(&p.smem_a).zip(stage_elems(&p.smem_b));
+        let fits = stages.is_some_and(|(a, b)| bm * bn <= a + b);
+        pr.serial_turn(k, plan)?;
+        if fits && width == IndexWidth::I32 {
+            epilogue_staged(k, &epi, &e)?;
+        } else {
+            epilogue(k, &epi, &e)?;
+        }
+        pr.serial_done(k, plan)?;
         Ok(())
     })?;
-    let epi = Epi {
-        plan,
-        acc: &acc,
-        t_cg_c: &t_cg_c,
-        t_cc_c: &t_cc_c,
-        bias: t_cg_bias.as_ref(),
-        m: &m,
-        n: &n,
-        tile: (bm, bn),
-        threads,
-    };
-    // the accumulators fit in the stages: staged through them, else straight from registers
-    let stage_elems =
-        |l: &cute_layout::AnyLayout| l.shape_layout().cosize().ok().and_then(|c| c.as_static());
-    let stages = stage_elems(&p.smem_a).zip(stage_elems(&p.smem_b));
-    let fits = stages.is_some_and(|(a, b)| bm * bn <= a + b);
-    pr.serial_turn(&mut k, plan)?;
-    if fits && width == IndexWidth::I32 {
-        epilogue_staged(&mut k, &epi, &e)?;
-    } else {
-        epilogue(&mut k, &epi, &e)?;
-    }
-    pr.serial_done(&mut k, plan)?;
     k.finish()
 }
 
@@ -305,7 +330,7 @@ pub(super) struct Operand3 {
     bounds: Vec<Int>,
     /// The tile's rows (BLK_M or BLK_N) and BLK_K, for the inside-the-matrix test.
     tile: (i64, i64),
-    /// The block index along the rows (`bx` or `by`).
+    /// The tile coordinate along the rows (`bx` or `by`, or a stream-K unit's).
     block: Int,
     err: Box<dyn Fn(cute_layout::Error) -> CodegenError>,
 }
@@ -320,6 +345,7 @@ impl Operand3 {
         c: &Tensor,
         smem: &Tensor,
         bounds: [&Int; 2],
+        block: &Int,
         e: &LayoutErr<'_>,
     ) -> Result<Operand3> {
         let thr = copy.get_slice(&KernelBuilder::tid()).map_err(e)?;
@@ -342,7 +368,7 @@ impl Operand3 {
                     msg: "a static tile".into(),
                 })
         };
-        let block = KernelBuilder::block_idx(usize::from(which == "B"));
+        let block = block.clone();
         let name = format!("pipelined GEMM operand {which}");
         Ok(Operand3 {
             atom: copy.atom().clone(),
@@ -520,17 +546,19 @@ pub(super) struct Epi<'a> {
     pub m: &'a Int,
     pub n: &'a Int,
     pub tile: (i64, i64),
+    /// The output tile's coordinates: `(bx, by)`, or a stream-K unit's.
+    pub blk: [Int; 2],
     pub threads: i64,
 }
 
 impl Epi<'_> {
     /// `(bx + 1) * BLK_M <= M && (by + 1) * BLK_N <= N`: the CTA's tile lies inside C.
     pub(super) fn inside(&self, e: &LayoutErr<'_>) -> Result<Cond> {
-        let (bx, by) = (KernelBuilder::block_idx(0), KernelBuilder::block_idx(1));
+        let [bx, by] = &self.blk;
         let end = |b: &Int, t: i64| b.mul(&s(t)).and_then(|v| v.add(&s(t))).map_err(e);
         Ok(Cond::And(
-            Box::new(Cond::Le(end(&bx, self.tile.0)?, self.m.clone())),
-            Box::new(Cond::Le(end(&by, self.tile.1)?, self.n.clone())),
+            Box::new(Cond::Le(end(bx, self.tile.0)?, self.m.clone())),
+            Box::new(Cond::Le(end(by, self.tile.1)?, self.n.clone())),
         ))
     }
 

@@ -192,8 +192,29 @@ pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Resul
         }
         return k.finish();
     }
-    let copy_a = Operand3::new(&mut k, "A", &p.copy_a, &g_a, &c_a, &s_a, [&m, &kk], &e)?;
-    let copy_b = Operand3::new(&mut k, "B", &p.copy_b, &g_b, &c_b, &s_b, [&n, &kk], &e)?;
+    let [blk_m, blk_n] = [KernelBuilder::block_idx(0), KernelBuilder::block_idx(1)];
+    let copy_a = Operand3::new(
+        &mut k,
+        "A",
+        &p.copy_a,
+        &g_a,
+        &c_a,
+        &s_a,
+        [&m, &kk],
+        &blk_m,
+        &e,
+    )?;
+    let copy_b = Operand3::new(
+        &mut k,
+        "B",
+        &p.copy_b,
+        &g_b,
+        &c_b,
+        &s_b,
+        [&n, &kk],
+        &blk_n,
+        &e,
+    )?;
 
     let ml = Mainloop {
         plan,
@@ -550,6 +571,7 @@ fn epilogue(
         m,
         n,
         tile: (bm, bn),
+        blk: [KernelBuilder::block_idx(0), KernelBuilder::block_idx(1)],
         threads,
     };
     let shape = t_sc.layout().shape_layout();

@@ -18,6 +18,7 @@ mod gemm_ws;
 pub mod problem;
 mod softmax;
 mod split_k;
+mod stream_k;
 mod transpose;
 mod wgmma_tile;
 
@@ -31,6 +32,7 @@ pub use split_k::{
     emit_serial_split_k, emit_split_k, k_chunk, semaphores, split_k_reduce, workspace_ld,
     workspace_len, SplitCase, MAX_WORKSPACE,
 };
+pub use stream_k::{emit_stream_k, schedule, stream_k_reduce, StreamCase, StreamSchedule};
 pub use transpose::transpose;
 pub use wgmma_tile::wgmma_tile;
 

@@ -1,0 +1,180 @@
+//! `cute run NAME --stream-k` and `cute bench NAME... --stream-k`: a named SIMT GEMM as
+//! stream-K (`G` persistent CTAs, one a CTA slot of the GPU, sharing every output tile's
+//! k-tiles evenly, then the reduction that applies its epilogue), checked against the float64
+//! reference and timed beside cuBLAS SGEMM like the one-kernel GEMMs.
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use cute::codegen::recipes::{emit_stream_k, StreamSchedule};
+use cute::codegen::{GemmLayout, GemmPlan, Kernel};
+use cute::runtime::bench::{bench_with, Timing};
+use cute::runtime::check::check_with;
+use cute::runtime::gemm::Problem;
+use cute::runtime::gpu::Gpu;
+use cute::runtime::stream_k::StreamK;
+use cute::runtime::{CudaBlas, RuntimeError};
+
+use super::args::{BenchArgs, RunArgs};
+use super::gpu::{gpu_and_blas, gpu_for_run, label};
+use super::split_k::{fail, table_header, table_row};
+
+/// Refuses `--stream-k` for what is no SIMT GEMM: the recipes, the tensor-core GEMMs and the
+/// selectors (a TMA or tensor-core plan is refused by `GemmPlan::with_stream_k`, with the reason,
+/// too).
+pub fn refuse(sub: &str, names: &[&str]) -> Result<(), clap::Error> {
+    let not_simt = |n: &&&str| {
+        super::recipe::is_recipe(n)
+            || super::tensor_core::is_tensor_core(n)
+            || cute::codegen::select::selector_dtype(n).is_some()
+    };
+    match names.iter().find(not_simt) {
+        Some(n) => Err(super::args::usage_error(
+            sub,
+            clap::error::ErrorKind::ArgumentConflict,
+            format!("--stream-k takes the SIMT GEMMs (sgemm-sm80, sgemm-sm80-16x128, ...); {n} is not one"),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The CTAs stream-K launches for `plan`: one a CTA slot (the SMs times the CTAs an SM its
+/// partials are built for).
+fn ctas(plan: &GemmPlan) -> i64 {
+    let per_sm = plan
+        .clone()
+        .with_stream_k()
+        .ok()
+        .and_then(|p| p.cp_async_pipeline())
+        .map_or(1, |x| x.1);
+    plan.target.sms.max(1) * per_sm.max(1)
+}
+
+/// `cute run NAME --stream-k`: plan, emit and compile both kernels, check with beta 0 and
+/// 0.5, time beside cuBLAS.
+pub fn run(a: &RunArgs, name: &str, layout: GemmLayout, p: &Problem) -> ExitCode {
+    let t = Instant::now();
+    let plan = match a.plan.plan(name, layout) {
+        Ok(x) => x,
+        Err(e) => return fail(e),
+    };
+    let kernels = match emit_stream_k(&plan) {
+        Ok(k) => k,
+        Err(e) => return fail(e),
+    };
+    println!(
+        "{}{:.2} ms, {} + {} lines of CUDA ({} and {})",
+        label("plan + emit"),
+        t.elapsed().as_secs_f64() * 1e3,
+        kernels[0].source.lines().count(),
+        kernels[1].source.lines().count(),
+        kernels[0].name,
+        kernels[1].name
+    );
+    for k in &kernels {
+        if let Err(e) = super::gpu::compile_step(k, k.target.name()) {
+            return fail(e);
+        }
+    }
+    let Some((gpu, blas)) = (match gpu_for_run() {
+        Ok(g) => g,
+        Err(e) => return fail(e),
+    }) else {
+        return ExitCode::SUCCESS;
+    };
+    match on_gpu(&gpu, &blas, plan, &kernels, p) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(e),
+    }
+}
+
+fn on_gpu(
+    gpu: &Gpu,
+    blas: &CudaBlas,
+    plan: GemmPlan,
+    kernels: &[Kernel; 2],
+    p: &Problem,
+) -> Result<(), RuntimeError> {
+    let epilogue = plan.epilogue.clone();
+    let n = ctas(&plan);
+    let sk = StreamK::from_kernels(gpu, plan, kernels)?;
+    let sch = sk.schedule(p, n)?;
+    println!(
+        "{}{} CTAs, up to {} output tiles each ({} x {} x {} FP32 workspace)",
+        label("stream-K"),
+        sch.ctas,
+        sch.slots,
+        sch.slot_elems,
+        sch.slots,
+        sch.ctas
+    );
+    let what = format!("{} with stream-K", sk.plan().name);
+    super::gpu::check_betas(&what, &mut |beta| {
+        let q = Problem { beta, ..*p };
+        let work = sk.workspace(sch)?;
+        check_with(gpu, blas, &q, &epilogue, 1, &mut |b| {
+            sk.launch(&q, b, &work, sch)
+        })
+    })?;
+    let t = time(gpu, blas, &sk, p, sch)?;
+    let (ours, theirs) = t.tflops(p);
+    println!(
+        "{}{:.4} ms = {ours:.2} TFLOP/s (both kernels); cuBLAS SGEMM (pedantic FP32) {:.4} ms = {theirs:.2} TFLOP/s; {:.1}% of cuBLAS",
+        label("time"),
+        t.kernel_ms,
+        t.cublas_ms,
+        100.0 * ours / theirs
+    );
+    Ok(())
+}
+
+/// Both kernels timed as one GEMM beside cuBLAS (CUDA events, 3 warm-ups, median of 20).
+fn time(
+    gpu: &Gpu,
+    blas: &CudaBlas,
+    sk: &StreamK,
+    p: &Problem,
+    sch: StreamSchedule,
+) -> Result<Timing, RuntimeError> {
+    let work = sk.workspace(sch)?;
+    bench_with(gpu, blas, p, 20, &mut |b| sk.launch(p, b, &work, sch))
+}
+
+/// `cute bench NAME... --stream-k`: one table row per kernel, layout and size, with the CTAs.
+pub fn bench(a: &BenchArgs, sizes: &[(i64, i64, i64)]) -> ExitCode {
+    let layouts = a.plan.layouts(&GemmLayout::all()[..1]);
+    let mut plans = Vec::new();
+    for name in &a.names {
+        for &layout in &layouts {
+            match a.plan.plan(name, layout) {
+                Ok(p) => plans.push(p),
+                Err(e) => return fail(e),
+            }
+        }
+    }
+    let (gpu, blas) = match gpu_and_blas(|why| println!("skipped: {why}")) {
+        Ok(Some(x)) => x,
+        Ok(None) => return ExitCode::SUCCESS,
+        Err(e) => return fail(e),
+    };
+    println!("# {} ({}), {}; stream-K (partials + reduction, the CTAs column: G) beside cuBLAS SGEMM in CUBLAS_PEDANTIC_MATH; CUDA events, 3 warm-ups, median of 20", gpu.name, gpu.arch, a.plan.target());
+    table_header();
+    for plan in plans {
+        let (name, layout, n) = (plan.name.clone(), plan.layout, ctas(&plan));
+        let sk = match StreamK::new(&gpu, plan) {
+            Ok(x) => x,
+            Err(e) => return fail(e),
+        };
+        for &(m, nn, k) in sizes {
+            let row = Problem::new(m, nn, k, layout, 1.0, 0.0).and_then(|q| {
+                let sch = sk.schedule(&q, n)?;
+                Ok((sch, time(&gpu, &blas, &sk, &q, sch)?, q))
+            });
+            match row {
+                Ok((sch, t, q)) => table_row(&name, &q, sch.ctas, &t),
+                Err(e) => return fail(e),
+            }
+        }
+    }
+    ExitCode::SUCCESS
+}
