@@ -99,3 +99,44 @@ fn a_tensor_core_plan_is_refused_with_the_reason() {
     let e = p.with_stream_k().unwrap_err().to_string();
     assert!(e.contains("stream-K") && e.contains("SIMT"), "{e}");
 }
+
+mod random_shapes {
+    use super::*;
+    use cute_codegen::recipes::SplitCase;
+    use proptest::prelude::*;
+
+    proptest! {
+        // each case runs two kernels of a few hundred CTAs on the interpreter: few cases
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// Stream-K of the 16x128 tile at random shapes, CTA counts and layouts agrees with
+        /// float64: every iteration summed once, whatever the seams between CTAs and tiles.
+        #[test]
+        fn stream_k_at_random_shapes(
+            m in 1i64..70, n in 1i64..300, k in 1i64..300, ctas in 1i64..12,
+            layout in 0usize..4, beta in prop::sample::select(vec![0.0, -0.75]), seed in 0u64..1000,
+        ) {
+            let p = plan("sgemm-sm80-16x128", GemmLayout::all()[layout]).unwrap();
+            check(&p, (m, n, k), beta, ctas, seed);
+        }
+
+        /// Serial split-K at random shapes and slices: the semaphores hand every tile's slices
+        /// on in order and end at zero.
+        #[test]
+        fn serial_split_k_at_random_shapes(
+            m in 1i64..70, n in 1i64..300, k in 1i64..400, splits in 1i64..6,
+            layout in 0usize..4, seed in 0u64..1000,
+        ) {
+            let p = plan("sgemm-sm80-16x128", GemmLayout::all()[layout]).unwrap();
+            let case = gemm_case(&p, (m, n, k), 0.5, seed).unwrap();
+            let mut sc = SplitCase::serial(&p, case.args.clone(), splits).unwrap();
+            let kernel = gemm(&p.clone().with_serial_split_k().unwrap()).unwrap();
+            run(&kernel, &mut sc.args).unwrap();
+            let Arg::Buffer(c) = &sc.args[SplitCase::C] else { unreachable!() };
+            let v = case.check(&c.data);
+            prop_assert!(v.ok(), "{m}x{n}x{k}, {splits} slices: {v:?}");
+            let Some(Arg::Buffer(sem)) = sc.args.last() else { unreachable!() };
+            prop_assert!(sem.data.iter().all(|&x| x == 0.0));
+        }
+    }
+}
