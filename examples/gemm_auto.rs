@@ -90,7 +90,7 @@ fn sixteen_bit<T: cute::runtime::api::InputElem>(
         p.layout,
         s.name,
         s.splits,
-        if s.serial { " (serial)" } else { "" }
+        s.mode.mark()
     );
     if worst > 1.0 {
         return Err(format!("{dtype} {m}x{n}x{k}: wrong result").into());

@@ -2,6 +2,7 @@
 //! with bytes flipped, cut or inserted, give `Fresh` only for an intact file of this device and
 //! otherwise `Stale` or `Corrupt` — never a panic; any table reads back as itself.
 
+use cute::codegen::gemm::SplitKMode;
 use cute::codegen::GemmLayout;
 use cute::runtime::tuning::{decode, encode, Device, Load, ShapeClass, Table, Tuned};
 use proptest::prelude::*;
@@ -37,9 +38,13 @@ fn table() -> impl Strategy<Value = Table> {
             let tuned = Tuned {
                 kernel: kernels[kern].to_string(),
                 splits,
-                // serial split-K is tuned up to SERIAL_MAX_SPLITS slices
-                serial: (2..=cute::codegen::select::SERIAL_MAX_SPLITS).contains(&splits)
-                    && at.0 % 2 == 0,
+                // serial split-K is tuned up to SERIAL_MAX_SPLITS slices, stream-K unsplit
+                // and for FP32 alone
+                mode: match (splits, at.0 % 3, dtype) {
+                    (1, 0, "f32") => SplitKMode::Stream,
+                    (2..=4, 1, _) => SplitKMode::Serial,
+                    (s, _, _) => SplitKMode::split(s, false),
+                },
                 ms,
                 at,
             };

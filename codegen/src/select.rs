@@ -17,7 +17,7 @@
 //! 93% of the best tuned plan on the suite's split shapes: 13 slices of a 32-tile problem make
 //! 416 CTAs for 396 slots, a second wave of 20.
 
-use crate::gemm::GemmPlan;
+use crate::gemm::{GemmPlan, SplitKMode};
 use crate::named::SimtTile;
 use crate::target::Target;
 
@@ -43,9 +43,8 @@ pub struct Choice {
     pub name: &'static str,
     /// Slices of K (1: no split).
     pub splits: i64,
-    /// The slices add into C in turn (serial split-K) rather than through a workspace and a
-    /// reduction (parallel).
-    pub serial: bool,
+    /// How the slices run: one kernel, parallel or serial split-K, or stream-K.
+    pub mode: SplitKMode,
     /// One line per decision.
     pub reasons: Vec<String>,
 }
@@ -155,13 +154,22 @@ pub fn takes(dtype: &str, name: &str) -> bool {
     }
 }
 
-/// Whether the selector of `dtype` takes `name` in `splits` slices of K on `target`: a kernel
-/// it takes ([`takes`]); split only if it has a `cp.async` pipeline (not an SM90 kernel); an SM90
-/// kernel only on a target with wgmma. A tuning-cache entry that fails this is not used.
-pub fn takes_plan(dtype: &str, name: &str, splits: i64, target: &Target) -> bool {
+/// Whether the selector of `dtype` takes `name` in `splits` slices of K run as `mode` on
+/// `target`: a kernel it takes ([`takes`]); split only if it has a `cp.async` pipeline (not an
+/// SM90 kernel); serial split-K in 2 to [`SERIAL_MAX_SPLITS`] slices; stream-K for the FP32
+/// (SIMT) kernels alone; an SM90 kernel only on a target with wgmma. A tuning-cache entry that
+/// fails this is not used.
+pub fn takes_plan(dtype: &str, name: &str, splits: i64, mode: SplitKMode, target: &Target) -> bool {
     let sm90 = family(dtype).is_some_and(|f| f.sm90 == name);
+    let mode_fits = match mode {
+        SplitKMode::None => splits == 1,
+        SplitKMode::Parallel => splits >= 2,
+        SplitKMode::Serial => (2..=SERIAL_MAX_SPLITS).contains(&splits),
+        SplitKMode::Stream => splits == 1 && dtype == "f32",
+    };
     takes(dtype, name)
         && splits >= 1
+        && mode_fits
         && !(sm90 && (splits > 1 || !target.has(crate::target::Feature::Wgmma)))
 }
 
@@ -198,7 +206,7 @@ pub fn tensor_core(f: TensorCoreFamily, mnk: (i64, i64, i64), target: &Target) -
         return Choice {
             name: f.sm80,
             splits: s,
-            serial: false,
+            mode: SplitKMode::split(s, false),
             reasons: vec![first, why],
         };
     }
@@ -207,7 +215,7 @@ pub fn tensor_core(f: TensorCoreFamily, mnk: (i64, i64, i64), target: &Target) -
     let sm90 = |why: String| Choice {
         name: f.sm90,
         splits: 1,
-        serial: false,
+        mode: SplitKMode::None,
         reasons: vec![why],
     };
     if tiles.saturating_mul(SM90_MIN_SM_FRACTION) >= sms {
@@ -233,7 +241,7 @@ pub fn tensor_core(f: TensorCoreFamily, mnk: (i64, i64, i64), target: &Target) -
     Choice {
         name,
         splits: s,
-        serial: false,
+        mode: SplitKMode::split(s, false),
         reasons: vec![first, why],
     }
 }
@@ -257,7 +265,7 @@ pub fn tensor_core_candidates(
         add(Candidate {
             name: f.sm90,
             splits: 1,
-            serial: false,
+            mode: SplitKMode::None,
         });
     }
     let ceil = |a: i64, b: i64| a.max(0).saturating_add(b - 1) / b;
@@ -296,13 +304,13 @@ const TUNED_SPLITS: &[i64] = &[1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64];
 /// faster at every shape timed, so only the shortest chains stay candidates).
 pub const SERIAL_MAX_SPLITS: i64 = 4;
 
-/// A plan `cute tune` times: a named kernel, its slices of K and whether they add into C in
-/// turn (serial split-K) or through a workspace (parallel).
+/// A plan `cute tune` times: a named kernel, its slices of K and how they run (one kernel,
+/// parallel or serial split-K, stream-K).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Candidate {
     pub name: &'static str,
     pub splits: i64,
-    pub serial: bool,
+    pub mode: SplitKMode,
 }
 
 impl Candidate {
@@ -311,7 +319,7 @@ impl Candidate {
         Candidate {
             name: c.name,
             splits: c.splits,
-            serial: c.serial,
+            mode: c.mode,
         }
     }
 
@@ -324,8 +332,17 @@ impl Candidate {
             .map(move |x| Candidate {
                 name,
                 splits: s,
-                serial: x,
+                mode: SplitKMode::split(s, x),
             })
+    }
+
+    /// `name` as stream-K (its CTAs are the GPU's slots: no slices to choose).
+    fn stream(name: &'static str) -> Candidate {
+        Candidate {
+            name,
+            splits: 1,
+            mode: SplitKMode::Stream,
+        }
     }
 }
 
@@ -359,6 +376,10 @@ pub fn sgemm_candidates(m: i64, n: i64, k: i64, target: &Target) -> Vec<Candidat
                     out.push(c);
                 }
             }
+        }
+        // stream-K (32-bit kernels): every CTA the same share of k-tiles, whatever the tiles
+        if !wide {
+            out.push(Candidate::stream(name));
         }
     }
     out
@@ -410,7 +431,7 @@ pub fn sgemm(m: i64, n: i64, k: i64, target: &Target) -> Choice {
     Choice {
         name,
         splits,
-        serial: false,
+        mode: SplitKMode::split(splits, false),
         reasons,
     }
 }
@@ -610,31 +631,55 @@ mod tests {
             super::pick("bf16", (4096, 4096, 4096), &a100).unwrap().name,
             "bgemm-sm80"
         );
-        assert!(takes_plan("bf16", "bgemm-sm80", 8, &t));
-        assert!(takes_plan("bf16", "bgemm-sm80-128x128", 8, &t));
+        assert!(takes_plan(
+            "bf16",
+            "bgemm-sm80",
+            8,
+            SplitKMode::Parallel,
+            &t
+        ));
+        assert!(takes_plan(
+            "bf16",
+            "bgemm-sm80-128x128",
+            8,
+            SplitKMode::Parallel,
+            &t
+        ));
         let small = candidates("bf16", (1, 4096, 4096), &t);
         let sixteen = Candidate {
             name: "bgemm-sm80-128x128",
             splits: 16,
-            serial: false,
+            mode: SplitKMode::Parallel,
         };
         assert!(small.contains(&sixteen), "{small:?}");
-        assert!(!takes_plan("bf16", "bgemm-sm90", 8, &t));
-        assert!(!takes_plan("bf16", "bgemm-sm90", 1, &a100));
-        assert!(takes_plan("bf16", "bgemm-sm90", 1, &t));
+        assert!(!takes_plan(
+            "bf16",
+            "bgemm-sm90",
+            8,
+            SplitKMode::Parallel,
+            &t
+        ));
+        assert!(!takes_plan(
+            "bf16",
+            "bgemm-sm90",
+            1,
+            SplitKMode::None,
+            &a100
+        ));
+        assert!(takes_plan("bf16", "bgemm-sm90", 1, SplitKMode::None, &t));
         let c = candidates("bf16", (1, 4096, 4096), &t);
         assert_eq!(
             c[0],
             Candidate {
                 name: "bgemm-sm80",
                 splits: 8,
-                serial: false,
+                mode: SplitKMode::Parallel,
             }
         );
         assert!(c.contains(&Candidate {
             name: "bgemm-sm90",
             splits: 1,
-            serial: false,
+            mode: SplitKMode::None,
         }));
         assert!(candidates("bf16", (8192, 8192, 8192), &t).len() <= 3);
         for (name, dtype) in SELECTORS {
@@ -674,7 +719,7 @@ mod tests {
             let p = pick(m, n, k);
             assert_eq!((c[0].name, c[0].splits), (p.name, p.splits));
             assert!(
-                c.len() <= 2 * FAMILY.len() * TUNED_SPLITS.len() + 1,
+                c.len() <= FAMILY.len() * (2 * TUNED_SPLITS.len() + 1) + 1,
                 "{c:?}"
             );
             for (i, x) in c.iter().enumerate() {
@@ -682,36 +727,40 @@ mod tests {
                 assert!(x.splits >= 1);
             }
         }
-        // a large square is timed as it is; a decode shape over both tiles and many splits
+        // a large square is timed as it is and as stream-K; a decode shape over both tiles and
+        // many splits
         let square = sgemm_candidates(8192, 8192, 8192, &Target::default());
         assert_eq!(
             square,
-            [Candidate {
-                name: "sgemm-sm80",
-                splits: 1,
-                serial: false,
-            }]
+            [
+                Candidate {
+                    name: "sgemm-sm80",
+                    splits: 1,
+                    mode: SplitKMode::None,
+                },
+                Candidate::stream("sgemm-sm80")
+            ]
         );
         let decode = sgemm_candidates(1, 4096, 4096, &Target::default());
         assert!(decode.contains(&Candidate {
             name: "sgemm-sm80",
             splits: 8,
-            serial: false,
+            mode: SplitKMode::Parallel,
         }));
         assert!(decode.contains(&Candidate {
             name: "sgemm-sm80-16x128",
             splits: 1,
-            serial: false,
+            mode: SplitKMode::None,
         }));
         // serial split-K beside parallel, up to SERIAL_MAX_SPLITS slices
         assert!(decode.contains(&Candidate {
             name: "sgemm-sm80-16x128",
             splits: 4,
-            serial: true,
+            mode: SplitKMode::Serial,
         }));
         assert!(decode
             .iter()
-            .all(|c| !c.serial || (2..=SERIAL_MAX_SPLITS).contains(&c.splits)));
+            .all(|c| c.mode != SplitKMode::Serial || (2..=SERIAL_MAX_SPLITS).contains(&c.splits)));
         // two k-tiles a slice: K = 127 is 4 k-tiles, split at most 2 ways
         let ragged = sgemm_candidates(64, 1000, 127, &Target::default());
         assert!(ragged.iter().all(|c| c.splits <= 2), "{ragged:?}");

@@ -30,7 +30,11 @@ use crate::gemm::{launch, Buffers, Problem};
 use crate::gpu::Gpu;
 use crate::launch::Buf;
 use crate::split_k::{Split, SplitK, Workspace};
+use crate::stream_k::StreamK;
 use crate::tuning::{self, Device, Selected};
+use cudarc::driver::CudaSlice;
+use cute_codegen::gemm::SplitKMode;
+use cute_codegen::recipes::StreamSchedule;
 
 /// A selector's GEMM for one problem shape and layout.
 pub struct AutoGemm<'g> {
@@ -40,14 +44,19 @@ pub struct AutoGemm<'g> {
     how: How<'g>,
 }
 
-/// One kernel, or split-K's kernels and their workspace (parallel split-K's slices, serial
-/// split-K's semaphores).
+/// One kernel, split-K's kernels and their workspace (parallel split-K's slices, serial
+/// split-K's semaphores), or stream-K's and theirs.
 enum How<'g> {
     One(Box<Gemm<'g>>),
     Split {
         sk: Box<SplitK<'g>>,
         cut: Split,
         work: Workspace,
+    },
+    Stream {
+        sk: Box<StreamK<'g>>,
+        sch: StreamSchedule,
+        work: CudaSlice<f32>,
     },
 }
 
@@ -73,9 +82,10 @@ impl<'g> AutoGemm<'g> {
                     "no selector for {dtype} (f32, f16 and bf16 have one)"
                 ))
             })?;
-        if selected.splits > 1 && p.index_width() != IndexWidth::I32 {
+        if selected.mode != SplitKMode::None && p.index_width() != IndexWidth::I32 {
             // leading dimensions past the shape's own can make a matrix need 64-bit indices
             selected.splits = 1;
+            selected.mode = SplitKMode::None;
             selected
                 .reasons
                 .push("this problem's leading dimensions need 64-bit indices: no split".into());
@@ -84,8 +94,9 @@ impl<'g> AutoGemm<'g> {
         AutoGemm::with_plan(gpu, plan, p, selected)
     }
 
-    /// `plan` for problems of `p`'s shape and layout in `selected.splits` slices of K: split-K's
-    /// kernels (serial or parallel, as `selected` says) and their workspace, or (one slice) the one kernel with the index width `p`
+    /// `plan` for problems of `p`'s shape and layout run as `selected.mode` says: split-K's
+    /// kernels in `selected.splits` slices (serial or parallel) and their workspace, stream-K's
+    /// over one CTA a CTA slot of the GPU and theirs, or the one kernel with the index width `p`
     /// needs. `selected.splits` becomes the slices made (K may cut into fewer than asked).
     pub fn with_plan(
         gpu: &'g Gpu,
@@ -93,15 +104,25 @@ impl<'g> AutoGemm<'g> {
         p: &Problem,
         mut selected: Selected,
     ) -> Result<AutoGemm<'g>> {
-        let how = if selected.splits > 1 {
-            let sk = Box::new(SplitK::with_mode(gpu, plan, selected.serial)?);
-            let cut = sk.split(p, selected.splits)?;
-            selected.splits = cut.splits;
-            let work = sk.workspace(p, cut)?;
-            How::Split { sk, cut, work }
-        } else {
-            let kernel = emit_with(&plan, p.index_width())?;
-            How::One(Box::new(Gemm::from_kernel(gpu, plan, &kernel)?))
+        let how = match selected.mode {
+            SplitKMode::Parallel | SplitKMode::Serial => {
+                let serial = selected.mode == SplitKMode::Serial;
+                let sk = Box::new(SplitK::with_mode(gpu, plan, serial)?);
+                let cut = sk.split(p, selected.splits)?;
+                selected.splits = cut.splits;
+                let work = sk.workspace(p, cut)?;
+                How::Split { sk, cut, work }
+            }
+            SplitKMode::Stream => {
+                let sk = Box::new(StreamK::new(gpu, plan)?);
+                let sch = sk.schedule(p, sk.ctas())?;
+                let work = sk.workspace(sch)?;
+                How::Stream { sk, sch, work }
+            }
+            SplitKMode::None => {
+                let kernel = emit_with(&plan, p.index_width())?;
+                How::One(Box::new(Gemm::from_kernel(gpu, plan, &kernel)?))
+            }
         };
         Ok(AutoGemm {
             gpu,
@@ -130,6 +151,7 @@ impl<'g> AutoGemm<'g> {
         match &self.how {
             How::One(g) => launch(self.gpu, g.loaded(), p, bufs),
             How::Split { sk, cut, work } => sk.launch(p, bufs, work, *cut),
+            How::Stream { sk, sch, work } => sk.launch(p, bufs, work, *sch),
         }
     }
 
@@ -145,20 +167,22 @@ impl<'g> AutoGemm<'g> {
     ) -> Result<()> {
         self.same_shape(p)?;
         crate::api::device_types(self.plan(), &self.plan().name, [a, b, c])?;
-        match &self.how {
-            How::One(g) => g.run_device(p, a, b, c, None),
-            How::Split { sk, cut, work } => {
-                // the selectors' plans fuse no bias: a one-element placeholder
-                let none = self
-                    .gpu
-                    .stream
-                    .clone_htod(&[0.0f32])
-                    .map_err(RuntimeError::driver("upload"))?;
-                let bufs = [a.buf(), b.buf(), c.buf(), Buf::F32(&none)];
-                sk.launch_bufs(p, bufs, work, *cut)?;
-                self.sync()
-            }
+        if let How::One(g) = &self.how {
+            return g.run_device(p, a, b, c, None);
         }
+        // the selectors' plans fuse no bias: a one-element placeholder
+        let none = self
+            .gpu
+            .stream
+            .clone_htod(&[0.0f32])
+            .map_err(RuntimeError::driver("upload"))?;
+        let bufs = [a.buf(), b.buf(), c.buf(), Buf::F32(&none)];
+        match &self.how {
+            How::Split { sk, cut, work } => sk.launch_bufs(p, bufs, work, *cut)?,
+            How::Stream { sk, sch, work } => sk.launch_bufs(p, bufs, work, *sch)?,
+            How::One(_) => {}
+        }
+        self.sync()
     }
 
     /// The same on host slices (sizes from [`Problem::buffer_sizes`]): A and B of the plan's
@@ -211,6 +235,7 @@ impl<'g> AutoGemm<'g> {
         match &self.how {
             How::One(g) => g.plan(),
             How::Split { sk, .. } => sk.plan(),
+            How::Stream { sk, .. } => sk.plan(),
         }
     }
 }

@@ -37,6 +37,15 @@ impl<'g> StreamK<'g> {
         Ok(StreamK { gpu, plan, kernels })
     }
 
+    /// The CTAs stream-K launches: one a CTA slot of the target (its SMs times the CTAs an SM
+    /// the partials are built for).
+    pub fn ctas(&self) -> i64 {
+        let per_sm = (self.plan.clone().with_stream_k().ok())
+            .and_then(|p| p.cp_async_pipeline())
+            .map_or(1, |x| x.1);
+        self.plan.target.sms.max(1) * per_sm.max(1)
+    }
+
     /// The plan before stream-K (its epilogue is the reduction's).
     pub fn plan(&self) -> &GemmPlan {
         &self.plan
@@ -79,6 +88,19 @@ impl<'g> StreamK<'g> {
         work: &CudaSlice<f32>,
         s: StreamSchedule,
     ) -> Result<()> {
+        let all = [&bufs.a, &bufs.b, &bufs.c, &bufs.bias].map(Buf::F32);
+        self.launch_bufs(p, all, work, s)
+    }
+
+    /// [`StreamK::launch`] on A, B, C and the bias as launch buffers (the launch checks each
+    /// against its parameter's type).
+    pub fn launch_bufs(
+        &self,
+        p: &Problem,
+        [a, b, c, bias]: [Buf<'_>; 4],
+        work: &CudaSlice<f32>,
+        s: StreamSchedule,
+    ) -> Result<()> {
         let need = usize::try_from(s.workspace_elems()).unwrap_or(usize::MAX);
         if work.len() < need {
             return Err(RuntimeError::Problem(format!(
@@ -88,10 +110,10 @@ impl<'g> StreamK<'g> {
         }
         let [partial, reduce] = self.kernels.as_ref();
         let lens = BufferLens {
-            a: bufs.a.len(),
-            b: bufs.b.len(),
-            c: bufs.c.len(),
-            bias: bufs.bias.len(),
+            a: a.len(),
+            b: b.len(),
+            c: c.len(),
+            bias: bias.len(),
         };
         check_buffers(&reduce.kernel, p, lens)?;
         let (g, j) = (Arg::Int(s.ctas), Arg::Int(s.slots));
@@ -103,10 +125,10 @@ impl<'g> StreamK<'g> {
             ldc: bm,
             ..*p
         };
-        let into = [&bufs.a, &bufs.b, work, &bufs.bias].map(Buf::F32);
+        let into = [a, b, Buf::F32(work), bias];
         let args = args_with(&partial.kernel, &part, into, &[("G", g), ("J", j)])?;
         launch(self.gpu, partial, &args)?;
-        let from = [&bufs.a, &bufs.b, &bufs.c, &bufs.bias].map(Buf::F32);
+        let from = [a, b, c, bias];
         let extra = [("W", Arg::Buf(Buf::F32(work))), ("G", g), ("J", j)];
         let args = args_with(&reduce.kernel, p, from, &extra)?;
         launch(self.gpu, reduce, &args)

@@ -25,6 +25,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use cute_codegen::gemm::SplitKMode;
 use cute_codegen::{select, GemmLayout};
 use sha2::{Digest, Sha256};
 
@@ -121,8 +122,8 @@ pub struct Tuned {
     pub kernel: String,
     /// Slices of K (1: no split).
     pub splits: i64,
-    /// The slices add into C in turn (serial split-K), not through a workspace.
-    pub serial: bool,
+    /// How the slices run (one kernel, parallel or serial split-K, stream-K).
+    pub mode: SplitKMode,
     /// Its median time, in milliseconds.
     pub ms: f64,
     /// The shape it was timed at.
@@ -159,8 +160,8 @@ pub struct Selected {
     pub name: String,
     /// Slices of K (1: no split).
     pub splits: i64,
-    /// Serial split-K (the slices add into C in turn), else parallel.
-    pub serial: bool,
+    /// How the slices run (one kernel, parallel or serial split-K, stream-K).
+    pub mode: SplitKMode,
     /// One line per decision.
     pub reasons: Vec<String>,
 }
@@ -181,13 +182,16 @@ pub fn selected(
     // target without wgmma; a split for a problem of the class too large to split)
     let hit = tuned
         .and_then(|t| t.get(dtype, layout, mnk))
-        .filter(|e| select::takes_plan(dtype, &e.kernel, e.splits, &target))
-        .filter(|e| e.splits == 1 || !select::needs_wide_indices(mnk));
+        .filter(|e| select::takes_plan(dtype, &e.kernel, e.splits, e.mode, &target))
+        .filter(|e| {
+            let one_kernel = e.mode == SplitKMode::None;
+            one_kernel || !select::needs_wide_indices(mnk)
+        });
     let Some(e) = hit else {
         return Some(Selected {
             name: c.name.to_string(),
             splits: c.splits,
-            serial: c.serial,
+            mode: c.mode,
             reasons: c.reasons,
         });
     };
@@ -204,7 +208,7 @@ pub fn selected(
     Some(Selected {
         name: e.kernel.clone(),
         splits: e.splits,
-        serial: e.serial,
+        mode: e.mode,
         reasons,
     })
 }
@@ -354,7 +358,7 @@ pub fn encode(t: &Table) -> String {
 }
 
 /// An entry's line: the class, the kernel, its slices and their mode (`none` unsplit,
-/// `parallel`, `serial`), the time and the shape timed.
+/// `parallel`, `serial`, `stream`: `SplitKMode::word`), the time and the shape timed.
 fn encode_entry(c: &ShapeClass, e: &Tuned) -> String {
     format!(
         "entry\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
@@ -365,21 +369,12 @@ fn encode_entry(c: &ShapeClass, e: &Tuned) -> String {
         c.k,
         e.kernel,
         e.splits,
-        split_mode(e.splits, e.serial),
+        e.mode.word(),
         e.ms,
         e.at.0,
         e.at.1,
         e.at.2
     )
-}
-
-/// How an entry's slices are written.
-fn split_mode(splits: i64, serial: bool) -> &'static str {
-    match (splits, serial) {
-        (1, _) => "none",
-        (_, false) => "parallel",
-        (_, true) => "serial",
-    }
 }
 
 /// Reads a file's bytes for `device`.
@@ -435,8 +430,9 @@ fn parse_device(line: &str) -> Option<Device> {
 }
 
 /// An entry line, if every field holds: a known layout, power-of-two class sizes, a kernel the
-/// dtype's selector takes in this build, slices in 1..=[`MAX_SPLITS`], a finite positive time, a
-/// shape in its class.
+/// dtype's selector takes in this build in those slices and that mode (`select::takes_plan` on
+/// an sm_90a target: the entry is checked against the device when it is used), slices in
+/// 1..=[`MAX_SPLITS`], a finite positive time, a shape in its class.
 fn parse_entry(line: &str) -> Option<(ShapeClass, Tuned)> {
     let f: Vec<&str> = line.split('\t').collect();
     let ["entry", dtype, layout, m, n, k, kernel, splits, mode, ms, am, an, ak] = f.as_slice()
@@ -449,12 +445,11 @@ fn parse_entry(line: &str) -> Option<(ShapeClass, Tuned)> {
     let class = ShapeClass::of(dtype, layout, at);
     let given = (int(m)?, int(n)?, int(k)?);
     let splits = int(splits)?;
-    let serial = *mode == "serial";
+    let mode = SplitKMode::parse(mode)?;
     let ms: f64 = ms.parse().ok()?;
+    let target = cute_codegen::Target::default();
     let ok = given == (class.m, class.n, class.k)
-        && *mode == split_mode(splits, serial)
-        && (!serial || splits <= select::SERIAL_MAX_SPLITS)
-        && select::takes(dtype, kernel)
+        && select::takes_plan(dtype, kernel, splits, mode, &target)
         && splits <= MAX_SPLITS
         && ms.is_finite()
         && ms > 0.0;
@@ -462,7 +457,7 @@ fn parse_entry(line: &str) -> Option<(ShapeClass, Tuned)> {
         let tuned = Tuned {
             kernel: kernel.to_string(),
             splits,
-            serial,
+            mode,
             ms,
             at,
         };
@@ -491,7 +486,7 @@ mod tests {
         let tuned = Tuned {
             kernel: kernel.into(),
             splits,
-            serial: splits == 4,
+            mode: SplitKMode::split(splits, splits == 4),
             ms: 0.0345,
             at,
         };
@@ -533,8 +528,8 @@ mod tests {
             .get("f32", layout("NN"), (128, 3000, 4000))
             .expect("a hit");
         assert_eq!(
-            (hit.kernel.as_str(), hit.splits, hit.serial),
-            ("sgemm-sm80", 4, true)
+            (hit.kernel.as_str(), hit.splits, hit.mode),
+            ("sgemm-sm80", 4, SplitKMode::Serial)
         );
         assert!(text.contains("\tsgemm-sm80\t4\tserial\t"), "{text}");
         assert_eq!(t.get("f32", layout("TN"), (128, 3000, 4000)), None);
@@ -604,6 +599,7 @@ mod tests {
             good.replace("\t13\tparallel", "\t13\tserial"),
             good.replace("\t13\tparallel", "\t13\tnone"),
             good.replace("\t4\tserial", "\t1\tserial"),
+            good.replace("\t4\tserial", "\t4\tstream"),
             good.replace("\tparallel\t", "\tsideways\t"),
             good.replace("cute tuning cache", "cute tuning cash"),
             good.replace("\t13000", "\tthirteen"),
@@ -717,7 +713,7 @@ mod tests {
         let tuned = Tuned {
             kernel: "sgemm-sm80-16x128".into(),
             splits: 12,
-            serial: false,
+            mode: SplitKMode::Parallel,
             ms: 1.0,
             at,
         };

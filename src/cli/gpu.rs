@@ -145,11 +145,11 @@ pub fn run(a: &RunArgs) -> ExitCode {
         Err(e) => return fail(e),
     };
     println!("{} {layout} M={m} N={n} K={k}", a.name);
-    if a.split.stream_k {
-        return super::stream_k::run(a, &a.name, layout, &problem);
-    }
     let picked = super::split_k::pick(a, layout, (m, n, k));
     let name = &picked.name;
+    if picked.mode == cute::codegen::gemm::SplitKMode::Stream {
+        return super::stream_k::run(a, name, layout, &problem);
+    }
     if let Some(split) = picked.split {
         return super::split_k::run(a, &picked, split, layout, &problem);
     }

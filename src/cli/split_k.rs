@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::error::ErrorKind;
+use cute::codegen::gemm::SplitKMode;
 use cute::codegen::{select, GemmLayout, GemmPlan, Kernel};
 use cute::runtime::auto::AutoGemm;
 use cute::runtime::bench::{bench_with, Reps, Timing};
@@ -43,11 +44,18 @@ pub fn slices(split: Split, plan: &GemmPlan, mnk: (i64, i64, i64)) -> i64 {
     }
 }
 
-/// What `run` runs: a kernel, its split (`None`: one kernel) and whether the split is serial.
+/// What `run` runs: a kernel, its split (`None`: one kernel, or stream-K) and how the split runs.
 pub struct Picked {
     pub name: String,
     pub split: Option<Split>,
-    pub serial: bool,
+    pub mode: SplitKMode,
+}
+
+impl Picked {
+    /// Serial split-K.
+    pub fn serial(&self) -> bool {
+        self.mode == SplitKMode::Serial
+    }
 }
 
 /// The kernel `run` takes and its split: the one named, split as `--split-k` (and
@@ -58,7 +66,7 @@ pub fn pick(a: &RunArgs, layout: GemmLayout, mnk: (i64, i64, i64)) -> Picked {
     let asked = Picked {
         name: a.name.clone(),
         split: a.split.split_k,
-        serial: a.split.serial,
+        mode: asked_mode(a),
     };
     let Some(dtype) = select::selector_dtype(&a.name) else {
         if a.explain {
@@ -83,10 +91,10 @@ pub fn pick(a: &RunArgs, layout: GemmLayout, mnk: (i64, i64, i64)) -> Picked {
     let Some(c) = selected(dtype, a.plan.target(), tuned.as_ref(), layout, mnk) else {
         return asked;
     };
-    let cut = match (c.splits, c.serial) {
-        (1, _) => "K not split".to_string(),
-        (s, false) => format!("K split {s} ways (parallel)"),
-        (s, true) => format!("K split {s} ways (serial)"),
+    let cut = match c.mode {
+        SplitKMode::None => "K not split".to_string(),
+        SplitKMode::Stream => "stream-K".to_string(),
+        m => format!("K split {} ways ({})", c.splits, m.word()),
     };
     println!("{}{}, {cut}", label("selected"), c.name);
     if a.explain {
@@ -98,13 +106,24 @@ pub fn pick(a: &RunArgs, layout: GemmLayout, mnk: (i64, i64, i64)) -> Picked {
         Some(split) => Picked {
             name: c.name,
             split: Some(split),
-            serial: a.split.serial,
+            mode: asked_mode(a),
         },
         None => Picked {
             name: c.name,
-            split: (c.splits > 1).then_some(Split::Slices(c.splits)),
-            serial: c.serial,
+            split: matches!(c.mode, SplitKMode::Parallel | SplitKMode::Serial)
+                .then_some(Split::Slices(c.splits)),
+            mode: c.mode,
         },
+    }
+}
+
+/// The mode `--split-k` / `--serial` / `--stream-k` ask for.
+fn asked_mode(a: &RunArgs) -> SplitKMode {
+    match (a.split.split_k, a.split.serial, a.split.stream_k) {
+        (_, _, true) => SplitKMode::Stream,
+        (Some(_), true, _) => SplitKMode::Serial,
+        (Some(_), false, _) => SplitKMode::Parallel,
+        (None, _, _) => SplitKMode::None,
     }
 }
 
@@ -126,7 +145,7 @@ pub fn run(a: &RunArgs, pk: &Picked, split: Split, layout: GemmLayout, p: &Probl
         Ok(x) => x,
         Err(e) => return fail(e),
     };
-    let kernels = match emit(&plan, pk.serial) {
+    let kernels = match emit(&plan, pk.serial()) {
         Ok(k) => k,
         Err(e) => return fail(e),
     };
@@ -297,10 +316,7 @@ pub fn bench_selected(a: &BenchArgs, sizes: &[(i64, i64, i64)]) -> ExitCode {
             };
             let row = Problem::new(m, n, k, layout, 1.0, 0.0).and_then(|q| {
                 let plan = a.plan.plan(&c.name, layout)?;
-                Ok((
-                    time_pick(&gpu, &blas, plan, &q, (c.splits, c.serial), 20)?,
-                    q,
-                ))
+                Ok((time_pick(&gpu, &blas, plan, &q, (c.splits, c.mode), 20)?, q))
             });
             match row {
                 Ok(((t, made), q)) => table_row(&c.name, &q, made, &t),
@@ -311,21 +327,21 @@ pub fn bench_selected(a: &BenchArgs, sizes: &[(i64, i64, i64)]) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// `plan` on `q` in `splits` slices of K (`serial` or parallel) timed beside cuBLAS: the
-/// split-K kernels, or the one kernel (with the index width `q` needs) when `splits` is 1;
-/// gives the slices made too (K may cut into fewer).
+/// `plan` on `q` in `splits` slices of K run as `mode` timed beside cuBLAS: the split-K
+/// kernels (serial or parallel), stream-K's, or the one kernel (with the index width `q`
+/// needs); gives the slices made too (K may cut into fewer).
 pub fn time_pick(
     gpu: &Gpu,
     blas: &CudaBlas,
     plan: GemmPlan,
     q: &Problem,
-    (splits, serial): (i64, bool),
+    (splits, mode): (i64, SplitKMode),
     reps: impl Into<Reps>,
 ) -> Result<(Timing, i64), RuntimeError> {
     let named = tuning::Selected {
         name: plan.name.clone(),
         splits,
-        serial,
+        mode,
         reasons: Vec::new(),
     };
     let g = AutoGemm::with_plan(gpu, plan, q, named)?;

@@ -38,18 +38,6 @@ pub fn refuse(sub: &str, names: &[&str]) -> Result<(), clap::Error> {
     }
 }
 
-/// The CTAs stream-K launches for `plan`: one a CTA slot (the SMs times the CTAs an SM its
-/// partials are built for).
-fn ctas(plan: &GemmPlan) -> i64 {
-    let per_sm = plan
-        .clone()
-        .with_stream_k()
-        .ok()
-        .and_then(|p| p.cp_async_pipeline())
-        .map_or(1, |x| x.1);
-    plan.target.sms.max(1) * per_sm.max(1)
-}
-
 /// `cute run NAME --stream-k`: plan, emit and compile both kernels, check with beta 0 and
 /// 0.5, time beside cuBLAS.
 pub fn run(a: &RunArgs, name: &str, layout: GemmLayout, p: &Problem) -> ExitCode {
@@ -96,8 +84,8 @@ fn on_gpu(
     p: &Problem,
 ) -> Result<(), RuntimeError> {
     let epilogue = plan.epilogue.clone();
-    let n = ctas(&plan);
     let sk = StreamK::from_kernels(gpu, plan, kernels)?;
+    let n = sk.ctas();
     let sch = sk.schedule(p, n)?;
     println!(
         "{}{} CTAs, up to {} output tiles each ({} x {} x {} FP32 workspace)",
@@ -160,11 +148,12 @@ pub fn bench(a: &BenchArgs, sizes: &[(i64, i64, i64)]) -> ExitCode {
     println!("# {} ({}), {}; stream-K (partials + reduction, the CTAs column: G) beside cuBLAS SGEMM in CUBLAS_PEDANTIC_MATH; CUDA events, 3 warm-ups, median of 20", gpu.name, gpu.arch, a.plan.target());
     table_header();
     for plan in plans {
-        let (name, layout, n) = (plan.name.clone(), plan.layout, ctas(&plan));
+        let (name, layout) = (plan.name.clone(), plan.layout);
         let sk = match StreamK::new(&gpu, plan) {
             Ok(x) => x,
             Err(e) => return fail(e),
         };
+        let n = sk.ctas();
         for &(m, nn, k) in sizes {
             let row = Problem::new(m, nn, k, layout, 1.0, 0.0).and_then(|q| {
                 let sch = sk.schedule(&q, n)?;

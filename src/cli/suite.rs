@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use std::process::ExitCode;
 
 use clap::error::ErrorKind;
+use cute::codegen::gemm::SplitKMode;
 use cute::codegen::select;
 use cute::runtime::gemm::Problem;
 use cute::runtime::gpu::Gpu;
@@ -109,13 +110,14 @@ fn series(
             // what runs: the named kernel, or the selector's pick and its slices
             let pick =
                 dtype.and_then(|d| selected(d, a.plan.target(), tuned.as_ref(), layout, (m, n, k)));
-            let (kernel, splits, serial) = pick.map_or((name.to_string(), 1, false), |c| {
-                (c.name, c.splits, c.serial)
-            });
+            let (kernel, splits, mode) = pick
+                .map_or((name.to_string(), 1, SplitKMode::None), |c| {
+                    (c.name, c.splits, c.mode)
+                });
             // the slices made (K may cut into fewer than asked)
-            let mode = if serial { " serial" } else { "" };
+            let mark = mode.mark();
             let ran = |suffix: String, made: i64| match dtype {
-                Some(_) => format!("{kernel}{suffix} / {made}{mode}"),
+                Some(_) => format!("{kernel}{suffix} / {made}{mark}"),
                 None => format!("{kernel}{suffix}"),
             };
             let row = match &tc_blas {
@@ -125,8 +127,9 @@ fn series(
                     .map_err(RuntimeError::from)
                     .and_then(|plan| {
                         let (t, made) = if splits > 1 {
-                            let mode = tensor_core::SplitMode { splits, serial };
-                            tensor_core::bench_split(gpu, b, &plan, (m, n, k), 20, mode)?
+                            let serial = mode == SplitKMode::Serial;
+                            let split = tensor_core::SplitMode { splits, serial };
+                            tensor_core::bench_split(gpu, b, &plan, (m, n, k), 20, split)?
                         } else {
                             (tensor_core::bench(gpu, b, &plan, (m, n, k), 20)?, 1)
                         };
@@ -135,7 +138,7 @@ fn series(
                     }),
                 None => Problem::new(m, n, k, layout, 1.0, 0.0).and_then(|q| {
                     let plan = a.plan.plan(&kernel, layout)?;
-                    let (t, made) = time_pick(gpu, blas, plan, &q, (splits, serial), 20)?;
+                    let (t, made) = time_pick(gpu, blas, plan, &q, (splits, mode), 20)?;
                     Ok((
                         ran(String::new(), made),
                         t.kernel_ms,

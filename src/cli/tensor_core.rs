@@ -45,11 +45,12 @@ pub fn run_selected(a: &RunArgs) -> ExitCode {
     let size = a.size.one(4096).unwrap_or((4096, 4096, 4096));
     println!("{} {layout} M={} N={} K={}", a.name, size.0, size.1, size.2);
     let pk = super::split_k::pick(a, layout, size);
+    let serial = pk.serial();
     let picked = RunArgs {
         name: pk.name,
         split: SplitOpts {
             split_k: pk.split,
-            serial: pk.serial,
+            serial,
             stream_k: false,
         },
         ..a.clone()

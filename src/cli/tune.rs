@@ -4,6 +4,7 @@
 
 use std::process::ExitCode;
 
+use cute::codegen::gemm::SplitKMode;
 use cute::codegen::{select, GemmLayout};
 use cute::runtime::bench::{Method, Reps};
 use cute::runtime::gemm::Problem;
@@ -106,12 +107,12 @@ fn tune_one(
         match time_candidate(a, dtype, gpu, blas, layout, (m, n, k), *c, reps) {
             Ok(t) => {
                 reps.method = Method::of(t.launch_to_launch);
-                let mark = if t.launch_to_launch { " †" } else { "" };
+                let dagger = if t.launch_to_launch { " †" } else { "" };
                 println!(
-                    "| {} | {}{} | {:.4}{mark} | {:.1}% | {note} |",
+                    "| {} | {}{} | {:.4}{dagger} | {:.1}% | {note} |",
                     c.name,
                     t.made,
-                    serial_mark(c.serial, t.made),
+                    mark(c.mode, t.made),
                     t.ms,
                     t.percent
                 );
@@ -119,7 +120,7 @@ fn tune_one(
             }
             Err(e) => {
                 let e = super::text::lines(&e.to_string()).replace('\n', " ");
-                let how = serial_mark(c.serial, c.splits);
+                let how = mark(c.mode, c.splits);
                 println!("| {} | {}{how} | error: {e} | | {note} |", c.name, c.splits);
             }
         }
@@ -141,25 +142,30 @@ fn tune_one(
     println!(
         "best: {} in {made} slices{}, {ms:.4} ms; {pick}",
         best.name,
-        serial_mark(best.serial, made)
+        mark(best.mode, made)
     );
     let tuned = Tuned {
         kernel: best.name.to_string(),
         splits: made,
-        serial: best.serial && made > 1,
+        mode: made_mode(best.mode, made),
         ms,
         at: (m, n, k),
     };
     Ok((ShapeClass::of(dtype, layout, (m, n, k)), tuned))
 }
 
-/// " serial" after the slices of a serial split-K.
-fn serial_mark(serial: bool, slices: i64) -> &'static str {
-    if serial && slices > 1 {
-        " serial"
-    } else {
-        ""
+/// How a plan that made `slices` slices ran: its mode, or one kernel where a split made one
+/// slice (K cut into fewer than asked).
+fn made_mode(mode: SplitKMode, slices: i64) -> SplitKMode {
+    match mode {
+        SplitKMode::Parallel | SplitKMode::Serial if slices <= 1 => SplitKMode::None,
+        m => m,
     }
+}
+
+/// What follows the slices in the table: ` serial`, ` stream-K` or nothing.
+fn mark(mode: SplitKMode, slices: i64) -> &'static str {
+    made_mode(mode, slices).mark()
 }
 
 /// A candidate's timing: milliseconds, % of cuBLAS's speed, the slices made, the method.
@@ -185,7 +191,7 @@ fn time_candidate(
     let plan = a.plan.plan(c.name, layout)?;
     if dtype == "f32" {
         let q = Problem::new(mnk.0, mnk.1, mnk.2, layout, 1.0, 0.0)?;
-        let (t, made) = time_pick(gpu, blas, plan, &q, (c.splits, c.serial), reps)?;
+        let (t, made) = time_pick(gpu, blas, plan, &q, (c.splits, c.mode), reps)?;
         return Ok(Timed {
             ms: t.kernel_ms,
             percent: 100.0 * t.cublas_ms / t.kernel_ms,
@@ -196,7 +202,7 @@ fn time_candidate(
     let (t, made) = if c.splits > 1 {
         let mode = tensor_core::SplitMode {
             splits: c.splits,
-            serial: c.serial,
+            serial: c.mode == SplitKMode::Serial,
         };
         tensor_core::bench_split(gpu, blas, &plan, mnk, reps, mode)?
     } else {

@@ -276,6 +276,49 @@ pub enum SplitKMode {
     Stream,
 }
 
+impl SplitKMode {
+    /// `splits` slices of K: one kernel (1), else serial or parallel split-K.
+    pub fn split(splits: i64, serial: bool) -> SplitKMode {
+        match (splits, serial) {
+            (..=1, _) => SplitKMode::None,
+            (_, true) => SplitKMode::Serial,
+            (_, false) => SplitKMode::Parallel,
+        }
+    }
+
+    /// Its word in the tuning cache and the tables: `none`, `parallel`, `serial`, `stream`.
+    pub fn word(self) -> &'static str {
+        match self {
+            SplitKMode::None => "none",
+            SplitKMode::Parallel => "parallel",
+            SplitKMode::Serial => "serial",
+            SplitKMode::Stream => "stream",
+        }
+    }
+
+    /// The mode a word names.
+    pub fn parse(word: &str) -> Option<SplitKMode> {
+        [
+            SplitKMode::None,
+            SplitKMode::Parallel,
+            SplitKMode::Serial,
+            SplitKMode::Stream,
+        ]
+        .into_iter()
+        .find(|m| m.word() == word)
+    }
+
+    /// How a plan run this way is marked after its slices in a table: nothing, ` serial`,
+    /// ` stream-K`.
+    pub fn mark(self) -> &'static str {
+        match self {
+            SplitKMode::Serial => " serial",
+            SplitKMode::Stream => " stream-K",
+            _ => "",
+        }
+    }
+}
+
 impl GemmPlan {
     /// A plan error naming this plan and the part.
     pub fn error(&self, part: &'static str, msg: impl Into<String>) -> CodegenError {
