@@ -17,14 +17,10 @@ fn check(plan: &GemmPlan, size: (i64, i64, i64), beta: f64, ctas: i64, seed: u64
     let partial = gemm(&plan.clone().with_stream_k().unwrap()).unwrap();
     let reduce = stream_k_reduce(plan).unwrap();
     for (kernel, at) in [(&partial, sc.partial.clone()), (&reduce, sc.reduce.clone())] {
-        let mut args: Vec<Arg> = at.iter().map(|&i| sc.args[i].clone()).collect();
+        let mut args = sc.gather(&at);
         assert_eq!(args.len(), kernel.params.len(), "{}", kernel.name);
         run(kernel, &mut args).unwrap_or_else(|e| panic!("{}: {e}", kernel.name));
-        for (&i, a) in at.iter().zip(args) {
-            if matches!(a, Arg::Buffer(_)) {
-                sc.args[i] = a;
-            }
-        }
+        sc.scatter(&at, args);
     }
     let Arg::Buffer(c) = &sc.args[StreamCase::C] else {
         unreachable!()

@@ -85,7 +85,7 @@ impl DeviceInput {
     }
 }
 
-fn up<T: cudarc::driver::DeviceRepr>(gpu: &Gpu, x: &[T]) -> Result<CudaSlice<T>> {
+pub(crate) fn up<T: cudarc::driver::DeviceRepr>(gpu: &Gpu, x: &[T]) -> Result<CudaSlice<T>> {
     gpu.stream
         .clone_htod(x)
         .map_err(RuntimeError::driver("upload"))
@@ -180,8 +180,24 @@ macro_rules! eight_bit_elem {
 eight_bit_elem!(float8::F8E4M3, ElemType::E4M3);
 eight_bit_elem!(float8::F8E5M2, ElemType::E5M2);
 
+/// A GEMM on host A, B and C (sizes checked against `p`): uploads them, runs `run` on the
+/// device values and copies C back.
+pub(crate) fn on_host<T: InputElem, O: InputElem>(
+    gpu: &Gpu,
+    p: &Problem,
+    (a, b, c): (&[T], &[T], &mut [O]),
+    run: impl FnOnce(&DeviceInput, &DeviceInput, &mut DeviceInput) -> Result<()>,
+) -> Result<()> {
+    p.check()?;
+    host_sizes(p, [a.len(), b.len(), c.len()])?;
+    let (da, db) = (T::upload(gpu, a)?, T::upload(gpu, b)?);
+    let mut dc = O::upload(gpu, c)?;
+    run(&da, &db, &mut dc)?;
+    O::download(gpu, &dc, c)
+}
+
 /// Whether host A, B and C have the sizes `p` needs ([`Problem::buffer_sizes`]).
-pub(crate) fn host_sizes(p: &Problem, [a, b, c]: [usize; 3]) -> Result<()> {
+fn host_sizes(p: &Problem, [a, b, c]: [usize; 3]) -> Result<()> {
     let (sa, sb, sc) = p.buffer_sizes();
     for (n, got, what) in [(sa, a, "A"), (sb, b, "B"), (sc, c, "C")] {
         if n != got {
@@ -299,13 +315,10 @@ impl<'g> Gemm<'g> {
     ) -> Result<()> {
         self.same_layout(p)?;
         self.types::<T, O>()?;
-        p.check()?;
-        host_sizes(p, [a.len(), b.len(), c.len()])?;
-        let (da, db) = (T::upload(self.gpu, a)?, T::upload(self.gpu, b)?);
-        let mut dc = O::upload(self.gpu, c)?;
-        let dbias = bias.map(|v| up(self.gpu, v)).transpose()?;
-        self.run_device(p, &da, &db, &mut dc, dbias.as_ref())?;
-        O::download(self.gpu, &dc, c)
+        on_host(self.gpu, p, (a, b, c), |da, db, dc| {
+            let dbias = bias.map(|v| up(self.gpu, v)).transpose()?;
+            self.run_device(p, da, db, dc, dbias.as_ref())
+        })
     }
 
     /// `C = alpha * A * B + beta * C` (+ the plan's epilogue) on device values of any type the

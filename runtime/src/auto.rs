@@ -171,11 +171,7 @@ impl<'g> AutoGemm<'g> {
             return g.run_device(p, a, b, c, None);
         }
         // the selectors' plans fuse no bias: a one-element placeholder
-        let none = self
-            .gpu
-            .stream
-            .clone_htod(&[0.0f32])
-            .map_err(RuntimeError::driver("upload"))?;
+        let none = crate::api::up(self.gpu, &[0.0f32])?;
         let bufs = [a.buf(), b.buf(), c.buf(), Buf::F32(&none)];
         match &self.how {
             How::Split { sk, cut, work } => sk.launch_bufs(p, bufs, work, *cut)?,
@@ -195,12 +191,9 @@ impl<'g> AutoGemm<'g> {
         b: &[T],
         c: &mut [O],
     ) -> Result<()> {
-        p.check()?;
-        crate::api::host_sizes(p, [a.len(), b.len(), c.len()])?;
-        let (da, db) = (T::upload(self.gpu, a)?, T::upload(self.gpu, b)?);
-        let mut dc = O::upload(self.gpu, c)?;
-        self.run_device(p, &da, &db, &mut dc)?;
-        O::download(self.gpu, &dc, c)
+        crate::api::on_host(self.gpu, p, (a, b, c), |da, db, dc| {
+            self.run_device(p, da, db, dc)
+        })
     }
 
     fn same_shape(&self, p: &Problem) -> Result<()> {

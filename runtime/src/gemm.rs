@@ -287,7 +287,20 @@ fn check_sizes(p: &Problem, lens: BufferLens) -> Result<()> {
     Ok(())
 }
 
+impl BufferLens {
+    /// The element counts of launch buffers A, B, C and the bias.
+    pub fn of(bufs: &[Buf<'_>; 4]) -> BufferLens {
+        let [a, b, c, bias] = bufs.each_ref().map(Buf::len);
+        BufferLens { a, b, c, bias }
+    }
+}
+
 impl Buffers {
+    /// A, B, C and the bias as launch buffers.
+    pub fn bufs(&self) -> [Buf<'_>; 4] {
+        [&self.a, &self.b, &self.c, &self.bias].map(Buf::F32)
+    }
+
     /// The element counts of the buffers.
     pub fn lens(&self) -> BufferLens {
         BufferLens {
@@ -352,15 +365,13 @@ pub fn launch_dims(kernel: &Kernel, p: &Problem) -> Result<[u32; 3]> {
 /// Launches a loaded GEMM kernel on a problem (asynchronously on the GPU's stream), through the
 /// one launch path.
 pub fn launch(gpu: &Gpu, loaded: &Loaded, p: &Problem, bufs: &mut Buffers) -> Result<()> {
-    let [a, b, c, bias] = [&bufs.a, &bufs.b, &bufs.c, &bufs.bias].map(Buf::F32);
-    launch_bufs(gpu, loaded, p, [a, b, c, bias])
+    launch_bufs(gpu, loaded, p, bufs.bufs())
 }
 
 /// [`launch`] on buffers of any element type (A, B, C, bias): the launch checks each against
 /// its parameter's type.
 pub fn launch_bufs(gpu: &Gpu, loaded: &Loaded, p: &Problem, bufs: [Buf<'_>; 4]) -> Result<()> {
-    let [a, b, c, bias] = bufs.each_ref().map(Buf::len);
-    check_buffers(&loaded.kernel, p, BufferLens { a, b, c, bias })?;
+    check_buffers(&loaded.kernel, p, BufferLens::of(&bufs))?;
     let args = args(&loaded.kernel, p, bufs)?;
     crate::launch::launch(gpu, loaded, &args)
 }

@@ -9,8 +9,7 @@
 use cudarc::driver::CudaSlice;
 
 use cute_codegen::recipes::{
-    emit_serial_split_k, emit_split_k, k_chunk, semaphores, workspace_ld, workspace_len,
-    MAX_WORKSPACE,
+    emit_split_kernels, k_chunk, semaphores, workspace_ld, workspace_len, MAX_WORKSPACE,
 };
 use cute_codegen::{GemmPlan, Kernel};
 
@@ -58,42 +57,30 @@ fn workspace_elems(p: &Problem, s: Split) -> Result<usize> {
 }
 
 impl<'g> SplitK<'g> {
-    /// Emits (`recipes::emit_split_k`), compiles through the cache and loads both kernels of
-    /// `plan`.
-    pub fn new(gpu: &'g Gpu, plan: GemmPlan) -> Result<SplitK<'g>> {
-        let kernels = emit_split_k(&plan)?;
+    /// Split-K of `plan`, serial or parallel: emitted (`recipes::emit_split_kernels`),
+    /// compiled through the cache and loaded.
+    pub fn with_mode(gpu: &'g Gpu, plan: GemmPlan, serial: bool) -> Result<SplitK<'g>> {
+        let kernels = emit_split_kernels(&plan, serial)?;
         SplitK::from_kernels(gpu, plan, &kernels)
     }
 
-    /// Compiles (or finds in the cache) and loads the kernels `emit_split_k` wrote for `plan`.
-    pub fn from_kernels(
-        gpu: &'g Gpu,
-        plan: GemmPlan,
-        [partial, reduce]: &[Kernel; 2],
-    ) -> Result<SplitK<'g>> {
-        let kernels = Kernels::Parallel(Box::new([gpu.load(partial)?, gpu.load(reduce)?]));
+    /// Compiles (or finds in the cache) and loads the kernels `emit_split_kernels` wrote for
+    /// `plan`: serial split-K's one, or parallel split-K's partials and reduction.
+    pub fn from_kernels(gpu: &'g Gpu, plan: GemmPlan, kernels: &[Kernel]) -> Result<SplitK<'g>> {
+        let kernels = match kernels {
+            [serial] => Kernels::Serial(Box::new(gpu.load(serial)?)),
+            [partial, reduce] => {
+                Kernels::Parallel(Box::new([gpu.load(partial)?, gpu.load(reduce)?]))
+            }
+            _ => {
+                return Err(RuntimeError::Problem(format!(
+                    "{}: split-K is one kernel (serial) or two (parallel), not {}",
+                    plan.name,
+                    kernels.len()
+                )))
+            }
+        };
         Ok(SplitK { gpu, kernels, plan })
-    }
-
-    /// Serial split-K of `plan`: emitted (`recipes::emit_serial_split_k`), compiled through
-    /// the cache and loaded.
-    pub fn serial(gpu: &'g Gpu, plan: GemmPlan) -> Result<SplitK<'g>> {
-        let kernel = emit_serial_split_k(&plan)?;
-        SplitK::from_serial_kernel(gpu, plan, &kernel)
-    }
-
-    /// Compiles (or finds in the cache) and loads the kernel `emit_serial_split_k` wrote.
-    pub fn from_serial_kernel(gpu: &'g Gpu, plan: GemmPlan, k: &Kernel) -> Result<SplitK<'g>> {
-        let kernels = Kernels::Serial(Box::new(gpu.load(k)?));
-        Ok(SplitK { gpu, kernels, plan })
-    }
-
-    /// Split-K of `plan` in either mode.
-    pub fn with_mode(gpu: &'g Gpu, plan: GemmPlan, serial: bool) -> Result<SplitK<'g>> {
-        match serial {
-            true => SplitK::serial(gpu, plan),
-            false => SplitK::new(gpu, plan),
-        }
     }
 
     /// Whether this is serial split-K.
@@ -179,8 +166,7 @@ impl<'g> SplitK<'g> {
         work: &Workspace,
         s: Split,
     ) -> Result<()> {
-        let all = [&bufs.a, &bufs.b, &bufs.c, &bufs.bias].map(Buf::F32);
-        self.launch_bufs(p, all, work, s)
+        self.launch_bufs(p, bufs.bufs(), work, s)
     }
 
     /// [`SplitK::launch`] on A, B, C and the bias of any type the kernels take (a 16-bit
@@ -211,15 +197,8 @@ impl<'g> SplitK<'g> {
                 work.len()
             )));
         }
+        check_buffers(&reduce_k.kernel, p, BufferLens::of(&bufs))?;
         let [a, b, c, bias] = bufs;
-        let [la, lb, lc, lbias] = bufs.each_ref().map(Buf::len);
-        let lens = BufferLens {
-            a: la,
-            b: lb,
-            c: lc,
-            bias: lbias,
-        };
-        check_buffers(&reduce_k.kernel, p, lens)?;
         let (lda, ldb, ldc) = p.lds();
         // M, N, K, alpha 1, A, ldA, B, ldB, beta 0, W, ldW, Kc
         let partial = [
@@ -271,9 +250,7 @@ impl<'g> SplitK<'g> {
                 sem.len()
             )));
         }
-        let [a, b, c, bias] = bufs.each_ref().map(Buf::len);
-        let lens = BufferLens { a, b, c, bias };
-        check_buffers_with(&k.kernel, p, lens, &[("Kc", s.kc)])?;
+        check_buffers_with(&k.kernel, p, BufferLens::of(&bufs), &[("Kc", s.kc)])?;
         let extra = [("Kc", Arg::Int(s.kc)), ("Sem", Arg::Buf(Buf::I32(sem)))];
         let args = crate::gemm::args_with(&k.kernel, p, bufs, &extra)?;
         launch(self.gpu, k, &args)

@@ -88,8 +88,7 @@ impl<'g> StreamK<'g> {
         work: &CudaSlice<f32>,
         s: StreamSchedule,
     ) -> Result<()> {
-        let all = [&bufs.a, &bufs.b, &bufs.c, &bufs.bias].map(Buf::F32);
-        self.launch_bufs(p, all, work, s)
+        self.launch_bufs(p, bufs.bufs(), work, s)
     }
 
     /// [`StreamK::launch`] on A, B, C and the bias as launch buffers (the launch checks each
@@ -97,7 +96,7 @@ impl<'g> StreamK<'g> {
     pub fn launch_bufs(
         &self,
         p: &Problem,
-        [a, b, c, bias]: [Buf<'_>; 4],
+        bufs: [Buf<'_>; 4],
         work: &CudaSlice<f32>,
         s: StreamSchedule,
     ) -> Result<()> {
@@ -109,13 +108,8 @@ impl<'g> StreamK<'g> {
             )));
         }
         let [partial, reduce] = self.kernels.as_ref();
-        let lens = BufferLens {
-            a: a.len(),
-            b: b.len(),
-            c: c.len(),
-            bias: bias.len(),
-        };
-        check_buffers(&reduce.kernel, p, lens)?;
+        check_buffers(&reduce.kernel, p, BufferLens::of(&bufs))?;
+        let [a, b, c, bias] = bufs;
         let (g, j) = (Arg::Int(s.ctas), Arg::Int(s.slots));
         let bm = self.plan.cp_async_pipeline().map_or(1, |x| x.0 .0);
         // the partials: alpha 1, beta 0, C the workspace (its slots' leading dimension BLK_M)

@@ -9,10 +9,10 @@ use cudarc::cublas::sys::{cublasComputeType_t, cublasGemmAlgo_t, cublasOperation
 use cudarc::cublas::CudaBlas;
 use cudarc::driver::{DevicePtr, DevicePtrMut};
 use cute_codegen::cuda::IndexWidth;
-use cute_codegen::gemm::{GemmPlan, Major};
+use cute_codegen::gemm::{GemmPlan, Major, SplitKMode};
 use cute_codegen::recipes::{
-    emit_serial_split_k, emit_split_k, gemm, gemm_case_unreferenced, gemm_inputs, operands,
-    set_reference, Case, SplitCase, Verdict,
+    emit_split_kernels, gemm, gemm_case_unreferenced, gemm_inputs, operands, set_reference, Case,
+    SplitCase, Verdict,
 };
 use cute_layout::ElemType;
 
@@ -148,37 +148,38 @@ pub fn bench(
     )
 }
 
-/// How a split-K runs: its slices of K and whether they add into C in turn (serial, one
-/// kernel) or through a workspace and a reduction (parallel, two).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SplitMode {
-    pub splits: i64,
-    pub serial: bool,
-}
-
-impl SplitMode {
-    /// The case's arguments laid out for this mode.
-    fn case(self, plan: &GemmPlan, args: Vec<cute_codegen::interp::Arg>) -> Result<SplitCase> {
-        Ok(match self.serial {
-            true => SplitCase::serial(plan, args, self.splits)?,
-            false => SplitCase::new(plan, args, self.splits)?,
-        })
-    }
+/// A case's arguments laid out for split-K in at most `splits` slices run as `mode`: serial
+/// split-K (one kernel), else parallel (two); stream-K is the SIMT GEMMs' alone.
+fn split_case(
+    plan: &GemmPlan,
+    args: Vec<cute_codegen::interp::Arg>,
+    (splits, mode): (i64, SplitKMode),
+) -> Result<SplitCase> {
+    Ok(match mode {
+        SplitKMode::Serial => SplitCase::serial(plan, args, splits)?,
+        SplitKMode::Stream => {
+            return Err(RuntimeError::Problem(format!(
+                "{}: stream-K takes the SIMT GEMMs",
+                plan.name
+            )))
+        }
+        _ => SplitCase::new(plan, args, splits)?,
+    })
 }
 
 /// [`bench`] of the plan's split-K (parallel: both kernels; serial: its one;
-/// `recipes::SplitCase`) in at most `split.splits` slices; gives the slices made too.
+/// `recipes::SplitCase`) in at most `split.0` slices; gives the slices made too.
 pub fn bench_split(
     gpu: &Gpu,
     blas: &CudaBlas,
     plan: &GemmPlan,
     size: (i64, i64, i64),
     reps: impl Into<Reps>,
-    split: SplitMode,
+    split: (i64, SplitKMode),
 ) -> Result<(ExTiming, i64)> {
     let case = gemm_inputs(plan, size, 0.0, size.0 as u64 ^ 0x5eed)?;
-    let sc = split.case(plan, case.args)?;
-    let kernels = load_split(gpu, plan, &sc, split.serial)?;
+    let sc = split_case(plan, case.args, split)?;
+    let kernels = load_split(gpu, plan, &sc, split.1 == SplitKMode::Serial)?;
     let mut dev = upload(gpu, &sc.args)?;
     let t = versus_cublas(
         gpu,
@@ -193,7 +194,7 @@ pub fn bench_split(
     Ok((t, sc.splits))
 }
 
-/// One check of the plan's split-K in at most `split.splits` slices at `(m, n, k)` with
+/// One check of the plan's split-K in at most `split.0` slices, run as `split.1`, at `(m, n, k)` with
 /// `beta`, on fresh random operands (`seed`), against the float64 reference; gives the slices
 /// made too.
 pub fn check_split_at(
@@ -203,13 +204,13 @@ pub fn check_split_at(
     size: (i64, i64, i64),
     beta: f64,
     seed: u64,
-    split: SplitMode,
+    split: (i64, SplitKMode),
 ) -> Result<(Verdict, i64)> {
     let mut case = gemm_case_unreferenced(plan, size, beta, seed)?;
     let abc = reference(gpu, blas, plan, &case)?;
     set_reference(plan, &mut case, abc)?;
-    let sc = split.case(plan, case.args.clone())?;
-    let kernels = load_split(gpu, plan, &sc, split.serial)?;
+    let sc = split_case(plan, case.args.clone(), split)?;
+    let kernels = load_split(gpu, plan, &sc, split.1 == SplitKMode::Serial)?;
     let dev = upload(gpu, &sc.args)?;
     launch_split(gpu, &kernels, &sc, &dev)?;
     gpu.stream
@@ -232,10 +233,7 @@ fn load_split(gpu: &Gpu, plan: &GemmPlan, sc: &SplitCase, serial: bool) -> Resul
             plan.name
         )));
     }
-    let kernels = match serial {
-        true => vec![emit_serial_split_k(plan)?],
-        false => emit_split_k(plan)?.to_vec(),
-    };
+    let kernels = emit_split_kernels(plan, serial)?;
     kernels.iter().map(|k| gpu.load(k)).collect()
 }
 

@@ -233,6 +233,20 @@ fn the_wgmma_tiles_compile_for_sm_90a() {
     }
 }
 
+/// `k` compiles for sm_90a without spills, within the registers `ctas` CTAs an SM of `target`
+/// leave a thread; ptxas's figures printed.
+fn compiles_within(target: &Target, k: &cute_codegen::Kernel, ctas: i64) {
+    let c = nvrtc::compile(&k.name, &k.source, "sm_90a").unwrap_or_else(|e| panic!("{e}"));
+    println!(
+        "{:<40} registers={:?} spill_bytes={:?}",
+        k.name, c.registers, c.spill_bytes
+    );
+    assert_eq!(c.spill_bytes, Some(0), "{} spills:\n{}", k.name, c.log);
+    let cap = target.registers_per_thread_at(k.launch.block[0], ctas);
+    let used = i64::from(c.registers.expect("ptxas reports the registers"));
+    assert!(used <= cap, "{} uses {used} registers, cap {cap}", k.name);
+}
+
 /// The split-K kernels of the `cp.async` GEMMs compile for sm_90a without spills and within
 /// their launch bounds' registers: parallel split-K's partial products and reduction, serial
 /// split-K's one kernel (its semaphore an `ld.global.acquire.gpu` / `st.global.release.gpu`
@@ -257,15 +271,7 @@ fn split_k_kernels_compile_without_spills() {
         assert!(serial.source.contains("ld.global.acquire.gpu.b32"));
         let [partial, reduce] = emit_split_k(&p).unwrap();
         for (k, ctas) in [(&serial, ctas), (&partial, ctas), (&reduce, 1)] {
-            let c = nvrtc::compile(&k.name, &k.source, "sm_90a").unwrap_or_else(|e| panic!("{e}"));
-            println!(
-                "{:<40} registers={:?} spill_bytes={:?}",
-                k.name, c.registers, c.spill_bytes
-            );
-            assert_eq!(c.spill_bytes, Some(0), "{} spills:\n{}", k.name, c.log);
-            let cap = target.registers_per_thread_at(k.launch.block[0], ctas);
-            let used = i64::from(c.registers.expect("ptxas reports the registers"));
-            assert!(used <= cap, "{} uses {used} registers, cap {cap}", k.name);
+            compiles_within(&target, k, ctas);
         }
     }
 }
@@ -293,16 +299,7 @@ fn stream_k_kernels_compile_without_spills() {
                 .1;
             let [partial, reduce] = emit_stream_k(&p).unwrap();
             for (k, ctas) in [(&partial, ctas), (&reduce, 1)] {
-                let c =
-                    nvrtc::compile(&k.name, &k.source, "sm_90a").unwrap_or_else(|e| panic!("{e}"));
-                println!(
-                    "{:<40} registers={:?} spill_bytes={:?}",
-                    k.name, c.registers, c.spill_bytes
-                );
-                assert_eq!(c.spill_bytes, Some(0), "{} spills:\n{}", k.name, c.log);
-                let cap = target.registers_per_thread_at(k.launch.block[0], ctas);
-                let used = i64::from(c.registers.expect("ptxas reports the registers"));
-                assert!(used <= cap, "{} uses {used} registers, cap {cap}", k.name);
+                compiles_within(&target, k, ctas);
             }
         }
     }

@@ -8,12 +8,12 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::error::ErrorKind;
-use cute::codegen::gemm::SplitKMode;
+use cute::codegen::gemm::{Epilogue, SplitKMode};
 use cute::codegen::{select, GemmLayout, GemmPlan, Kernel};
 use cute::runtime::auto::AutoGemm;
 use cute::runtime::bench::{bench_with, Reps, Timing};
 use cute::runtime::check::check_with;
-use cute::runtime::gemm::Problem;
+use cute::runtime::gemm::{Buffers, Problem};
 use cute::runtime::gpu::Gpu;
 use cute::runtime::split_k::{Split as Cut, SplitK};
 use cute::runtime::tuning::{self, selected, Device, Table};
@@ -127,16 +127,6 @@ fn asked_mode(a: &RunArgs) -> SplitKMode {
     }
 }
 
-/// The split-K kernels of `plan`: parallel split-K's partial products and reduction, or serial
-/// split-K's one kernel.
-fn emit(plan: &GemmPlan, serial: bool) -> Result<Vec<Kernel>, RuntimeError> {
-    use cute::codegen::recipes::{emit_serial_split_k, emit_split_k};
-    Ok(match serial {
-        true => vec![emit_serial_split_k(plan)?],
-        false => emit_split_k(plan)?.to_vec(),
-    })
-}
-
 /// `cute run NAME --split-k ... [--serial]`: plan, emit and compile the kernels, check with
 /// beta 0 and 0.5, time beside cuBLAS.
 pub fn run(a: &RunArgs, pk: &Picked, split: Split, layout: GemmLayout, p: &Problem) -> ExitCode {
@@ -145,7 +135,7 @@ pub fn run(a: &RunArgs, pk: &Picked, split: Split, layout: GemmLayout, p: &Probl
         Ok(x) => x,
         Err(e) => return fail(e),
     };
-    let kernels = match emit(&plan, pk.serial()) {
+    let kernels = match cute::codegen::recipes::emit_split_kernels(&plan, pk.serial()) {
         Ok(k) => k,
         Err(e) => return fail(e),
     };
@@ -188,11 +178,7 @@ fn on_gpu(
     s: i64,
 ) -> Result<(), RuntimeError> {
     let epilogue = plan.epilogue.clone();
-    let sk = match kernels {
-        [serial] => SplitK::from_serial_kernel(gpu, plan, serial)?,
-        [partial, reduce] => SplitK::from_kernels(gpu, plan, &[partial.clone(), reduce.clone()])?,
-        _ => return Err(RuntimeError::Problem("split-K is one kernel or two".into())),
-    };
+    let sk = SplitK::from_kernels(gpu, plan, kernels)?;
     let cut = sk.split(p, s)?;
     let how = match sk.is_serial() {
         true => "serial: the slices add into C in turn, a semaphore per output tile".to_string(),
@@ -209,14 +195,28 @@ fn on_gpu(
         cut.kc,
     );
     let what = format!("{} with split-K", sk.plan().name);
-    super::gpu::check_betas(&what, &mut |beta| {
+    let work = sk.workspace(p, cut)?;
+    check_and_time(gpu, blas, &what, &epilogue, p, &mut |q, b| {
+        sk.launch(q, b, &work, cut)
+    })
+}
+
+/// A GEMM of several kernels (`launch` queues them on a problem's buffers) checked against
+/// the float64 reference with beta 0 and 0.5, then timed beside cuBLAS SGEMM (CUDA events, 3
+/// warm-ups, median of 20), the time printed.
+pub(super) fn check_and_time(
+    gpu: &Gpu,
+    blas: &CudaBlas,
+    what: &str,
+    epilogue: &Epilogue,
+    p: &Problem,
+    launch: &mut dyn FnMut(&Problem, &mut Buffers) -> Result<(), RuntimeError>,
+) -> Result<(), RuntimeError> {
+    super::gpu::check_betas(what, &mut |beta| {
         let q = Problem { beta, ..*p };
-        let work = sk.workspace(&q, cut)?;
-        check_with(gpu, blas, &q, &epilogue, 1, &mut |b| {
-            sk.launch(&q, b, &work, cut)
-        })
+        check_with(gpu, blas, &q, epilogue, 1, &mut |b| launch(&q, b))
     })?;
-    let t = time(gpu, blas, &sk, p, cut)?;
+    let t = bench_with(gpu, blas, p, 20, &mut |b| launch(p, b))?;
     let (ours, theirs) = t.tflops(p);
     println!(
         "{}{:.4} ms = {ours:.2} TFLOP/s (every kernel); cuBLAS SGEMM (pedantic FP32) {:.4} ms = {theirs:.2} TFLOP/s; {:.1}% of cuBLAS",
@@ -226,6 +226,21 @@ fn on_gpu(
         100.0 * ours / theirs
     );
     Ok(())
+}
+
+/// The plans `cute bench NAME...` times (each name in each of its layouts, NN unless asked),
+/// and the GPU and cuBLAS handle to time them; `None` (said so) without a GPU.
+pub(super) fn bench_plans(
+    a: &BenchArgs,
+) -> Result<Option<(Vec<GemmPlan>, Gpu, CudaBlas)>, RuntimeError> {
+    let layouts = a.plan.layouts(&GemmLayout::all()[..1]);
+    let mut plans = Vec::new();
+    for name in &a.names {
+        for &layout in &layouts {
+            plans.push(a.plan.plan(name, layout)?);
+        }
+    }
+    Ok(gpu_and_blas(|why| println!("skipped: {why}"))?.map(|(g, b)| (plans, g, b)))
 }
 
 /// The split-K kernels timed as one GEMM beside cuBLAS (CUDA events, 3 warm-ups, median of
@@ -248,17 +263,7 @@ pub fn bench(a: &BenchArgs, split: Split, sizes: &[(i64, i64, i64)]) -> ExitCode
     if let Err(e) = refuse("bench", &named) {
         return usage(e);
     }
-    let layouts = a.plan.layouts(&GemmLayout::all()[..1]);
-    let mut plans = Vec::new();
-    for name in &a.names {
-        for &layout in &layouts {
-            match a.plan.plan(name, layout) {
-                Ok(p) => plans.push(p),
-                Err(e) => return fail(e),
-            }
-        }
-    }
-    let (gpu, blas) = match gpu_and_blas(|why| println!("skipped: {why}")) {
+    let (plans, gpu, blas) = match bench_plans(a) {
         Ok(Some(x)) => x,
         Ok(None) => return ExitCode::SUCCESS,
         Err(e) => return fail(e),

@@ -9,15 +9,14 @@ use std::time::Instant;
 use cute::codegen::recipes::{emit_stream_k, StreamSchedule};
 use cute::codegen::{GemmLayout, GemmPlan, Kernel};
 use cute::runtime::bench::{bench_with, Timing};
-use cute::runtime::check::check_with;
 use cute::runtime::gemm::Problem;
 use cute::runtime::gpu::Gpu;
 use cute::runtime::stream_k::StreamK;
 use cute::runtime::{CudaBlas, RuntimeError};
 
 use super::args::{BenchArgs, RunArgs};
-use super::gpu::{gpu_and_blas, gpu_for_run, label};
-use super::split_k::{fail, table_header, table_row};
+use super::gpu::{gpu_for_run, label};
+use super::split_k::{bench_plans, check_and_time, fail, table_header, table_row};
 
 /// Refuses `--stream-k` for what is no SIMT GEMM: the recipes, the tensor-core GEMMs and the
 /// selectors (a TMA or tensor-core plan is refused by `GemmPlan::with_stream_k`, with the reason,
@@ -97,23 +96,10 @@ fn on_gpu(
         sch.ctas
     );
     let what = format!("{} with stream-K", sk.plan().name);
-    super::gpu::check_betas(&what, &mut |beta| {
-        let q = Problem { beta, ..*p };
-        let work = sk.workspace(sch)?;
-        check_with(gpu, blas, &q, &epilogue, 1, &mut |b| {
-            sk.launch(&q, b, &work, sch)
-        })
-    })?;
-    let t = time(gpu, blas, &sk, p, sch)?;
-    let (ours, theirs) = t.tflops(p);
-    println!(
-        "{}{:.4} ms = {ours:.2} TFLOP/s (both kernels); cuBLAS SGEMM (pedantic FP32) {:.4} ms = {theirs:.2} TFLOP/s; {:.1}% of cuBLAS",
-        label("time"),
-        t.kernel_ms,
-        t.cublas_ms,
-        100.0 * ours / theirs
-    );
-    Ok(())
+    let work = sk.workspace(sch)?;
+    check_and_time(gpu, blas, &what, &epilogue, p, &mut |q, b| {
+        sk.launch(q, b, &work, sch)
+    })
 }
 
 /// Both kernels timed as one GEMM beside cuBLAS (CUDA events, 3 warm-ups, median of 20).
@@ -130,17 +116,7 @@ fn time(
 
 /// `cute bench NAME... --stream-k`: one table row per kernel, layout and size, with the CTAs.
 pub fn bench(a: &BenchArgs, sizes: &[(i64, i64, i64)]) -> ExitCode {
-    let layouts = a.plan.layouts(&GemmLayout::all()[..1]);
-    let mut plans = Vec::new();
-    for name in &a.names {
-        for &layout in &layouts {
-            match a.plan.plan(name, layout) {
-                Ok(p) => plans.push(p),
-                Err(e) => return fail(e),
-            }
-        }
-    }
-    let (gpu, blas) = match gpu_and_blas(|why| println!("skipped: {why}")) {
+    let (plans, gpu, blas) = match bench_plans(a) {
         Ok(Some(x)) => x,
         Ok(None) => return ExitCode::SUCCESS,
         Err(e) => return fail(e),

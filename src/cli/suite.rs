@@ -127,8 +127,7 @@ fn series(
                     .map_err(RuntimeError::from)
                     .and_then(|plan| {
                         let (t, made) = if splits > 1 {
-                            let serial = mode == SplitKMode::Serial;
-                            let split = tensor_core::SplitMode { splits, serial };
+                            let split = (splits, mode);
                             tensor_core::bench_split(gpu, b, &plan, (m, n, k), 20, split)?
                         } else {
                             (tensor_core::bench(gpu, b, &plan, (m, n, k), 20)?, 1)

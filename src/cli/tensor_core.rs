@@ -7,11 +7,12 @@
 use std::process::ExitCode;
 
 use cute::codegen::gemm::GemmPlan;
+use cute::codegen::gemm::SplitKMode;
 use cute::codegen::named::TENSOR_CORE_NAMES;
-use cute::codegen::recipes::{emit_serial_split_k, emit_split_k};
+use cute::codegen::recipes::emit_split_kernels;
 use cute::codegen::GemmLayout;
 use cute::runtime::gpu::Gpu;
-use cute::runtime::tensor_core::{self, SplitMode};
+use cute::runtime::tensor_core;
 use cute::runtime::RuntimeError;
 
 use super::args::{BenchArgs, PlanOpts, RunArgs, Split, SplitOpts};
@@ -146,12 +147,10 @@ pub fn bench(a: &BenchArgs) -> ExitCode {
         for &(m, n, k) in sizes {
             let timed = match a.split.split_k {
                 Some(split) => {
-                    let mode = SplitMode {
-                        splits: super::split_k::slices(split, plan, (m, n, k)),
-                        serial: a.split.serial,
-                    };
-                    let how = if mode.serial { "serial" } else { "parallel" };
-                    tensor_core::bench_split(&gpu, &blas, plan, (m, n, k), 20, mode)
+                    let s = super::split_k::slices(split, plan, (m, n, k));
+                    let mode = SplitKMode::split_k(a.split.serial);
+                    let how = mode.word();
+                    tensor_core::bench_split(&gpu, &blas, plan, (m, n, k), 20, (s, mode))
                         .map(|(t, made)| (t, format!(" ({made} slices, {how})")))
                 }
                 None => {
@@ -192,10 +191,10 @@ fn run_split(
     split: Split,
     serial: bool,
 ) -> Result<(), RuntimeError> {
-    let s = SplitMode {
-        splits: super::split_k::slices(split, plan, size),
-        serial,
-    };
+    let s = (
+        super::split_k::slices(split, plan, size),
+        SplitKMode::split_k(serial),
+    );
     let (m, n, k) = size;
     for beta in [0.0, 0.5] {
         let seed = super::recipe::fresh_seed();
@@ -261,13 +260,10 @@ pub fn run(a: &RunArgs) -> ExitCode {
         kernel.1.source.lines().count()
     );
     let compiled = match a.split.split_k {
-        Some(_) if a.split.serial => emit_serial_split_k(&kernel.0)
+        Some(_) => emit_split_kernels(&kernel.0, a.split.serial)
             .map_err(RuntimeError::from)
-            .and_then(|k| compile(&k)),
-        Some(_) => emit_split_k(&kernel.0)
-            .map_err(RuntimeError::from)
-            .and_then(|ks| ks.iter().try_for_each(|k| compile(k).map(drop))),
-        None => compile(&kernel.1).map(drop),
+            .and_then(|ks| ks.iter().try_for_each(compile)),
+        None => compile(&kernel.1),
     };
     if let Err(e) = compiled {
         return fail(&e);

@@ -200,11 +200,7 @@ fn time_candidate(
         });
     }
     let (t, made) = if c.splits > 1 {
-        let mode = tensor_core::SplitMode {
-            splits: c.splits,
-            serial: c.mode == SplitKMode::Serial,
-        };
-        tensor_core::bench_split(gpu, blas, &plan, mnk, reps, mode)?
+        tensor_core::bench_split(gpu, blas, &plan, mnk, reps, (c.splits, c.mode))?
     } else {
         (tensor_core::bench(gpu, blas, &plan, mnk, reps)?, 1)
     };

@@ -14,15 +14,7 @@
 #                 tiles leave a part wave (3072³: 576 tiles on 264 slots; 1000x17x300)
 # A fresh cache folder, so the tunes start from no tuning cache. Usage (from the repository
 # root, a release build carried): tools/gpu/followup.sh [cute] [examples folder]
-set -uo pipefail
-CUTE=${1:-target/release/cute}
-EX=${2:-target/release/examples}
-OUT=${OUT:-reports/gpu}
-mkdir -p "$OUT"
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-export CUTE_CACHE_DIR=${CUTE_CACHE_DIR:-$(mktemp -d)}
-SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-{ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv; date -u; } > "$OUT/device.txt"
+source "$(dirname "$0")/setup.sh" "$@"
 { timeout 90 "$EX/gemm_auto"; echo "rc=$?"; } > "$OUT/examples.txt" 2>&1
 {
   for mnk in "1 4096 4096" "8 4096 4096" "16 4096 4096" "1 8192 8192" "8 8192 8192"; do

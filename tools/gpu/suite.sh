@@ -11,15 +11,7 @@
 #                 parallel and serial, cute check sgemm-sm80-64x128, split-K at K = 65536
 # A fresh cache folder, so the tunes start from no tuning cache. Usage (from the repository
 # root, a release build carried): tools/gpu/suite.sh [cute] [examples folder]
-set -uo pipefail
-CUTE=${1:-target/release/cute}
-EX=${2:-target/release/examples}
-OUT=${OUT:-reports/gpu}
-mkdir -p "$OUT"
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-export CUTE_CACHE_DIR=${CUTE_CACHE_DIR:-$(mktemp -d)}
-SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-{ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv; date -u; } > "$OUT/device.txt"
+source "$(dirname "$0")/setup.sh" "$@"
 { timeout 30 "$EX/wgmma_tile"; echo "rc=$?"; timeout 90 "$EX/gemm_auto"; echo "rc=$?"; } > "$OUT/examples.txt" 2>&1
 timeout 200 "$CUTE" tune sgemm --suite > "$OUT/tune_f32.txt" 2>&1; echo "rc=$?" >> "$OUT/tune_f32.txt"
 timeout 240 "$CUTE" tune bgemm --suite > "$OUT/tune_bf16.txt" 2>&1; echo "rc=$?" >> "$OUT/tune_bf16.txt"

@@ -277,12 +277,19 @@ pub enum SplitKMode {
 }
 
 impl SplitKMode {
+    /// Split-K: serial, else parallel.
+    pub fn split_k(serial: bool) -> SplitKMode {
+        match serial {
+            true => SplitKMode::Serial,
+            false => SplitKMode::Parallel,
+        }
+    }
+
     /// `splits` slices of K: one kernel (1), else serial or parallel split-K.
     pub fn split(splits: i64, serial: bool) -> SplitKMode {
-        match (splits, serial) {
-            (..=1, _) => SplitKMode::None,
-            (_, true) => SplitKMode::Serial,
-            (_, false) => SplitKMode::Parallel,
+        match splits {
+            ..=1 => SplitKMode::None,
+            _ => SplitKMode::split_k(serial),
         }
     }
 

@@ -60,7 +60,7 @@ pub fn pipelined(plan: &GemmPlan, p: &Pipelined, width: IndexWidth) -> Result<Ke
         p.stages
     ));
     let pr = Problem::declare(&mut k, plan)?;
-    let (m, n, kk) = (pr.m.clone(), pr.n.clone(), pr.k.clone());
+    let (m, n) = (pr.m.clone(), pr.n.clone());
     k.min_blocks_per_sm(p.min_blocks_per_sm);
     let CtaTiles {
         g_a, // (BLK_M,BLK_K,k)
@@ -78,27 +78,11 @@ pub fn pipelined(plan: &GemmPlan, p: &Pipelined, width: IndexWidth) -> Result<Ke
     let s_b = k.smem("sB", F32, p.smem_b.clone()); // (BLK_N,BLK_K,PIPE)
 
     // gmem -> smem: each operand's cp.async TiledCopy
-    let [blk_m, blk_n] = pr.tile_coords();
-    let copy_a = Operand3::new(
+    let [copy_a, copy_b] = Operand3::pair(
         &mut k,
-        "A",
-        &p.copy_a,
-        &g_a,
-        &c_a,
-        &s_a,
-        [&m, &kk],
-        &blk_m,
-        &e,
-    )?;
-    let copy_b = Operand3::new(
-        &mut k,
-        "B",
-        &p.copy_b,
-        &g_b,
-        &c_b,
-        &s_b,
-        [&n, &kk],
-        &blk_n,
+        &pr,
+        [&p.copy_a, &p.copy_b],
+        [(&g_a, &c_a, &s_a), (&g_b, &c_b, &s_b)],
         &e,
     )?;
 
@@ -336,8 +320,25 @@ pub(super) struct Operand3 {
 }
 
 impl Operand3 {
+    /// A's and B's copies by `copy` from the CTA's tiles and their coordinates into the
+    /// stages, `[(g_a, c_a, s_a), (g_b, c_b, s_b)]`: bounded by `(M,K)` and `(N,K)`, their
+    /// unpredicated path taken where the tile at `pr.tile_coords()` lies inside the matrix.
+    pub(super) fn pair(
+        k: &mut KernelBuilder,
+        pr: &Problem,
+        [copy_a, copy_b]: [&TiledCopy; 2],
+        [(g_a, c_a, s_a), (g_b, c_b, s_b)]: [(&Tensor, &Tensor, &Tensor); 2],
+        e: &LayoutErr<'_>,
+    ) -> Result<[Operand3; 2]> {
+        let [blk_m, blk_n] = pr.tile_coords();
+        Ok([
+            Operand3::new(k, "A", copy_a, g_a, c_a, s_a, [&pr.m, &pr.k], &blk_m, e)?,
+            Operand3::new(k, "B", copy_b, g_b, c_b, s_b, [&pr.n, &pr.k], &blk_n, e)?,
+        ])
+    }
+
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn new(
+    fn new(
         k: &mut KernelBuilder,
         which: &str,
         copy: &TiledCopy,

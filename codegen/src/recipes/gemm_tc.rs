@@ -72,7 +72,7 @@ pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Resul
         bank_notes(&mut k, p, &e)?;
     }
     let pr = Problem::declare_typed(&mut k, plan, p.elem, p.tma, p.tma && p.persistent)?;
-    let (m, n, kk) = (pr.m.clone(), pr.n.clone(), pr.k.clone());
+    let (m, n) = (pr.m.clone(), pr.n.clone());
     k.min_blocks_per_sm(p.min_blocks_per_sm);
     // a persistent kernel's CTAs loop over the tiles, whose indices its tiles' expressions read
     let sched = match p.persistent && p.tma {
@@ -192,27 +192,11 @@ pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Resul
         }
         return k.finish();
     }
-    let [blk_m, blk_n] = [KernelBuilder::block_idx(0), KernelBuilder::block_idx(1)];
-    let copy_a = Operand3::new(
+    let [copy_a, copy_b] = Operand3::pair(
         &mut k,
-        "A",
-        &p.copy_a,
-        &g_a,
-        &c_a,
-        &s_a,
-        [&m, &kk],
-        &blk_m,
-        &e,
-    )?;
-    let copy_b = Operand3::new(
-        &mut k,
-        "B",
-        &p.copy_b,
-        &g_b,
-        &c_b,
-        &s_b,
-        [&n, &kk],
-        &blk_n,
+        &pr,
+        [&p.copy_a, &p.copy_b],
+        [(&g_a, &c_a, &s_a), (&g_b, &c_b, &s_b)],
         &e,
     )?;
 

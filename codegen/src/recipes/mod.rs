@@ -29,8 +29,8 @@ pub use gemm_case::{
 pub use problem::{case, Case, Verdict};
 pub use softmax::row_softmax;
 pub use split_k::{
-    emit_serial_split_k, emit_split_k, k_chunk, semaphores, split_k_reduce, workspace_ld,
-    workspace_len, SplitCase, MAX_WORKSPACE,
+    emit_serial_split_k, emit_split_k, emit_split_kernels, k_chunk, semaphores, split_k_reduce,
+    workspace_ld, workspace_len, SplitCase, MAX_WORKSPACE,
 };
 pub use stream_k::{emit_stream_k, schedule, stream_k_reduce, StreamCase, StreamSchedule};
 pub use transpose::transpose;

@@ -85,22 +85,9 @@ impl SplitCase {
 
     /// `plan`'s split-K of a case's arguments into at most `splits` slices ([`k_chunk`]).
     pub fn new(plan: &GemmPlan, mut args: Vec<Arg>, splits: i64) -> Result<SplitCase> {
-        let bad = |msg: String| crate::CodegenError::Plan {
-            plan: plan.name.clone(),
-            part: "split-K",
-            msg,
-        };
-        let int = |i: usize| match args.get(i) {
-            Some(Arg::Int(v)) => Ok(*v),
-            _ => Err(bad(format!(
-                "argument {i} of the GEMM case is not an integer"
-            ))),
-        };
-        let (m, n, k) = (int(0)?, int(1)?, int(2)?);
+        let bad = |msg: String| plan.error("split-K", msg);
+        let (m, n, k) = case_shape(plan, &args, "split-K")?;
         let bias = plan.epilogue.bias.is_some();
-        if args.len() != 11 + usize::from(bias) {
-            return Err(bad(format!("{} arguments, not a GEMM case's", args.len())));
-        }
         let (kc, s) =
             k_chunk(plan, k, splits).ok_or_else(|| bad(format!("K = {k} into {splits} slices")))?;
         let ldw = workspace_ld(m);
@@ -136,15 +123,8 @@ impl SplitCase {
     /// the semaphores `Sem` (zeros, one per output tile); [`SplitCase::partial`] lists the one
     /// kernel's parameters, [`SplitCase::reduce`] is empty and `ldw` 0.
     pub fn serial(plan: &GemmPlan, mut args: Vec<Arg>, splits: i64) -> Result<SplitCase> {
-        let bad = |msg: String| crate::CodegenError::Plan {
-            plan: plan.name.clone(),
-            part: "split-K",
-            msg,
-        };
-        let (m, n, k) = match args.get(..3) {
-            Some([Arg::Int(m), Arg::Int(n), Arg::Int(k)]) => (*m, *n, *k),
-            _ => return Err(bad("the GEMM case's M, N, K are not integers".into())),
-        };
+        let bad = |msg: String| plan.error("split-K", msg);
+        let (m, n, k) = case_shape(plan, &args, "split-K")?;
         let tiles = semaphores(plan, m, n)
             .ok_or_else(|| bad(format!("{m} x {n} is no tile count of this plan")))?;
         let (kc, s) =
@@ -166,15 +146,26 @@ impl SplitCase {
 
     /// The arguments of the kernel whose parameters are `at` (copies).
     pub fn gather(&self, at: &[usize]) -> Vec<Arg> {
-        at.iter().map(|&i| self.args[i].clone()).collect()
+        gather(&self.args, at)
     }
 
     /// Puts back what a kernel whose parameters are `at` wrote into `args` (its buffers).
     pub fn scatter(&mut self, at: &[usize], args: Vec<Arg>) {
-        for (&i, a) in at.iter().zip(args) {
-            if matches!(a, Arg::Buffer(_)) {
-                self.args[i] = a;
-            }
+        scatter(&mut self.args, at, args)
+    }
+}
+
+/// The arguments at positions `at` of `all` (copies): one kernel's of a two-kernel case.
+pub(super) fn gather(all: &[Arg], at: &[usize]) -> Vec<Arg> {
+    at.iter().map(|&i| all[i].clone()).collect()
+}
+
+/// Puts the buffers of `args`, a kernel's arguments gathered from positions `at`, back into
+/// `all` (what the kernel wrote).
+pub(super) fn scatter(all: &mut [Arg], at: &[usize], args: Vec<Arg>) {
+    for (&i, a) in at.iter().zip(args) {
+        if matches!(a, Arg::Buffer(_)) {
+            all[i] = a;
         }
     }
 }
@@ -190,9 +181,37 @@ pub fn semaphores(plan: &GemmPlan, m: i64, n: i64) -> Option<usize> {
         .filter(|&t| t as i64 <= MAX_WORKSPACE)
 }
 
+/// The `(M, N, K)` of a GEMM case's arguments (`gemm_case`'s order), checked: three integers
+/// first, and the count of the plan's case (11, 12 with a bias); errors name `part`.
+pub(super) fn case_shape(
+    plan: &GemmPlan,
+    args: &[Arg],
+    part: &'static str,
+) -> Result<(i64, i64, i64)> {
+    let (m, n, k) = match args.get(..3) {
+        Some([Arg::Int(m), Arg::Int(n), Arg::Int(k)]) => (*m, *n, *k),
+        _ => return Err(plan.error(part, "the GEMM case's M, N, K are not integers")),
+    };
+    let want = 11 + usize::from(plan.epilogue.bias.is_some());
+    if args.len() != want {
+        let msg = format!("{} arguments, not a GEMM case's {want}", args.len());
+        return Err(plan.error(part, msg));
+    }
+    Ok((m, n, k))
+}
+
 /// The kernel of `plan`'s serial split-K, verified and written (32-bit indices).
 pub fn emit_serial_split_k(plan: &GemmPlan) -> Result<crate::Kernel> {
     crate::gemm::emit_with(&plan.clone().with_serial_split_k()?, IndexWidth::I32)
+}
+
+/// The kernels of `plan`'s split-K, in launch order: serial split-K's one
+/// ([`emit_serial_split_k`]), or parallel split-K's partials and reduction ([`emit_split_k`]).
+pub fn emit_split_kernels(plan: &GemmPlan, serial: bool) -> Result<Vec<crate::Kernel>> {
+    Ok(match serial {
+        true => vec![emit_serial_split_k(plan)?],
+        false => emit_split_k(plan)?.to_vec(),
+    })
 }
 
 /// The two kernels of `plan`'s parallel split-K, verified and written (32-bit indices): the
@@ -201,6 +220,72 @@ pub fn emit_split_k(plan: &GemmPlan) -> Result<[crate::Kernel; 2]> {
     let partial = crate::gemm::emit_with(&plan.clone().with_split_k()?, IndexWidth::I32)?;
     let reduce = crate::cuda::emit(&split_k_reduce(plan)?)?;
     Ok([partial, reduce])
+}
+
+/// The body of a reduction of FP32 partials into C (split-K's and stream-K's), one thread per
+/// element of C in `tile`-shaped CTAs at `(bx, by)` (the grid set here): in bounds, `acc` is the
+/// sum of `slice(i)(m, n)` over `i` in `0..count` (the loop variable `var`), in order of `i`,
+/// then the plan's epilogue writes C (`c`, with the `bias` broadcast over it). `slice(i)` is an
+/// `(M,N)` FP32 tensor: slice `i` of the partials.
+pub(super) fn reduce_slices(
+    k: &mut KernelBuilder,
+    plan: &GemmPlan,
+    [m, n]: [&Int; 2],
+    (c, bias): (&Tensor, Option<&Tensor>),
+    (rm, rn): (i64, i64),
+    (var, count): (&str, Int),
+    slice: &dyn Fn(&Int) -> Result<Tensor>,
+) -> Result<()> {
+    let e = layout_err(&plan.name, "reduction");
+    k.threads(rm * rn).grid([
+        m.ceil_div(&s(rm)).map_err(&e)?,
+        n.ceil_div(&s(rn)).map_err(&e)?,
+        s(1),
+    ]);
+    let (tid, bx, by) = (
+        KernelBuilder::tid(),
+        KernelBuilder::block_idx(0),
+        KernelBuilder::block_idx(1),
+    );
+    let thr = Layout::col_major(&tup![s(rm), s(rn)]).map_err(&e)?; // (RM,RN) -> thread
+    let tile = Tiler::from_shape(&tup![s(rm), s(rn)]);
+    let at = Coord::Tuple(vec![Coord::Int(bx), Coord::Int(by)]);
+    let part = |t: &Tensor| {
+        t.local_tile(&tile, &at, None)? // (RM,RN)
+            .local_partition(&thr, &tid, None) // (1,1)
+    };
+    let id_c = Tensor::identity(&tup![m.clone(), n.clone()]).map_err(&e)?;
+    let mn = crate::ir::index::coord(&part(&id_c).map_err(&e)?, 0).map_err(&e)?;
+    let inside = Cond::And(
+        Box::new(Cond::Lt(mn[0].clone(), m.clone())),
+        Box::new(Cond::Lt(mn[1].clone(), n.clone())),
+    );
+    let acc = k.regs(
+        "acc",
+        F32,
+        Layout::col_major(&tup![s(1), s(1)]).map_err(&e)?,
+    )?; // (1,1)
+    let out = Output {
+        m,
+        n,
+        c,
+        id_c: &id_c,
+        bias,
+    };
+    k.if_(
+        inside,
+        |k| {
+            k.fill(&acc, 0.0);
+            k.for_(var, count, Unroll::None, |k, i| {
+                let w_i = part(&slice(&i)?).map_err(&e)?; // (1,1)
+                k.map(&acc, &[&acc, &w_i], EExpr::arg(0) + EExpr::arg(1), None);
+                Ok(())
+            })?;
+            epilogue(k, plan, &out, &acc, &part, false)
+        },
+        |_| Ok(()),
+    )?;
+    Ok(())
 }
 
 /// The reduction of `plan`'s split-K partials: `C = alpha * sum_z W(_,_,z) + beta * C` and
@@ -232,57 +317,11 @@ pub fn split_k_reduce(plan: &GemmPlan) -> Result<Kernel> {
     let c = k.gmem("C", plan.output_type(), true, plan.layout.c_layout()); // (M,N)
     k.param_int("ldC");
     let bias = declare_bias(&mut k, plan, [&m, &n])?;
-    let (bm, bn) = TILE;
-    k.threads(bm * bn).grid([
-        m.ceil_div(&s(bm)).map_err(&e)?,
-        n.ceil_div(&s(bn)).map_err(&e)?,
-        s(1),
-    ]);
-    let (tid, bx, by) = (
-        KernelBuilder::tid(),
-        KernelBuilder::block_idx(0),
-        KernelBuilder::block_idx(1),
-    );
-    let thr = Layout::col_major(&tup![s(bm), s(bn)]).map_err(&e)?; // (32,8) -> thread
-    let tile = Tiler::from_shape(&tup![s(bm), s(bn)]);
-    let at = Coord::Tuple(vec![Coord::Int(bx), Coord::Int(by)]);
-    let part = |t: &Tensor| {
-        t.local_tile(&tile, &at, None)? // (BLK_M,BLK_N)
-            .local_partition(&thr, &tid, None) // (1,1)
-    };
-    let id_c = Tensor::identity(&tup![m.clone(), n.clone()]).map_err(&e)?;
-    let mn = crate::ir::index::coord(&part(&id_c).map_err(&e)?, 0).map_err(&e)?;
-    let inside = Cond::And(
-        Box::new(Cond::Lt(mn[0].clone(), m.clone())),
-        Box::new(Cond::Lt(mn[1].clone(), n.clone())),
-    );
-    let acc = k.regs(
-        "acc",
-        F32,
-        Layout::col_major(&tup![s(1), s(1)]).map_err(&e)?,
-    )?; // (1,1)
-    let out = Output {
-        m: &m,
-        n: &n,
-        c: &c,
-        id_c: &id_c,
-        bias: bias.as_ref(),
-    };
-    k.if_(
-        inside,
-        |k| {
-            k.fill(&acc, 0.0);
-            k.for_("z", splits.clone(), Unroll::None, |k, z| {
-                let w_z = w
-                    .slice(&Coord::Tuple(vec![X, X, Coord::Int(z)]))
-                    .and_then(|t| part(&t))
-                    .map_err(&e)?; // (1,1)
-                k.map(&acc, &[&acc, &w_z], EExpr::arg(0) + EExpr::arg(1), None);
-                Ok(())
-            })?;
-            epilogue(k, plan, &out, &acc, &part, false)
-        },
-        |_| Ok(()),
-    )?;
+    let slice_z = |z: &Int| {
+        w.slice(&Coord::Tuple(vec![X, X, Coord::Int(z.clone())]))
+            .map_err(&e)
+    }; // (M,N)
+    let out = (&c, bias.as_ref());
+    reduce_slices(&mut k, plan, [&m, &n], out, TILE, ("z", splits), &slice_z)?;
     k.finish()
 }

@@ -9,16 +9,15 @@
 //! number of k-tiles, whatever the tile count.
 
 use cute_layout::ElemType::F32;
-use cute_layout::{s, tup, Int, Layout, Tensor, Tiler};
+use cute_layout::{s, tup, Int, Layout, Tensor};
 
-use super::gemm::{declare_bias, Output};
-use super::gemm_simple::epilogue;
+use super::gemm::declare_bias;
 use super::layout_err;
-use super::split_k::MAX_WORKSPACE;
+use super::split_k::{case_shape, gather, reduce_slices, scatter, MAX_WORKSPACE};
 use crate::error::Result;
 use crate::gemm::GemmPlan;
 use crate::interp::{Arg, HostBuffer};
-use crate::ir::{Cond, EExpr, Kernel, KernelBuilder, Unroll};
+use crate::ir::{Kernel, KernelBuilder};
 
 /// Stream-K's launch: `ctas` CTAs (`G`), `slots` workspace slots a CTA (`J`), each a
 /// `(BLK_M,BLK_N)` FP32 tile.
@@ -104,16 +103,7 @@ pub fn stream_k_reduce(plan: &GemmPlan) -> Result<Kernel> {
     k.param_int("ldC");
     let bias = declare_bias(&mut k, plan, [&m, &n])?;
     let (g, j) = (k.param_int("G"), k.param_int("J"));
-    k.threads(rm * rn).grid([
-        m.ceil_div(&s(rm)).map_err(&e)?,
-        n.ceil_div(&s(rn)).map_err(&e)?,
-        s(1),
-    ]);
-    let (tid, bx, by) = (
-        KernelBuilder::tid(),
-        KernelBuilder::block_idx(0),
-        KernelBuilder::block_idx(1),
-    );
+    let (bx, by) = (KernelBuilder::block_idx(0), KernelBuilder::block_idx(1));
     // the GEMM tile of this CTA, its iterations, and the CTAs whose ranges touch them
     let tiles_m = m.ceil_div(&s(bm)).map_err(&e)?;
     let tm = bx.mul(&s(rm)).and_then(|x| x.div(&s(bm))).map_err(&e)?;
@@ -141,31 +131,6 @@ pub fn stream_k_reduce(plan: &GemmPlan) -> Result<Kernel> {
     )?;
     let count = last.sub(&first).and_then(|x| x.add(&s(1))).map_err(&e)?;
 
-    let thr = Layout::col_major(&tup![s(rm), s(rn)]).map_err(&e)?; // (RM,RN) -> thread
-    let tile = Tiler::from_shape(&tup![s(rm), s(rn)]);
-    let at = cute_layout::Coord::Tuple(vec![bx.clone().into(), by.clone().into()]);
-    let part = |t: &Tensor| {
-        t.local_tile(&tile, &at, None)? // (RM,RN)
-            .local_partition(&thr, &tid, None) // (1,1)
-    };
-    let id_c = Tensor::identity(&tup![m.clone(), n.clone()]).map_err(&e)?;
-    let mn = crate::ir::index::coord(&part(&id_c).map_err(&e)?, 0).map_err(&e)?;
-    let inside = Cond::And(
-        Box::new(Cond::Lt(mn[0].clone(), m.clone())),
-        Box::new(Cond::Lt(mn[1].clone(), n.clone())),
-    );
-    let acc = k.regs(
-        "acc",
-        F32,
-        Layout::col_major(&tup![s(1), s(1)]).map_err(&e)?,
-    )?; // (1,1)
-    let out = Output {
-        m: &m,
-        n: &n,
-        c: &c,
-        id_c: &id_c,
-        bias: bias.as_ref(),
-    };
     // CTA `first + i`'s slot for tile t, as an (M,N):(_1,BLK_M) view whose tile (tm, tn) is it
     let slot_view = |i: &Int| -> Result<Tensor> {
         let cta = first.add(i).map_err(&e)?;
@@ -185,18 +150,15 @@ pub fn stream_k_reduce(plan: &GemmPlan) -> Result<Kernel> {
         let l = Layout::new(tup![m.clone(), n.clone()], tup![s(1), s(bm)]).map_err(&e)?;
         Ok(Tensor::new(p, l))
     };
-    k.if_(
-        inside,
-        |k| {
-            k.fill(&acc, 0.0);
-            k.for_("sk_c", count, Unroll::None, |k, i| {
-                let w_i = part(&slot_view(&i)?).map_err(&e)?; // (1,1)
-                k.map(&acc, &[&acc, &w_i], EExpr::arg(0) + EExpr::arg(1), None);
-                Ok(())
-            })?;
-            epilogue(k, plan, &out, &acc, &part, false)
-        },
-        |_| Ok(()),
+    let out = (&c, bias.as_ref());
+    reduce_slices(
+        &mut k,
+        plan,
+        [&m, &n],
+        out,
+        (rm, rn),
+        ("sk_c", count),
+        &slot_view,
     )?;
     k.finish()
 }
@@ -220,21 +182,10 @@ impl StreamCase {
 
     /// `plan`'s stream-K of a case's arguments over at most `ctas` CTAs ([`schedule`]).
     pub fn new(plan: &GemmPlan, mut args: Vec<Arg>, ctas: i64) -> Result<StreamCase> {
-        let bad = |msg: String| crate::CodegenError::Plan {
-            plan: plan.name.clone(),
-            part: "stream-K",
-            msg,
-        };
-        let (m, n, k) = match args.get(..3) {
-            Some([Arg::Int(m), Arg::Int(n), Arg::Int(k)]) => (*m, *n, *k),
-            _ => return Err(bad("the GEMM case's M, N, K are not integers".into())),
-        };
+        let (m, n, k) = case_shape(plan, &args, "stream-K")?;
         let bias = plan.epilogue.bias.is_some();
-        if args.len() != 11 + usize::from(bias) {
-            return Err(bad(format!("{} arguments, not a GEMM case's", args.len())));
-        }
         let sch = schedule(plan, (m, n, k), ctas)
-            .ok_or_else(|| bad(format!("{m}x{n}x{k} over {ctas} CTAs")))?;
+            .ok_or_else(|| plan.error("stream-K", format!("{m}x{n}x{k} over {ctas} CTAs")))?;
         let bm = plan.cp_async_pipeline().map_or(1, |x| x.0 .0);
         let elems = usize::try_from(sch.workspace_elems()).unwrap_or(0);
         let e = args.len();
@@ -257,6 +208,18 @@ impl StreamCase {
             reduce,
             schedule: sch,
         })
+    }
+}
+
+impl StreamCase {
+    /// The arguments of the kernel whose parameters are `at` (copies).
+    pub fn gather(&self, at: &[usize]) -> Vec<Arg> {
+        gather(&self.args, at)
+    }
+
+    /// Puts back what a kernel whose parameters are `at` wrote into `args` (its buffers).
+    pub fn scatter(&mut self, at: &[usize], args: Vec<Arg>) {
+        scatter(&mut self.args, at, args)
     }
 }
 
