@@ -41,6 +41,10 @@ pub const TENSOR_CORE_NAMES: &[&str] = &[
     "hgemm-sm80-bias-relu",
     "hgemm-sm80-128x128",
     "bgemm-sm80-128x128",
+    "hgemm-sm80-64x128",
+    "bgemm-sm80-64x128",
+    "hgemm-sm80-16x128",
+    "bgemm-sm80-16x128",
     "hgemm-sm90",
     "bgemm-sm90",
     "tf32gemm-sm90",
@@ -155,6 +159,22 @@ pub fn plan_for(name: &str, layout: GemmLayout, target: &Target) -> Result<GemmP
         ),
         "bgemm-sm80-128x128" => (
             tensor_core(ElemType::Bf16, Sm80Tile::Small)?,
+            Epilogue::linear(),
+        ),
+        "hgemm-sm80-64x128" => (
+            tensor_core(ElemType::F16, Sm80Tile::Narrow(64))?,
+            Epilogue::linear(),
+        ),
+        "bgemm-sm80-64x128" => (
+            tensor_core(ElemType::Bf16, Sm80Tile::Narrow(64))?,
+            Epilogue::linear(),
+        ),
+        "hgemm-sm80-16x128" => (
+            tensor_core(ElemType::F16, Sm80Tile::Narrow(16))?,
+            Epilogue::linear(),
+        ),
+        "bgemm-sm80-16x128" => (
+            tensor_core(ElemType::Bf16, Sm80Tile::Narrow(16))?,
             Epilogue::linear(),
         ),
         "hgemm-sm80-bias-relu" => (
@@ -512,6 +532,11 @@ enum Sm80Tile {
     /// 128x128 over 2x2 warps, two CTAs an SM where they fit: twice the CTAs of 128x256 for
     /// the shapes whose tiles leave SMs idle (split-K's finer grain).
     Small,
+    /// `BLK_M`x128 (16 or 64 rows) over 4 warps (1x4: 16x32 each, or 2x2: 32x64 each), 4
+    /// stages, as many CTAs an SM as fit: the few-row shapes (LLM decoding against a square
+    /// weight), where a 128-row tile's MMAs are mostly on rows C does not have and the time
+    /// is B's bytes.
+    Narrow(i64),
 }
 
 fn tensor_core_sm80(
@@ -533,10 +558,10 @@ fn tensor_core_sm80(
     let big = tile == Sm80Tile::Fit && target.smem_per_block >= 148 * 1024;
     // BLK_K of 128 bytes per row: 64 16-bit values or 32 TF32 ones
     let bk = 1024 / i64::from(elem.bits());
-    let (bm, bn, stages, wm, wn) = if big {
-        (128, 256, 3, 2, 4)
-    } else {
-        (128, 128, 3, 2, 2)
+    let (bm, bn, stages, wm, wn) = match tile {
+        Sm80Tile::Narrow(bm) => (bm, 128, 4, (bm / 32).clamp(1, 2), 4 / (bm / 32).clamp(1, 2)),
+        _ if big => (128, 256, 3, 2, 4),
+        _ => (128, 128, 3, 2, 2),
     };
     let threads = 32 * wm * wn;
     let mma = make_tiled_mma(
@@ -574,7 +599,7 @@ fn tensor_core_sm80(
                 // it cannot transpose 32-bit values, so TF32 fragments are read one 32-bit
                 // value at a time (`UniversalCopy<tfloat32_t>`), as CUTLASS's SM80 TF32
                 // GEMMs read an MN-major tile
-                let atom_rows = 1024 / i64::from(elem.bits());
+                let atom_rows = (1024 / i64::from(elem.bits())).min(rows);
                 let s2r = match elem.bits() {
                     16 => CopyOp::LdsmT { matrices: 4 },
                     _ => CopyOp::UniversalCopy { bits: 32 },
@@ -601,10 +626,13 @@ fn tensor_core_sm80(
     let (copy_a, smem_a, s2r_a) = operand(bm, layout.a)?;
     let (copy_b, smem_b, s2r_b) = operand(bn, layout.b)?;
     let ldsm = |op| CopyAtom::new(op, elem).map_err(&e);
-    // the small tile asks for two CTAs an SM where their stages and 255 registers a thread fit
+    // the small tile asks for two CTAs an SM where their stages and 255 registers a thread fit,
+    // a narrow one for as many as their stages fit
     let smem = stages * (bm + bn) * bk * i64::from(elem.bits()) / 8;
     let min_blocks_per_sm = match tile {
         Sm80Tile::Small => target.ctas_per_sm(threads, 255, smem).clamp(1, 2),
+        // (under 128 registers a thread: NVRTC 13.0 gives them 64 to 140)
+        Sm80Tile::Narrow(_) => target.ctas_per_sm(threads, 128, smem).clamp(1, 4),
         Sm80Tile::Fit => 1,
     };
     Ok(TensorCore {

@@ -102,6 +102,9 @@ pub struct TensorCoreFamily {
     pub sm80: &'static str,
     /// The SM80 GEMM's 128x128 tile (two CTAs an SM): a `cute tune` candidate.
     pub sm80_small: &'static str,
+    /// The SM80 GEMM's few-row tiles, 16x128 and 64x128 (4 stages, as many CTAs an SM as
+    /// fit): `cute tune` candidates up to [`SMALL_TILES_TUNED_MAX_M`] rows.
+    pub sm80_narrow: [&'static str; 2],
 }
 
 /// The 16-bit families.
@@ -111,12 +114,14 @@ pub const TENSOR_CORE_FAMILIES: [TensorCoreFamily; 2] = [
         sm90: "hgemm-sm90",
         sm80: "hgemm-sm80",
         sm80_small: "hgemm-sm80-128x128",
+        sm80_narrow: ["hgemm-sm80-16x128", "hgemm-sm80-64x128"],
     },
     TensorCoreFamily {
         dtype: "bf16",
         sm90: "bgemm-sm90",
         sm80: "bgemm-sm80",
         sm80_small: "bgemm-sm80-128x128",
+        sm80_narrow: ["bgemm-sm80-16x128", "bgemm-sm80-64x128"],
     },
 ];
 
@@ -141,6 +146,28 @@ fn sm80_tile(target: &Target) -> (i64, i64, i64) {
     (128, bn, 64)
 }
 
+impl TensorCoreFamily {
+    /// The SM80 kernels and their CTA tiles `(BLK_M, BLK_N, BLK_K)` (the first 128x256 where
+    /// its stages fit a CTA: its tile on a target is [`sm80_tile`]'s).
+    fn sm80_tiles(self) -> impl Iterator<Item = (&'static str, (i64, i64, i64))> {
+        [
+            (self.sm80, (128, 256, 64)),
+            (self.sm80_small, (128, 128, 64)),
+            (self.sm80_narrow[0], (16, 128, 64)),
+            (self.sm80_narrow[1], (64, 128, 64)),
+        ]
+        .into_iter()
+    }
+}
+
+/// The CTAs of an SM80 16-bit tile `(BLK_M, BLK_N, 64)` of `stages` stages whose shared memory
+/// fits an SM of `target` (1 to 4).
+fn sm80_ctas_per_sm(target: &Target, (bm, bn): (i64, i64), stages: i64) -> i64 {
+    // 128 bytes of K a row; a KiB of each CTA's shared memory the driver reserves
+    let bytes = stages * (bm + bn) * 128 + 1024;
+    (target.smem_per_sm / bytes).clamp(1, 4)
+}
+
 fn family(dtype: &str) -> Option<TensorCoreFamily> {
     TENSOR_CORE_FAMILIES.into_iter().find(|f| f.dtype == dtype)
 }
@@ -150,7 +177,7 @@ fn family(dtype: &str) -> Option<TensorCoreFamily> {
 pub fn takes(dtype: &str, name: &str) -> bool {
     match dtype {
         "f32" => FAMILY.iter().any(|(n, _)| *n == name),
-        d => family(d).is_some_and(|f| [f.sm90, f.sm80, f.sm80_small].contains(&name)),
+        d => family(d).is_some_and(|f| f.sm80_tiles().any(|(n, _)| n == name) || f.sm90 == name),
     }
 }
 
@@ -270,16 +297,18 @@ pub fn tensor_core_candidates(
     }
     let ceil = |a: i64, b: i64| a.max(0).saturating_add(b - 1) / b;
     let wide = needs_wide_indices(mnk);
-    // the 128x128 tile's CTAs an SM: two where their three stages fit
-    let small_per_sm = if target.smem_per_sm >= 2 * (96 + 1) * 1024 {
-        2
-    } else {
-        1
-    };
-    for (name, (bm, bn, bk), per_sm) in [
-        (f.sm80, sm80_tile(target), 1),
-        (f.sm80_small, (128, 128, 64), small_per_sm),
-    ] {
+    for (name, tile) in f.sm80_tiles() {
+        let narrow = tile.0 < 128;
+        if narrow && mnk.0 > SMALL_TILES_TUNED_MAX_M {
+            continue;
+        }
+        let ((bm, bn, bk), per_sm) = match (name == f.sm80, narrow) {
+            // the 128x256 tile (128x128 where its stages do not fit), one CTA an SM
+            (true, _) => (sm80_tile(target), 1),
+            // 4 stages of a few-row tile, 3 of the 128x128 one (at most two CTAs an SM)
+            (_, true) => (tile, sm80_ctas_per_sm(target, (tile.0, tile.1), 4)),
+            _ => (tile, sm80_ctas_per_sm(target, (tile.0, tile.1), 3).min(2)),
+        };
         let ctas = ceil(mnk.0, bm).saturating_mul(ceil(mnk.1, bn));
         for &s in TUNED_SPLITS {
             let fits =
@@ -652,6 +681,15 @@ mod tests {
             mode: SplitKMode::Parallel,
         };
         assert!(small.contains(&sixteen), "{small:?}");
+        // the few-row tiles are timed up to 128 rows, split as their CTAs an SM allow
+        for name in ["bgemm-sm80-16x128", "bgemm-sm80-64x128"] {
+            assert!(takes("bf16", name) && !takes("f16", name));
+            assert!(small.iter().any(|c| c.name == name && c.splits == 1));
+            assert!(!candidates("bf16", (256, 4096, 4096), &t)
+                .iter()
+                .any(|c| c.name == name));
+        }
+        assert!(small.len() <= 64, "{}", small.len());
         assert!(!takes_plan(
             "bf16",
             "bgemm-sm90",

@@ -134,6 +134,16 @@ fn bgemm_agrees_with_float64_on_the_cpu() {
     every_layout("bgemm-sm80");
 }
 
+/// The few-row tiles (16x128 over 1x4 warps, 64x128 over 2x2) in every layout: an MN-major
+/// A of 16 rows is staged in 16 x 8 atoms (a 64-row one in the 64 x 8 atoms of the others).
+#[test]
+fn the_narrow_tiles_agree_with_float64_on_the_cpu() {
+    for name in ["bgemm-sm80-16x128", "hgemm-sm80-64x128"] {
+        assert!(TENSOR_CORE_NAMES.contains(&name));
+        every_layout(name);
+    }
+}
+
 /// M- and N-major operands are read by ldmatrix.trans, K-major ones by ldmatrix.
 #[test]
 fn each_operand_is_read_by_the_ldmatrix_its_major_needs() {
