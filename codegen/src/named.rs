@@ -56,6 +56,17 @@ pub const TENSOR_CORE_NAMES: &[&str] = &[
     "fp8gemm-sm90-cluster",
 ];
 
+/// The few-row GEMMs (`sgemm-gemv`, `hgemm-gemv`, `bgemm-gemv`: a warp per column of C, B
+/// streamed along K, so B must be K-major: NN and TN), reachable by name; the selectors take
+/// them for C of at most [`GEMV_ROWS`] rows.
+pub const GEMV_NAMES: &[&str] = &["sgemm-gemv", "hgemm-gemv", "bgemm-gemv"];
+
+/// The rows of C a GEMV warp computes.
+pub const GEMV_ROWS: i64 = 4;
+
+/// The warps of a GEMV CTA (a column of C each).
+const GEMV_WARPS: i64 = 4;
+
 /// The persistent SM90 GEMMs' raster group (M-blocks per group): 16 of the 128-row tiles with
 /// the 8 or so 256-column tiles of a 132-CTA wave read about as many bytes of A as of B. On
 /// the H200 (2026-12-05) hgemm-sm90 TN at 8192^3 ran 728.6 TFLOP/s with it, 698.2 walking M
@@ -102,6 +113,14 @@ pub fn plan_for(name: &str, layout: GemmLayout, target: &Target) -> Result<GemmP
         )?)))
     };
     use Sm90Mainloop::{Cluster, CpAsync, Persistent, Tma};
+    let gemv = |elem| {
+        Policy::Gemv(crate::gemm::Gemv {
+            elem,
+            rows: GEMV_ROWS,
+            warps: GEMV_WARPS,
+            vector: crate::recipes::vector_of(elem),
+        })
+    };
     let (policy, epilogue) = match name {
         // Consecutive threads take consecutive columns (n): C stores are strided.
         "naive-rows" => (
@@ -177,6 +196,9 @@ pub fn plan_for(name: &str, layout: GemmLayout, target: &Target) -> Result<GemmP
             tensor_core(ElemType::Bf16, Sm80Tile::Narrow(16))?,
             Epilogue::linear(),
         ),
+        "sgemm-gemv" => (gemv(ElemType::F32), Epilogue::linear()),
+        "hgemm-gemv" => (gemv(ElemType::F16), Epilogue::linear()),
+        "bgemm-gemv" => (gemv(ElemType::Bf16), Epilogue::linear()),
         "hgemm-sm80-bias-relu" => (
             tensor_core(ElemType::F16, Sm80Tile::Fit)?,
             Epilogue::bias_relu(Bias::PerRow),

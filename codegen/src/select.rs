@@ -17,8 +17,8 @@
 //! 93% of the best tuned plan on the suite's split shapes: 13 slices of a 32-tile problem make
 //! 416 CTAs for 396 slots, a second wave of 20.
 
-use crate::gemm::{GemmPlan, SplitKMode};
-use crate::named::SimtTile;
+use crate::gemm::{GemmLayout, GemmPlan, SplitKMode};
+use crate::named::{SimtTile, GEMV_ROWS};
 use crate::target::Target;
 
 /// The rows of C up to which the 16x128 tile is taken.
@@ -175,6 +175,9 @@ fn family(dtype: &str) -> Option<TensorCoreFamily> {
 /// Whether the selector of `dtype` takes the named kernel `name` (a tuning-cache entry naming
 /// another is not trusted).
 pub fn takes(dtype: &str, name: &str) -> bool {
+    if gemv_of(dtype) == Some(name) {
+        return true;
+    }
     match dtype {
         "f32" => FAMILY.iter().any(|(n, _)| *n == name),
         d => family(d).is_some_and(|f| f.sm80_tiles().any(|(n, _)| n == name) || f.sm90 == name),
@@ -187,7 +190,9 @@ pub fn takes(dtype: &str, name: &str) -> bool {
 /// (SIMT) kernels alone; an SM90 kernel only on a target with wgmma. A tuning-cache entry that
 /// fails this is not used.
 pub fn takes_plan(dtype: &str, name: &str, splits: i64, mode: SplitKMode, target: &Target) -> bool {
+    // the SM90 GEMMs and the GEMVs run as one kernel
     let sm90 = family(dtype).is_some_and(|f| f.sm90 == name);
+    let gemv = gemv_of(dtype) == Some(name);
     let mode_fits = match mode {
         SplitKMode::None => splits == 1,
         SplitKMode::Parallel => splits >= 2,
@@ -198,6 +203,7 @@ pub fn takes_plan(dtype: &str, name: &str, splits: i64, mode: SplitKMode, target
         && splits >= 1
         && mode_fits
         && !(sm90 && (splits > 1 || !target.has(crate::target::Feature::Wgmma)))
+        && !(gemv && mode != SplitKMode::None)
 }
 
 /// The heuristic's pick for `dtype` at `(m, n, k)`, `None` for a dtype without a selector.
@@ -206,6 +212,41 @@ pub fn pick(dtype: &str, (m, n, k): (i64, i64, i64), target: &Target) -> Option<
         "f32" => Some(sgemm(m, n, k, target)),
         d => family(d).map(|f| tensor_core(f, (m, n, k), target)),
     }
+}
+
+/// The few-row GEMM of `dtype` (`sgemm-gemv`, `hgemm-gemv`, `bgemm-gemv`).
+pub fn gemv_of(dtype: &str) -> Option<&'static str> {
+    match dtype {
+        "f32" => Some("sgemm-gemv"),
+        "f16" => Some("hgemm-gemv"),
+        "bf16" => Some("bgemm-gemv"),
+        _ => None,
+    }
+}
+
+/// Whether the few-row GEMM suits `(m, n, k)` in `layout`: at most [`GEMV_ROWS`] rows of C
+/// (one block of a warp's rows), B K-major (its warps stream B's columns along K) and K a
+/// multiple of 8 (every dtype's 128-bit vectors; tight leading dimensions then are too).
+pub fn gemv_fits(layout: GemmLayout, (m, _, k): (i64, i64, i64)) -> bool {
+    (1..=GEMV_ROWS).contains(&m) && layout.b == crate::gemm::Major::K && k % 8 == 0
+}
+
+/// [`candidates`] in `layout`: the few-row GEMM too where it suits the shape ([`gemv_fits`]).
+pub fn candidates_in(
+    dtype: &str,
+    layout: GemmLayout,
+    mnk: (i64, i64, i64),
+    target: &Target,
+) -> Vec<Candidate> {
+    let mut out = candidates(dtype, mnk, target);
+    if let Some(name) = gemv_of(dtype).filter(|_| gemv_fits(layout, mnk)) {
+        out.push(Candidate {
+            name,
+            splits: 1,
+            mode: SplitKMode::None,
+        });
+    }
+    out
 }
 
 /// The plans `cute tune` times for `dtype` at `(m, n, k)`, the heuristic's pick first.
@@ -549,8 +590,6 @@ pub fn plan_splits(plan: &GemmPlan, mnk: (i64, i64, i64)) -> (i64, String) {
 mod tests {
     use super::*;
 
-    use crate::GemmLayout;
-
     fn pick(m: i64, n: i64, k: i64) -> Choice {
         sgemm(m, n, k, &Target::default())
     }
@@ -729,6 +768,34 @@ mod tests {
             std::hint::black_box(super::pick("bf16", (1 + i, 4096, 4096), &t));
         }
         assert!(start.elapsed().as_secs_f64() / 1000.0 < 50e-6);
+    }
+
+    /// The GEMV is a candidate where it suits the shape and layout, one kernel only.
+    #[test]
+    fn the_gemv_is_timed_where_it_fits() {
+        let t = Target::default();
+        let (nn, nt) = (
+            GemmLayout::parse("NN").unwrap(),
+            GemmLayout::parse("NT").unwrap(),
+        );
+        let has = |dtype, l, mnk| {
+            candidates_in(dtype, l, mnk, &t)
+                .iter()
+                .any(|c| Some(c.name) == gemv_of(dtype))
+        };
+        for dtype in ["f32", "f16", "bf16"] {
+            assert!(has(dtype, nn, (1, 4096, 4096)));
+            assert!(has(dtype, nn, (GEMV_ROWS, 100, 8)));
+            // too many rows, an N-major B, a K the vectors do not divide
+            assert!(!has(dtype, nn, (GEMV_ROWS + 1, 4096, 4096)));
+            assert!(!has(dtype, nt, (1, 4096, 4096)));
+            assert!(!has(dtype, nn, (1, 4096, 4100)));
+            let name = gemv_of(dtype).unwrap();
+            assert!(takes(dtype, name));
+            assert!(takes_plan(dtype, name, 1, SplitKMode::None, &t));
+            assert!(!takes_plan(dtype, name, 2, SplitKMode::Parallel, &t));
+        }
+        assert!(!takes("f32", "bgemm-gemv") && gemv_of("tf32").is_none());
     }
 
     #[test]

@@ -183,6 +183,8 @@ pub fn selected(
     let hit = tuned
         .and_then(|t| t.get(dtype, layout, mnk))
         .filter(|e| select::takes_plan(dtype, &e.kernel, e.splits, e.mode, &target))
+        // a GEMV tuned for the class computes only the shapes it suits (its rows, K)
+        .filter(|e| select::gemv_of(dtype) != Some(&e.kernel) || select::gemv_fits(layout, mnk))
         .filter(|e| {
             let one_kernel = e.mode == SplitKMode::None;
             one_kernel || !select::needs_wide_indices(mnk)

@@ -304,3 +304,20 @@ fn stream_k_kernels_compile_without_spills() {
         }
     }
 }
+
+/// The GEMVs compile for sm_90a without spills in the layouts they take (B K-major: NN, TN),
+/// within the registers of 4 CTAs of 128 threads an SM.
+#[test]
+fn the_gemvs_compile_without_spills() {
+    use cute_codegen::named::GEMV_NAMES;
+    if !cute_runtime::nvrtc_or_skip!() {
+        return;
+    }
+    let target = Target::sm90a();
+    for name in GEMV_NAMES {
+        for layout in ["NN", "TN"] {
+            let p = plan_for(name, GemmLayout::parse(layout).unwrap(), &target).unwrap();
+            compiles_within(&target, &cute_codegen::gemm::emit(&p).unwrap(), 4);
+        }
+    }
+}

@@ -9,7 +9,7 @@ use clap::error::ErrorKind;
 use clap::{value_parser, Args, Parser, Subcommand, ValueEnum};
 use cute::codegen::cuda::IndexWidth;
 use cute::codegen::gemm::{self, emit_by, emit_with};
-use cute::codegen::named::{plan_unrolled, NAMES, TENSOR_CORE_NAMES};
+use cute::codegen::named::{plan_unrolled, GEMV_NAMES, NAMES, TENSOR_CORE_NAMES};
 use cute::codegen::recipes;
 use cute::codegen::{CodegenError, GemmLayout, GemmPlan, Kernel, Target};
 
@@ -230,7 +230,13 @@ pub struct ExprsArgs {
 
 /// A named kernel (`cute emit --list`).
 fn kernel_name() -> PossibleValuesParser {
-    PossibleValuesParser::new(NAMES.iter().chain(TENSOR_CORE_NAMES).chain(recipes::NAMES))
+    PossibleValuesParser::new(
+        NAMES
+            .iter()
+            .chain(TENSOR_CORE_NAMES)
+            .chain(GEMV_NAMES)
+            .chain(recipes::NAMES),
+    )
 }
 
 /// The name of `run` and `bench` that asks the selector (`codegen::select`) for the FP32
@@ -249,6 +255,7 @@ fn kernel_or_selector() -> PossibleValuesParser {
         selectors()
             .chain(NAMES.iter().copied())
             .chain(TENSOR_CORE_NAMES.iter().copied())
+            .chain(GEMV_NAMES.iter().copied())
             .chain(recipes::NAMES.iter().copied()),
     )
 }

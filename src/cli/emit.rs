@@ -28,6 +28,7 @@ pub fn emit_command(a: &EmitArgs) -> ExitCode {
         for n in named::NAMES
             .iter()
             .chain(named::TENSOR_CORE_NAMES)
+            .chain(named::GEMV_NAMES)
             .chain(recipes::NAMES)
         {
             println!("{n}");

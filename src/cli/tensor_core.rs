@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use cute::codegen::gemm::GemmPlan;
 use cute::codegen::gemm::SplitKMode;
-use cute::codegen::named::TENSOR_CORE_NAMES;
+use cute::codegen::named::{GEMV_NAMES, TENSOR_CORE_NAMES};
 use cute::codegen::recipes::emit_split_kernels;
 use cute::codegen::GemmLayout;
 use cute::runtime::gpu::Gpu;
@@ -17,9 +17,10 @@ use cute::runtime::RuntimeError;
 
 use super::args::{BenchArgs, PlanOpts, RunArgs, Split, SplitOpts};
 
-/// Whether `name` is a tensor-core GEMM.
+/// Whether `name` is a tensor-core GEMM, or another GEMM of 16-bit A and B (`hgemm-gemv`,
+/// `bgemm-gemv`): the GEMMs run with typed operands beside `cublasGemmEx`.
 pub fn is_tensor_core(name: &str) -> bool {
-    TENSOR_CORE_NAMES.contains(&name)
+    TENSOR_CORE_NAMES.contains(&name) || (GEMV_NAMES.contains(&name) && !name.starts_with('s'))
 }
 
 /// The layouts asked for, TN when none (the one every tensor-core GEMM has, TF32 included).

@@ -92,7 +92,7 @@ fn tune_one(
     (m, n, k): (i64, i64, i64),
 ) -> Result<(ShapeClass, Tuned), RuntimeError> {
     let target = a.plan.target();
-    let candidates = select::candidates(dtype, (m, n, k), &target);
+    let candidates = select::candidates_in(dtype, layout, (m, n, k), &target);
     if candidates.is_empty() {
         return Err(RuntimeError::Problem(format!("no {dtype} plans to tune")));
     }

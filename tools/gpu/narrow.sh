@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# The SM80 tensor-core GEMMs' few-row tiles (16x128, 64x128) on the GPU, in one call (about 6
-# minutes; every step bounded):
+# The few-row GEMMs on the GPU: the SM80 tensor-core GEMMs' 16x128 and 64x128 tiles and the
+# GEMVs (sgemm-gemv, bgemm-gemv, hgemm-gemv), in one call (about 8 minutes; every step bounded):
 #   checks.txt    compute-sanitizer memcheck / racecheck / synccheck of both tiles, one kernel
 #                 and split-K (parallel and serial), TN and the MN-major layouts; split-K at
-#                 K = 65536
+#                 K = 65536; the GEMVs checked (NN, TN, rows past a warp's 4) under memcheck and
+#                 racecheck, at K = 65536, and timed at 1 x 4096² and 1 x 8192²
 #   tune_bf16.txt cute tune bgemm (TN) at M = 1, 16, 64, 128 against 4096² and 8192²: every
 #                 SM80 tile one-kernel and split, the SM90 GEMM, beside cuBLAS
-#   suite.txt     cute bench bgemm --suite after the tune (the tuned plans on those shapes, the
+#                 (and cute tune sgemm, NN, at 1 x 4096² and 1 x 8192²)
+#   suite.txt     cute bench sgemm bgemm --suite after the tunes (the tuned plans on those shapes, the
 #                 heuristic's pick elsewhere), and the chart suite.svg
 # A fresh cache folder, so the tune starts from no tuning cache. Usage (from the repository
 # root, a release build carried): tools/gpu/narrow.sh [cute] [examples folder]
@@ -20,6 +22,14 @@ source "$(dirname "$0")/setup.sh" "$@"
   timeout 60 "$CUTE" run bgemm-sm80-16x128 --layout TN --m 3 --n 64 --k 65536 --split-k 8
   timeout 60 "$CUTE" bench bgemm-sm80-16x128 --layout TN --m 16 --n 8192 --k 8192 --split-k 4
   timeout 60 "$CUTE" bench bgemm-sm80-64x128 --layout TN --m 64 --n 8192 --k 8192 --split-k 4
+  timeout 60 "$SAN" --tool memcheck "$CUTE" run sgemm-gemv --layout NN --m 3 --n 300 --k 1000
+  timeout 60 "$SAN" --tool racecheck "$CUTE" run bgemm-gemv --layout TN --m 5 --n 129 --k 520
+  timeout 60 "$SAN" --tool memcheck "$CUTE" run hgemm-gemv --layout NN --m 1 --n 77 --k 4104
+  timeout 60 "$CUTE" run sgemm-gemv --layout TN --m 2 --n 64 --k 65536
+  for n in 4096 8192; do
+    timeout 60 "$CUTE" bench sgemm-gemv --layout NN --m 1 --n $n --k $n
+    timeout 60 "$CUTE" bench bgemm-gemv --layout TN --m 1 --n $n --k $n
+  done
 } > "$OUT/checks.txt" 2>&1
 {
   for mnk in "1 4096 4096" "16 4096 4096" "64 4096 4096" "128 4096 4096" \
@@ -27,8 +37,11 @@ source "$(dirname "$0")/setup.sh" "$@"
     set -- $mnk
     timeout 50 "$CUTE" tune bgemm --layout TN --m "$1" --n "$2" --k "$3"; echo "rc=$?"
   done
+  for n in 4096 8192; do
+    timeout 50 "$CUTE" tune sgemm --layout NN --m 1 --n $n --k $n; echo "rc=$?"
+  done
 } > "$OUT/tune_bf16.txt" 2>&1
-timeout 90 "$CUTE" bench bgemm --suite --chart "$OUT/suite.svg" > "$OUT/suite.txt" 2>&1
+timeout 120 "$CUTE" bench sgemm bgemm --suite --chart "$OUT/suite.svg" > "$OUT/suite.txt" 2>&1
 echo "rc=$?" >> "$OUT/suite.txt"
 cp "$CUTE_CACHE_DIR/tuning.txt" "$OUT/" 2>/dev/null
 grep -E "ERROR SUMMARY|RACECHECK SUMMARY|SYNCCHECK|FAIL|error" "$OUT/checks.txt" | sort | uniq -c

@@ -11,7 +11,7 @@ mod verify;
 
 pub(crate) use frag::{copy as frag_copy, mma as frag_mma, tensor as frag_tensor};
 pub use plan::{
-    Bias, Epilogue, GemmLayout, GemmPlan, Major, Pipelined, Policy, SplitKMode, TensorCore,
+    Bias, Epilogue, GemmLayout, GemmPlan, Gemv, Major, Pipelined, Policy, SplitKMode, TensorCore,
 };
 pub(crate) use verify::{bank_ways, copy_bank_ways, smem_offsets};
 
@@ -40,7 +40,8 @@ pub fn default_emitter(plan: &GemmPlan) -> Emitter {
         Policy::Naive { .. }
         | Policy::SmemTiled { .. }
         | Policy::Pipelined(_)
-        | Policy::TensorCore(_) => Emitter::Ir,
+        | Policy::TensorCore(_)
+        | Policy::Gemv(_) => Emitter::Ir,
     }
 }
 
@@ -88,9 +89,9 @@ pub fn emit_template(plan: &GemmPlan) -> Result<Kernel> {
         Policy::Naive { .. } => naive::emit(plan),
         Policy::SmemTiled { .. } => tiled::emit(plan),
         Policy::Pipelined(_) => pipelined::emit(plan),
-        Policy::TensorCore(_) => Err(plan.error(
+        Policy::TensorCore(_) | Policy::Gemv(_) => Err(plan.error(
             "emitter",
-            "the template emitter writes SIMT kernels only; tensor-core plans come from the IR",
+            "the template emitter writes the SIMT tile kernels only; tensor-core and GEMV plans come from the IR",
         )),
     }
 }

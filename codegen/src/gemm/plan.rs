@@ -158,6 +158,23 @@ pub enum Policy {
     Pipelined(Box<Pipelined>),
     /// Tensor cores on the SM80 path: `cp.async` stages, `ldmatrix`, `mma.sync`.
     TensorCore(Box<TensorCore>),
+    /// A warp per column of C over a few rows, B streamed along K (`recipes::gemv`).
+    Gemv(Gemv),
+}
+
+/// The few-row GEMM's plan (`sgemm-gemv`, `hgemm-gemv`, `bgemm-gemv`): each warp computes
+/// `rows` rows of one column of C, its lanes reading `vector` consecutive values of B's
+/// (K-major) column a step; FP32 accumulators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Gemv {
+    /// The type of A and B (C is FP32).
+    pub elem: cute_layout::ElemType,
+    /// The rows of C a warp computes (the grid's second dimension covers M in blocks of them).
+    pub rows: i64,
+    /// Warps per CTA, a column of C each.
+    pub warps: i64,
+    /// Values per lane per load: 128 bits of `elem`.
+    pub vector: i64,
 }
 
 /// A tensor-core plan on the SM80 path (`hgemm-sm80`, `bgemm-sm80`, `tf32gemm-sm80`): A and B
@@ -368,6 +385,7 @@ impl GemmPlan {
     pub fn input_type(&self) -> cute_layout::ElemType {
         match &self.policy {
             Policy::TensorCore(p) => p.elem,
+            Policy::Gemv(g) => g.elem,
             _ => cute_layout::ElemType::F32,
         }
     }

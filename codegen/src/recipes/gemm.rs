@@ -13,7 +13,7 @@
 use cute_layout::{s, tup, Coord, ElemType, ElemType::F32, Int, Layout, Tensor, Tiler, X};
 
 use super::layout_err;
-use super::{gemm_pipelined, gemm_simple, gemm_tc};
+use super::{gemm_pipelined, gemm_simple, gemm_tc, gemv};
 use crate::cuda::IndexWidth;
 use crate::error::Result;
 use crate::gemm::{Bias, GemmPlan, Policy, SplitKMode};
@@ -40,6 +40,7 @@ pub fn gemm_for(plan: &GemmPlan, width: IndexWidth) -> Result<Kernel> {
         Policy::SmemTiled { tile } => gemm_simple::tiled(plan, *tile),
         Policy::Pipelined(p) => gemm_pipelined::pipelined(plan, p, width),
         Policy::TensorCore(p) => gemm_tc::tensor_core(plan, p, width),
+        Policy::Gemv(g) => gemv::gemv(plan, g),
     }
 }
 

@@ -15,6 +15,7 @@ pub mod gemm_simple;
 mod gemm_tc;
 mod gemm_wgmma;
 mod gemm_ws;
+mod gemv;
 pub mod problem;
 mod softmax;
 mod split_k;
@@ -26,6 +27,7 @@ pub use gemm::{gemm, gemm_for};
 pub use gemm_case::{
     gemm_case, gemm_case_unreferenced, gemm_inputs, operands, set_reference, GemmOperands,
 };
+pub use gemv::vector_of;
 pub use problem::{case, Case, Verdict};
 pub use softmax::row_softmax;
 pub use split_k::{

@@ -1,0 +1,165 @@
+//! The few-row GEMM (`sgemm-gemv`, `hgemm-gemv`, `bgemm-gemv`): `C = alpha * A * B + beta * C`
+//! as cuBLAS's GEMV kernels compute a matrix-vector product, for the shapes where C has a row
+//! or a few (LLM decoding: one token against a square weight). There the time is B's bytes, and
+//! a tile of 16 or more rows spends its MMAs and its shared-memory round trips on rows C does
+//! not have. Here nothing is staged: each warp takes one column `n` of C and a block of
+//! [`Gemv::rows`] rows, its lanes stream B's column (K-major: contiguous along K) in 128-bit
+//! vectors, `(1, 32 V)` values a step, read the same k's of A's rows (K-major A in vectors,
+//! M-major A a value at a time: A is small and stays in cache), and accumulate in FP32 with
+//! `gemm(UniversalFMA)` over the `(ROWS, V)` and `(1, V)` fragments; a butterfly of shuffles
+//! sums each row's 32 lane partials, and lane 0 writes the column's rows through the epilogue.
+//! The grid is `(ceil(N / WARPS), ceil(M / ROWS))`: any M, N, K are computed (K a multiple of
+//! V, the vectors' alignment, checked before the launch), fast where M is at most ROWS.
+
+use cute_layout::atom::{make_tiled_copy, CopyAtom, CopyOp, MmaAtom, MmaOp};
+use cute_layout::{s, tup, Coord, ElemType, ElemType::F32, Int, Layout, Tensor, Tiler};
+
+use super::gemm::Problem;
+use super::gemm_simple::epilogue;
+use super::layout_err;
+use crate::error::Result;
+use crate::gemm::{GemmPlan, Gemv, Major};
+use crate::ir::{Cond, Kernel, KernelBuilder, Pred, ScalarOp, Unroll};
+
+/// The kernel of a GEMV plan (`plan.policy` is `g`).
+pub fn gemv(plan: &GemmPlan, g: &Gemv) -> Result<Kernel> {
+    let (name, layout) = (plan.name.as_str(), plan.layout);
+    if layout.b != Major::K {
+        return Err(plan.error(
+            "layout",
+            format!(
+                "{layout}: a warp streams a column of B along K, so B must be K-major (NN, TN)"
+            ),
+        ));
+    }
+    let e = layout_err(name, "gemv");
+    let (rows, warps, v) = (g.rows, g.warps, g.vector);
+    let mut k = KernelBuilder::new(&plan.kernel_name());
+    k.doc(&format!(
+        "C = alpha * A * B + beta * C, {layout} layout, {} A and B: a warp per column of C and {rows} rows, its lanes along K in {v}-value vectors, FP32 accumulators summed by warp shuffles",
+        g.elem
+    ));
+    let p = Problem::declare_typed(&mut k, plan, g.elem, false, false)?;
+    k.target(plan.target).threads(32 * warps).grid([
+        p.n.ceil_div(&s(warps)).map_err(&e)?,
+        p.m.ceil_div(&s(rows)).map_err(&e)?,
+        s(1),
+    ]);
+    let (tid, bx, by) = (
+        KernelBuilder::tid(),
+        KernelBuilder::block_idx(0),
+        KernelBuilder::block_idx(1),
+    );
+    let lane = tid.rem(&s(32)).map_err(&e)?;
+    // the warp's column of C: block bx's columns, one a warp
+    let col = bx
+        .mul(&s(warps))
+        .and_then(|c| c.add(&tid.div(&s(32))?))
+        .map_err(&e)?;
+    // a lane's V consecutive k's of each (ROWS or 1, 32 V) chunk: (1,32):(_0,_1) lanes, (1,V)
+    // values each; A moves in vectors only where it is K-major
+    let lanes = Layout::new(tup![s(1), s(32)], tup![s(0), s(1)]).map_err(&e)?;
+    let vals = Layout::new(tup![s(1), s(v)], tup![s(0), s(1)]).map_err(&e)?;
+    let bits = i64::from(g.elem.bits());
+    let vector_atom = |n: i64| {
+        CopyAtom::new(
+            CopyOp::UniversalCopy {
+                bits: (n * bits) as u32,
+            },
+            g.elem,
+        )
+    };
+    let atom_b = vector_atom(v).map_err(&e)?;
+    let atom_a = match layout.a {
+        Major::K => atom_b.clone(),
+        Major::MN => vector_atom(1).map_err(&e)?,
+    };
+    let thr_of = |atom: &CopyAtom| -> Result<_> {
+        let tiled = make_tiled_copy(atom, &lanes, &vals).map_err(&e)?;
+        tiled.get_slice(&lane).map_err(&e)
+    };
+    let (thr_a, thr_b) = (thr_of(&atom_a)?, thr_of(&atom_b)?);
+    let (tile_a, tile_b) = (
+        Tiler::from_shape(&tup![s(rows), s(32 * v)]),
+        Tiler::from_shape(&tup![s(1), s(32 * v)]),
+    );
+    let at = |x: &Int, y: &Int| Coord::Tuple(vec![x.clone().into(), y.clone().into()]);
+    // the lane's share of chunk c: A (CPY, ROWS, 1) and B (CPY, 1, 1) and their coordinates
+    let part_a =
+        |t: &Tensor, c: &Int| thr_a.partition_s(&t.local_tile(&tile_a, &at(&by, c), None)?);
+    let part_b =
+        |t: &Tensor, c: &Int| thr_b.partition_s(&t.local_tile(&tile_b, &at(&col, c), None)?);
+    let shape_a = part_a(&p.a, &s(0))
+        .map_err(&e)?
+        .layout()
+        .shape_layout()
+        .shape()
+        .clone();
+    let shape_b = part_b(&p.b, &s(0))
+        .map_err(&e)?
+        .layout()
+        .shape_layout()
+        .shape()
+        .clone();
+    let r_a = k.regs("rA", g.elem, Layout::col_major(&shape_a).map_err(&e)?)?;
+    let r_b = k.regs("rB", g.elem, Layout::col_major(&shape_b).map_err(&e)?)?;
+    // the fragments as the FMA reads them, in FP32: (ROWS,V) of A, (1,V) of B, (ROWS,1) of C
+    let f_a = k.regs(
+        "fA",
+        F32,
+        Layout::new(tup![s(rows), s(v)], tup![s(v), s(1)]).map_err(&e)?,
+    )?;
+    let f_b = k.regs("fB", F32, Layout::col_major(&tup![s(1), s(v)]).map_err(&e)?)?;
+    let acc = k.regs(
+        "acc",
+        F32,
+        Layout::col_major(&tup![s(rows), s(1)]).map_err(&e)?,
+    )?;
+    // fA's registers in rA's order (a lane's V values of a row, then the rows)
+    let f_a_copy = f_a.with_layout(Layout::col_major(&shape_a).map_err(&e)?.into());
+    let fma = MmaAtom::new(MmaOp::universal_fma(F32, F32, F32, F32));
+    k.fill(&acc, 0.0);
+    let chunks = p.k.ceil_div(&s(32 * v)).map_err(&e)?;
+    k.comment("stream B's column along K: each lane V values a step, A's rows at the same k's");
+    k.for_("c", chunks, Unroll::By(4), |k, c| {
+        k.fill(&r_a, 0.0).fill(&r_b, 0.0);
+        let pred_a = Pred {
+            coord: part_a(&p.id_a, &c).map_err(&e)?,
+            bounds: vec![p.m.clone(), p.k.clone()],
+        };
+        let pred_b = Pred {
+            coord: part_b(&p.id_b, &c).map_err(&e)?,
+            bounds: vec![p.n.clone(), p.k.clone()],
+        };
+        k.copy_if(&atom_a, pred_a, &part_a(&p.a, &c).map_err(&e)?, &r_a);
+        k.copy_if(&atom_b, pred_b, &part_b(&p.b, &c).map_err(&e)?, &r_b);
+        k.map(&f_a_copy, &[&r_a], crate::ir::EExpr::arg(0), None);
+        k.map(&f_b, &[&r_b], crate::ir::EExpr::arg(0), None);
+        k.gemm(&fma, &f_a, &f_b, &acc);
+        Ok(())
+    })?;
+    k.comment("each row's sum over the warp's lanes");
+    for r in 0..rows {
+        let var = format!("sum{r}");
+        let one = acc
+            .slice(&Coord::Tuple(vec![s(r).into(), cute_layout::X]))
+            .map_err(&e)?;
+        k.reduce(&var, ScalarOp::Add, &one);
+        k.shuffle(&var, ScalarOp::Add, 32);
+        k.map(&one, &[], crate::ir::EExpr::var(&var), None);
+    }
+    // lane 0 writes the warp's (ROWS,1) block of C
+    let tile_c = Tiler::from_shape(&tup![s(rows), s(1)]);
+    let part_c = |t: &Tensor| t.local_tile(&tile_c, &at(&by, &col), None);
+    k.if_(
+        Cond::Lt(lane, s(1)),
+        |k| epilogue(k, plan, &p.output(), &acc, &part_c, true),
+        |_| Ok(()),
+    )?;
+    k.finish()
+}
+
+/// The 128-bit vector of `elem`: the values a lane loads a step.
+pub fn vector_of(elem: ElemType) -> i64 {
+    128 / i64::from(elem.bits())
+}
