@@ -24,6 +24,7 @@ pub const NAMES: &[&str] = &[
     "sgemm-sm80-16x128",
     "sgemm-sm80-64x128",
     "sgemm-sm80-8x256",
+    "sgemm-sm80-128x32",
     "simt-hier",
 ];
 
@@ -45,6 +46,8 @@ pub const TENSOR_CORE_NAMES: &[&str] = &[
     "bgemm-sm80-64x128",
     "hgemm-sm80-16x128",
     "bgemm-sm80-16x128",
+    "hgemm-sm80-128x32",
+    "bgemm-sm80-128x32",
     "hgemm-sm90",
     "bgemm-sm90",
     "tf32gemm-sm90",
@@ -152,6 +155,10 @@ pub fn plan_for(name: &str, layout: GemmLayout, target: &Target) -> Result<GemmP
             Policy::Pipelined(Box::new(simt_tile(name, layout, target, SimtTile::MID)?)),
             Epilogue::linear(),
         ),
+        "sgemm-sm80-128x32" => (
+            Policy::Pipelined(Box::new(simt_tile(name, layout, target, SimtTile::TALL)?)),
+            Epilogue::linear(),
+        ),
         "sgemm-sm80-8x256" => (
             Policy::Pipelined(Box::new(simt_tile(name, layout, target, SimtTile::NARROW)?)),
             Epilogue::linear(),
@@ -181,19 +188,27 @@ pub fn plan_for(name: &str, layout: GemmLayout, target: &Target) -> Result<GemmP
             Epilogue::linear(),
         ),
         "hgemm-sm80-64x128" => (
-            tensor_core(ElemType::F16, Sm80Tile::Narrow(64))?,
+            tensor_core(ElemType::F16, Sm80Tile::Narrow(64, 128))?,
             Epilogue::linear(),
         ),
         "bgemm-sm80-64x128" => (
-            tensor_core(ElemType::Bf16, Sm80Tile::Narrow(64))?,
+            tensor_core(ElemType::Bf16, Sm80Tile::Narrow(64, 128))?,
+            Epilogue::linear(),
+        ),
+        "hgemm-sm80-128x32" => (
+            tensor_core(ElemType::F16, Sm80Tile::Narrow(128, 32))?,
+            Epilogue::linear(),
+        ),
+        "bgemm-sm80-128x32" => (
+            tensor_core(ElemType::Bf16, Sm80Tile::Narrow(128, 32))?,
             Epilogue::linear(),
         ),
         "hgemm-sm80-16x128" => (
-            tensor_core(ElemType::F16, Sm80Tile::Narrow(16))?,
+            tensor_core(ElemType::F16, Sm80Tile::Narrow(16, 128))?,
             Epilogue::linear(),
         ),
         "bgemm-sm80-16x128" => (
-            tensor_core(ElemType::Bf16, Sm80Tile::Narrow(16))?,
+            tensor_core(ElemType::Bf16, Sm80Tile::Narrow(16, 128))?,
             Epilogue::linear(),
         ),
         "sgemm-gemv" => (gemv(ElemType::F32), Epilogue::linear()),
@@ -316,6 +331,14 @@ impl SimtTile {
     pub const NARROW: SimtTile = SimtTile {
         cta: (8, 256, 32),
         threads: (2, 64),
+        ctas_per_sm: 3,
+    };
+    /// `sgemm-sm80-128x32`'s 128x32x32 over 16x8 threads (8x4 values each), three CTAs per SM:
+    /// for a few columns of C (`1000 x 17`), where a 128-column tile computes up to 128 times
+    /// the columns on a handful of SMs.
+    pub const TALL: SimtTile = SimtTile {
+        cta: (128, 32, 32),
+        threads: (16, 8),
         ctas_per_sm: 3,
     };
     /// `sgemm-sm80-64x128`'s 64x128x32 over 8x16 threads (8x8 values each, as the square
@@ -554,11 +577,11 @@ enum Sm80Tile {
     /// 128x128 over 2x2 warps, two CTAs an SM where they fit: twice the CTAs of 128x256 for
     /// the shapes whose tiles leave SMs idle (split-K's finer grain).
     Small,
-    /// `BLK_M`x128 (16 or 64 rows) over 4 warps (1x4: 16x32 each, or 2x2: 32x64 each), 4
-    /// stages, as many CTAs an SM as fit: the few-row shapes (LLM decoding against a square
-    /// weight), where a 128-row tile's MMAs are mostly on rows C does not have and the time
-    /// is B's bytes.
-    Narrow(i64),
+    /// `(BLK_M, BLK_N)` of 16x128, 64x128 or 128x32 over 4 warps (1x4: 16x32 each, 2x2: 32x64
+    /// each, 4x1: 32x32 each), 4 stages, as many CTAs an SM as fit: the few-row shapes (LLM
+    /// decoding against a square weight), where a 128-row tile's MMAs are mostly on rows C
+    /// does not have and the time is B's bytes, and (128x32) the few-column ones.
+    Narrow(i64, i64),
 }
 
 fn tensor_core_sm80(
@@ -581,7 +604,10 @@ fn tensor_core_sm80(
     // BLK_K of 128 bytes per row: 64 16-bit values or 32 TF32 ones
     let bk = 1024 / i64::from(elem.bits());
     let (bm, bn, stages, wm, wn) = match tile {
-        Sm80Tile::Narrow(bm) => (bm, 128, 4, (bm / 32).clamp(1, 2), 4 / (bm / 32).clamp(1, 2)),
+        Sm80Tile::Narrow(bm, bn) => {
+            let wm = (bm / 32).clamp(1, 4);
+            (bm, bn, 4, wm, 4 / wm)
+        }
         _ if big => (128, 256, 3, 2, 4),
         _ => (128, 128, 3, 2, 2),
     };
@@ -654,7 +680,7 @@ fn tensor_core_sm80(
     let min_blocks_per_sm = match tile {
         Sm80Tile::Small => target.ctas_per_sm(threads, 255, smem).clamp(1, 2),
         // (under 128 registers a thread: NVRTC 13.0 gives them 64 to 140)
-        Sm80Tile::Narrow(_) => target.ctas_per_sm(threads, 128, smem).clamp(1, 4),
+        Sm80Tile::Narrow(..) => target.ctas_per_sm(threads, 128, smem).clamp(1, 4),
         Sm80Tile::Fit => 1,
     };
     Ok(TensorCore {

@@ -77,11 +77,12 @@ pub const SUITE: &[(i64, i64, i64)] = &[
 
 /// The named kernels the FP32 selector takes (the heuristic the first two; `cute tune` times
 /// all), and their tiles: the square tile first.
-pub const FAMILY: [(&str, SimtTile); 4] = [
+pub const FAMILY: [(&str, SimtTile); 5] = [
     ("sgemm-sm80", SimtTile::SQUARE),
     ("sgemm-sm80-16x128", SimtTile::WIDE),
     ("sgemm-sm80-64x128", SimtTile::MID),
     ("sgemm-sm80-8x256", SimtTile::NARROW),
+    ("sgemm-sm80-128x32", SimtTile::TALL),
 ];
 
 /// The selectors by name (`cute run NAME`, `cute tune NAME`) and the dtype each picks for.
@@ -102,9 +103,10 @@ pub struct TensorCoreFamily {
     pub sm80: &'static str,
     /// The SM80 GEMM's 128x128 tile (two CTAs an SM): a `cute tune` candidate.
     pub sm80_small: &'static str,
-    /// The SM80 GEMM's few-row tiles, 16x128 and 64x128 (4 stages, as many CTAs an SM as
-    /// fit): `cute tune` candidates up to [`SMALL_TILES_TUNED_MAX_M`] rows.
-    pub sm80_narrow: [&'static str; 2],
+    /// The SM80 GEMM's few-row tiles, 16x128 and 64x128, and its few-column one, 128x32 (4
+    /// stages, as many CTAs an SM as fit): `cute tune` candidates up to
+    /// [`SMALL_TILES_TUNED_MAX_M`] rows (columns).
+    pub sm80_narrow: [&'static str; 3],
 }
 
 /// The 16-bit families.
@@ -114,14 +116,22 @@ pub const TENSOR_CORE_FAMILIES: [TensorCoreFamily; 2] = [
         sm90: "hgemm-sm90",
         sm80: "hgemm-sm80",
         sm80_small: "hgemm-sm80-128x128",
-        sm80_narrow: ["hgemm-sm80-16x128", "hgemm-sm80-64x128"],
+        sm80_narrow: [
+            "hgemm-sm80-16x128",
+            "hgemm-sm80-64x128",
+            "hgemm-sm80-128x32",
+        ],
     },
     TensorCoreFamily {
         dtype: "bf16",
         sm90: "bgemm-sm90",
         sm80: "bgemm-sm80",
         sm80_small: "bgemm-sm80-128x128",
-        sm80_narrow: ["bgemm-sm80-16x128", "bgemm-sm80-64x128"],
+        sm80_narrow: [
+            "bgemm-sm80-16x128",
+            "bgemm-sm80-64x128",
+            "bgemm-sm80-128x32",
+        ],
     },
 ];
 
@@ -155,6 +165,7 @@ impl TensorCoreFamily {
             (self.sm80_small, (128, 128, 64)),
             (self.sm80_narrow[0], (16, 128, 64)),
             (self.sm80_narrow[1], (64, 128, 64)),
+            (self.sm80_narrow[2], (128, 32, 64)),
         ]
         .into_iter()
     }
@@ -339,8 +350,10 @@ pub fn tensor_core_candidates(
     let ceil = |a: i64, b: i64| a.max(0).saturating_add(b - 1) / b;
     let wide = needs_wide_indices(mnk);
     for (name, tile) in f.sm80_tiles() {
-        let narrow = tile.0 < 128;
-        if narrow && mnk.0 > SMALL_TILES_TUNED_MAX_M {
+        let narrow = tile.0 < 128 || tile.1 < 128;
+        if (tile.0 < 128 && mnk.0 > SMALL_TILES_TUNED_MAX_M)
+            || (tile.1 < 128 && mnk.1 > SMALL_TILES_TUNED_MAX_M)
+        {
             continue;
         }
         let ((bm, bn, bk), per_sm) = match (name == f.sm80, narrow) {
@@ -423,11 +436,14 @@ impl Candidate {
 pub fn sgemm_candidates(m: i64, n: i64, k: i64, target: &Target) -> Vec<Candidate> {
     let pick = sgemm(m, n, k, target);
     let mut out = vec![Candidate::of(&pick)];
-    let tiles = if m <= SMALL_TILES_TUNED_MAX_M {
-        &FAMILY[..]
-    } else {
-        &FAMILY[..1]
-    };
+    // the few-row tiles up to SMALL_TILES_TUNED_MAX_M rows, the few-column one up to as many
+    // columns
+    let tiles = FAMILY.iter().filter(|(_, t)| {
+        let (bm, bn, _) = t.cta;
+        (bm == 128 && bn == 128)
+            || (bm < 128 && m <= SMALL_TILES_TUNED_MAX_M)
+            || (bn < 128 && n <= SMALL_TILES_TUNED_MAX_M)
+    });
     let ceil = |a: i64, b: i64| a.max(0).saturating_add(b - 1) / b;
     let wide = needs_wide_indices((m, n, k));
     for &(name, tile) in tiles {

@@ -52,7 +52,7 @@ fn launch_bounds(k: &Kernel) -> (i64, i64) {
 /// target with the registers they leave a thread (at least its accumulators), its shared
 /// memory, threads and CTA limit; the occupancy note, where there is one, states exactly those
 /// figures and the target's GPUs; and the recipe asks for as many CTAs as it wants where they
-/// fit (sgemm-sm80: two, sgemm-sm80-16x128 and -64x128: three), else as many as fit.
+/// fit (sgemm-sm80: two, the other tiles of `select::FAMILY`: three), else as many as fit.
 #[test]
 fn every_named_kernel_fits_every_target() {
     for arch in Arch::ALL {
@@ -80,11 +80,11 @@ fn every_named_kernel_fits_every_target() {
                     assert!(registers >= accumulators, "{what}");
                     if name.starts_with("sgemm-sm80") {
                         // the CTAs the tile asks for at 128 registers, where they fit
-                        let asked = match *name {
-                            "sgemm-sm80-16x128" => named::SimtTile::WIDE.ctas_per_sm,
-                            "sgemm-sm80-64x128" => named::SimtTile::MID.ctas_per_sm,
-                            _ => named::SimtTile::SQUARE.ctas_per_sm,
-                        };
+                        let asked = cute_codegen::select::FAMILY
+                            .iter()
+                            .find(|(n, _)| n == name)
+                            .map_or(named::SimtTile::SQUARE, |&(_, t)| t)
+                            .ctas_per_sm;
                         let fits = t.ctas_per_sm(threads, 128, smem);
                         assert_eq!(ctas, fits.clamp(1, asked), "{what}");
                     }

@@ -134,11 +134,16 @@ fn bgemm_agrees_with_float64_on_the_cpu() {
     every_layout("bgemm-sm80");
 }
 
-/// The few-row tiles (16x128 over 1x4 warps, 64x128 over 2x2) in every layout: an MN-major
-/// A of 16 rows is staged in 16 x 8 atoms (a 64-row one in the 64 x 8 atoms of the others).
+/// The few-row tiles (16x128 over 1x4 warps, 64x128 over 2x2) and the few-column one (128x32
+/// over 4x1) in every layout: an MN-major A of 16 rows is staged in 16 x 8 atoms, an MN-major
+/// B of 32 columns in 32 x 8 ones (the others in 64 x 8 atoms).
 #[test]
 fn the_narrow_tiles_agree_with_float64_on_the_cpu() {
-    for name in ["bgemm-sm80-16x128", "hgemm-sm80-64x128"] {
+    for name in [
+        "bgemm-sm80-16x128",
+        "hgemm-sm80-64x128",
+        "bgemm-sm80-128x32",
+    ] {
         assert!(TENSOR_CORE_NAMES.contains(&name));
         every_layout(name);
     }

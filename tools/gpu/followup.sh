@@ -4,8 +4,9 @@
 #                 16x128 and 64x128 tiles, NN/TN/NT), stream-K at K = 65536, and stream-K beside
 #                 the one-kernel plan where the tiles leave a part wave (3072³: 576 tiles on 264
 #                 slots; 1000x17x300; 8192x8192x128)
-#   tune_f32.txt  cute tune sgemm --suite (NN): every tile one-kernel, split-K (parallel and
-#                 serial) and stream-K beside cuBLAS; the heuristic's pick against the fastest
+#   tune_f32.txt  cute tune sgemm --suite (NN): every tile (the 128x32 one where N <= 128)
+#                 one-kernel, split-K (parallel and serial) and stream-K, and the GEMV where
+#                 M <= 4, beside cuBLAS; the heuristic's pick against the fastest
 #   suite.txt     cute bench sgemm --suite after the tune, and the chart suite.svg
 # A fresh cache folder, so the tune starts from no tuning cache. Usage (from the repository
 # root, a release build carried): tools/gpu/followup.sh [cute] [examples folder]

@@ -5,10 +5,10 @@
 #                 and split-K (parallel and serial), TN and the MN-major layouts; split-K at
 #                 K = 65536; the GEMVs checked (NN, TN, rows past a warp's 4) under memcheck and
 #                 racecheck, at K = 65536, and timed at 1 x 4096² and 1 x 8192²
-#   tune_bf16.txt cute tune bgemm (TN) at M = 1, 16, 64, 128 against 4096² and 8192²: every
-#                 SM80 tile one-kernel and split, the SM90 GEMM, beside cuBLAS
-#                 (and cute tune sgemm, NN, at 1 x 4096² and 1 x 8192²)
-#   suite.txt     cute bench sgemm bgemm --suite after the tunes (the tuned plans on those shapes, the
+#   tune_bf16.txt cute tune bgemm (TN) at M = 1, 16, 64, 128 against 4096² and 8192² and at
+#                 1000x17x300: every SM80 tile (the 128x32 one where N <= 128) one-kernel and
+#                 split, the SM90 GEMM, the GEMV where M <= 4, beside cuBLAS
+#   suite.txt     cute bench bgemm --suite after the tunes (the tuned plans on those shapes, the
 #                 heuristic's pick elsewhere), and the chart suite.svg
 # A fresh cache folder, so the tune starts from no tuning cache. Usage (from the repository
 # root, a release build carried): tools/gpu/narrow.sh [cute] [examples folder]
@@ -19,6 +19,9 @@ source "$(dirname "$0")/setup.sh" "$@"
   timeout 60 "$SAN" --tool racecheck "$CUTE" run hgemm-sm80-64x128 --layout TN --m 127 --n 129 --k 650 --split-k 4
   timeout 60 "$SAN" --tool synccheck "$CUTE" run bgemm-sm80-64x128 --layout NN --m 65 --n 129 --k 650 --split-k 2 --serial
   timeout 60 "$SAN" --tool memcheck "$CUTE" run hgemm-sm80-64x128 --layout TT --m 70 --n 300 --k 333
+  timeout 60 "$SAN" --tool memcheck "$CUTE" run bgemm-sm80-128x32 --layout NT --m 300 --n 17 --k 1000 --split-k 3
+  timeout 60 "$SAN" --tool racecheck "$CUTE" run sgemm-sm80-128x32 --layout TT --m 300 --n 17 --k 1000 --split-k 2
+  timeout 60 "$CUTE" check sgemm-sm80-128x32
   timeout 60 "$CUTE" run bgemm-sm80-16x128 --layout TN --m 3 --n 64 --k 65536 --split-k 8
   timeout 60 "$CUTE" bench bgemm-sm80-16x128 --layout TN --m 16 --n 8192 --k 8192 --split-k 4
   timeout 60 "$CUTE" bench bgemm-sm80-64x128 --layout TN --m 64 --n 8192 --k 8192 --split-k 4
@@ -37,11 +40,9 @@ source "$(dirname "$0")/setup.sh" "$@"
     set -- $mnk
     timeout 50 "$CUTE" tune bgemm --layout TN --m "$1" --n "$2" --k "$3"; echo "rc=$?"
   done
-  for n in 4096 8192; do
-    timeout 50 "$CUTE" tune sgemm --layout NN --m 1 --n $n --k $n; echo "rc=$?"
-  done
+  timeout 50 "$CUTE" tune bgemm --layout TN --m 1000 --n 17 --k 300; echo "rc=$?"
 } > "$OUT/tune_bf16.txt" 2>&1
-timeout 120 "$CUTE" bench sgemm bgemm --suite --chart "$OUT/suite.svg" > "$OUT/suite.txt" 2>&1
+timeout 90 "$CUTE" bench bgemm --suite --chart "$OUT/suite.svg" > "$OUT/suite.txt" 2>&1
 echo "rc=$?" >> "$OUT/suite.txt"
 cp "$CUTE_CACHE_DIR/tuning.txt" "$OUT/" 2>/dev/null
 grep -E "ERROR SUMMARY|RACECHECK SUMMARY|SYNCCHECK|FAIL|error" "$OUT/checks.txt" | sort | uniq -c
