@@ -124,118 +124,78 @@ pub fn plan_for(name: &str, layout: GemmLayout, target: &Target) -> Result<GemmP
             vector: crate::recipes::vector_of(elem),
         })
     };
-    let (policy, epilogue) = match name {
-        // Consecutive threads take consecutive columns (n): C stores are strided.
-        "naive-rows" => (
-            Policy::Naive {
-                tile: (8, 32),
-                thr: lay((8, 32), (32, 1))?,
-            },
-            Epilogue::linear(),
-        ),
-        // Consecutive threads take consecutive rows (m): C (column-major) stores coalesce.
-        "naive-cols" => (
-            Policy::Naive {
-                tile: (32, 8),
-                thr: lay((32, 8), (1, 32))?,
-            },
-            Epilogue::linear(),
-        ),
-        "tiled-16" => (Policy::SmemTiled { tile: 16 }, Epilogue::linear()),
-        "tiled-32" => (Policy::SmemTiled { tile: 32 }, Epilogue::linear()),
-        "sgemm-sm80" => (
-            Policy::Pipelined(Box::new(sgemm_sm80(name, layout, target)?)),
-            Epilogue::linear(),
-        ),
-        "sgemm-sm80-16x128" => (
-            Policy::Pipelined(Box::new(simt_tile(name, layout, target, SimtTile::WIDE)?)),
-            Epilogue::linear(),
-        ),
-        "sgemm-sm80-64x128" => (
-            Policy::Pipelined(Box::new(simt_tile(name, layout, target, SimtTile::MID)?)),
-            Epilogue::linear(),
-        ),
-        "sgemm-sm80-128x32" => (
-            Policy::Pipelined(Box::new(simt_tile(name, layout, target, SimtTile::TALL)?)),
-            Epilogue::linear(),
-        ),
-        "sgemm-sm80-8x256" => (
-            Policy::Pipelined(Box::new(simt_tile(name, layout, target, SimtTile::NARROW)?)),
-            Epilogue::linear(),
-        ),
-        "sgemm-sm80-bias-relu" => (
-            Policy::Pipelined(Box::new(sgemm_sm80(name, layout, target)?)),
-            Epilogue::bias_relu(Bias::PerRow),
-        ),
-        "simt-hier" => (
-            Policy::Pipelined(Box::new(simt_hier(name, layout)?)),
-            Epilogue::linear(),
-        ),
-        "hgemm-sm80" => (
-            tensor_core(ElemType::F16, Sm80Tile::Fit)?,
-            Epilogue::linear(),
-        ),
-        "bgemm-sm80" => (
-            tensor_core(ElemType::Bf16, Sm80Tile::Fit)?,
-            Epilogue::linear(),
-        ),
-        "hgemm-sm80-128x128" => (
-            tensor_core(ElemType::F16, Sm80Tile::Small)?,
-            Epilogue::linear(),
-        ),
-        "bgemm-sm80-128x128" => (
-            tensor_core(ElemType::Bf16, Sm80Tile::Small)?,
-            Epilogue::linear(),
-        ),
-        "hgemm-sm80-64x128" => (
-            tensor_core(ElemType::F16, Sm80Tile::Narrow(64, 128))?,
-            Epilogue::linear(),
-        ),
-        "bgemm-sm80-64x128" => (
-            tensor_core(ElemType::Bf16, Sm80Tile::Narrow(64, 128))?,
-            Epilogue::linear(),
-        ),
-        "hgemm-sm80-128x32" => (
-            tensor_core(ElemType::F16, Sm80Tile::Narrow(128, 32))?,
-            Epilogue::linear(),
-        ),
-        "bgemm-sm80-128x32" => (
-            tensor_core(ElemType::Bf16, Sm80Tile::Narrow(128, 32))?,
-            Epilogue::linear(),
-        ),
-        "hgemm-sm80-16x128" => (
-            tensor_core(ElemType::F16, Sm80Tile::Narrow(16, 128))?,
-            Epilogue::linear(),
-        ),
-        "bgemm-sm80-16x128" => (
-            tensor_core(ElemType::Bf16, Sm80Tile::Narrow(16, 128))?,
-            Epilogue::linear(),
-        ),
-        "sgemm-gemv" => (gemv(ElemType::F32), Epilogue::linear()),
-        "hgemm-gemv" => (gemv(ElemType::F16), Epilogue::linear()),
-        "bgemm-gemv" => (gemv(ElemType::Bf16), Epilogue::linear()),
-        "hgemm-sm80-bias-relu" => (
-            tensor_core(ElemType::F16, Sm80Tile::Fit)?,
-            Epilogue::bias_relu(Bias::PerRow),
-        ),
-        "tf32gemm-sm80" => (
-            tensor_core(ElemType::Tf32, Sm80Tile::Fit)?,
-            Epilogue::linear(),
-        ),
-        "hgemm-sm90" => (warpgroup(ElemType::F16, Persistent)?, Epilogue::linear()),
-        "bgemm-sm90" => (warpgroup(ElemType::Bf16, Persistent)?, Epilogue::linear()),
-        "tf32gemm-sm90" => (warpgroup(ElemType::Tf32, Persistent)?, Epilogue::linear()),
-        // E4M3 A and B, FP32 accumulate, a BF16 C; the per-tensor scales are alpha
-        "fp8gemm-sm90" => (warpgroup(ElemType::E4M3, Persistent)?, Epilogue::linear()),
-        // the previous steps of the recipe (the A/B baselines): a CTA per tile with TMA, and
-        // every thread copying with cp.async
-        "hgemm-sm90-tma" => (warpgroup(ElemType::F16, Tma)?, Epilogue::linear()),
-        "hgemm-sm90-cpasync" => (warpgroup(ElemType::F16, CpAsync)?, Epilogue::linear()),
-        // the next step: 2-CTA clusters along M, B's k-tiles multicast
-        "hgemm-sm90-cluster" => (warpgroup(ElemType::F16, Cluster)?, Epilogue::linear()),
-        "bgemm-sm90-cluster" => (warpgroup(ElemType::Bf16, Cluster)?, Epilogue::linear()),
-        "fp8gemm-sm90-cluster" => (warpgroup(ElemType::E4M3, Cluster)?, Epilogue::linear()),
-        _ => return Err(CodegenError::Unknown(name.to_string())),
+    let (policy, epilogue) = if let Some((elem, tile)) = sm80_tile_of(name) {
+        (tensor_core(elem, tile)?, Epilogue::linear())
+    } else {
+        match name {
+            // Consecutive threads take consecutive columns (n): C stores are strided.
+            "naive-rows" => (
+                Policy::Naive {
+                    tile: (8, 32),
+                    thr: lay((8, 32), (32, 1))?,
+                },
+                Epilogue::linear(),
+            ),
+            // Consecutive threads take consecutive rows (m): C (column-major) stores coalesce.
+            "naive-cols" => (
+                Policy::Naive {
+                    tile: (32, 8),
+                    thr: lay((32, 8), (1, 32))?,
+                },
+                Epilogue::linear(),
+            ),
+            "tiled-16" => (Policy::SmemTiled { tile: 16 }, Epilogue::linear()),
+            "tiled-32" => (Policy::SmemTiled { tile: 32 }, Epilogue::linear()),
+            "sgemm-sm80" => (
+                Policy::Pipelined(Box::new(sgemm_sm80(name, layout, target)?)),
+                Epilogue::linear(),
+            ),
+            "sgemm-sm80-16x128" => (
+                Policy::Pipelined(Box::new(simt_tile(name, layout, target, SimtTile::WIDE)?)),
+                Epilogue::linear(),
+            ),
+            "sgemm-sm80-64x128" => (
+                Policy::Pipelined(Box::new(simt_tile(name, layout, target, SimtTile::MID)?)),
+                Epilogue::linear(),
+            ),
+            "sgemm-sm80-128x32" => (
+                Policy::Pipelined(Box::new(simt_tile(name, layout, target, SimtTile::TALL)?)),
+                Epilogue::linear(),
+            ),
+            "sgemm-sm80-8x256" => (
+                Policy::Pipelined(Box::new(simt_tile(name, layout, target, SimtTile::NARROW)?)),
+                Epilogue::linear(),
+            ),
+            "sgemm-sm80-bias-relu" => (
+                Policy::Pipelined(Box::new(sgemm_sm80(name, layout, target)?)),
+                Epilogue::bias_relu(Bias::PerRow),
+            ),
+            "simt-hier" => (
+                Policy::Pipelined(Box::new(simt_hier(name, layout)?)),
+                Epilogue::linear(),
+            ),
+            "sgemm-gemv" => (gemv(ElemType::F32), Epilogue::linear()),
+            "hgemm-gemv" => (gemv(ElemType::F16), Epilogue::linear()),
+            "bgemm-gemv" => (gemv(ElemType::Bf16), Epilogue::linear()),
+            "hgemm-sm80-bias-relu" => (
+                tensor_core(ElemType::F16, Sm80Tile::Fit)?,
+                Epilogue::bias_relu(Bias::PerRow),
+            ),
+            "hgemm-sm90" => (warpgroup(ElemType::F16, Persistent)?, Epilogue::linear()),
+            "bgemm-sm90" => (warpgroup(ElemType::Bf16, Persistent)?, Epilogue::linear()),
+            "tf32gemm-sm90" => (warpgroup(ElemType::Tf32, Persistent)?, Epilogue::linear()),
+            // E4M3 A and B, FP32 accumulate, a BF16 C; the per-tensor scales are alpha
+            "fp8gemm-sm90" => (warpgroup(ElemType::E4M3, Persistent)?, Epilogue::linear()),
+            // the previous steps of the recipe (the A/B baselines): a CTA per tile with TMA, and
+            // every thread copying with cp.async
+            "hgemm-sm90-tma" => (warpgroup(ElemType::F16, Tma)?, Epilogue::linear()),
+            "hgemm-sm90-cpasync" => (warpgroup(ElemType::F16, CpAsync)?, Epilogue::linear()),
+            // the next step: 2-CTA clusters along M, B's k-tiles multicast
+            "hgemm-sm90-cluster" => (warpgroup(ElemType::F16, Cluster)?, Epilogue::linear()),
+            "bgemm-sm90-cluster" => (warpgroup(ElemType::Bf16, Cluster)?, Epilogue::linear()),
+            "fp8gemm-sm90-cluster" => (warpgroup(ElemType::E4M3, Cluster)?, Epilogue::linear()),
+            _ => return Err(CodegenError::Unknown(name.to_string())),
+        }
     };
     Ok(GemmPlan {
         name: name.to_string(),
@@ -569,6 +529,52 @@ fn best_swizzle(
 /// atoms of 128 contiguous bytes along M or N by 8 of K, copied by threads along M or N (CuTe's
 /// MN-major SM80 layouts): by `ldmatrix.trans` from 64 x 8 atoms of 16-bit values, by 32-bit
 /// loads from `Sw<3,2,3>` 32 x 8 atoms of TF32 ones (ldmatrix transposes 16-bit halves only).
+/// The SM80 tensor-core GEMMs of a linear epilogue by name: their A/B type and CTA tile.
+const SM80_TILES: &[(&str, ElemType, Sm80Tile)] = &[
+    ("hgemm-sm80", ElemType::F16, Sm80Tile::Fit),
+    ("bgemm-sm80", ElemType::Bf16, Sm80Tile::Fit),
+    ("tf32gemm-sm80", ElemType::Tf32, Sm80Tile::Fit),
+    ("hgemm-sm80-128x128", ElemType::F16, Sm80Tile::Small),
+    ("bgemm-sm80-128x128", ElemType::Bf16, Sm80Tile::Small),
+    (
+        "hgemm-sm80-64x128",
+        ElemType::F16,
+        Sm80Tile::Narrow(64, 128),
+    ),
+    (
+        "bgemm-sm80-64x128",
+        ElemType::Bf16,
+        Sm80Tile::Narrow(64, 128),
+    ),
+    (
+        "hgemm-sm80-16x128",
+        ElemType::F16,
+        Sm80Tile::Narrow(16, 128),
+    ),
+    (
+        "bgemm-sm80-16x128",
+        ElemType::Bf16,
+        Sm80Tile::Narrow(16, 128),
+    ),
+    (
+        "hgemm-sm80-128x32",
+        ElemType::F16,
+        Sm80Tile::Narrow(128, 32),
+    ),
+    (
+        "bgemm-sm80-128x32",
+        ElemType::Bf16,
+        Sm80Tile::Narrow(128, 32),
+    ),
+];
+
+fn sm80_tile_of(name: &str) -> Option<(ElemType, Sm80Tile)> {
+    SM80_TILES
+        .iter()
+        .find(|(n, ..)| *n == name)
+        .map(|&(_, elem, tile)| (elem, tile))
+}
+
 /// The CTA tile of an SM80 tensor-core GEMM.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Sm80Tile {
