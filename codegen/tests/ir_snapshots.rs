@@ -36,6 +36,20 @@ fn tensor_core_gemms_ir_and_cuda() {
     }
 }
 
+/// The GEMVs in the layouts they take: TN (A read in vectors) and NN (A a value at a time).
+#[test]
+fn gemvs_ir_and_cuda() {
+    for name in named::GEMV_NAMES {
+        for layout in ["NN", "TN"] {
+            let plan = named::plan(name, GemmLayout::parse(layout).unwrap()).unwrap();
+            let k = gemm(&plan).unwrap();
+            insta::assert_snapshot!(format!("gemm_{name}_{layout}_ir"), k.to_string());
+            let cuda = emit(&k).unwrap().source;
+            insta::assert_snapshot!(format!("gemm_{name}_{layout}_cuda"), cuda);
+        }
+    }
+}
+
 /// The MN-major operands: hgemm-sm80 NN reads A by `ldmatrix.trans`, tf32gemm-sm80 NN by 32-bit
 /// shared loads from a `Sw<2,3,2>` tile.
 #[test]

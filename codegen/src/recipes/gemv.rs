@@ -12,14 +12,14 @@
 //! V, the vectors' alignment, checked before the launch), fast where M is at most ROWS.
 
 use cute_layout::atom::{make_tiled_copy, CopyAtom, CopyOp, MmaAtom, MmaOp};
-use cute_layout::{s, tup, Coord, ElemType, ElemType::F32, Int, Layout, Tensor, Tiler};
+use cute_layout::{s, tup, Coord, ElemType, ElemType::F32, Int, IntTuple, Layout, Tensor, Tiler};
 
-use super::gemm::Problem;
+use super::gemm::{LayoutErr, Problem};
 use super::gemm_simple::epilogue;
 use super::layout_err;
 use crate::error::Result;
 use crate::gemm::{GemmPlan, Gemv, Major};
-use crate::ir::{Cond, Kernel, KernelBuilder, Pred, ScalarOp, Unroll};
+use crate::ir::{Cond, EExpr, Kernel, KernelBuilder, Pred, ScalarOp, Unroll};
 
 /// The kernel of a GEMV plan (`plan.policy` is `g`).
 pub fn gemv(plan: &GemmPlan, g: &Gemv) -> Result<Kernel> {
@@ -89,18 +89,8 @@ pub fn gemv(plan: &GemmPlan, g: &Gemv) -> Result<Kernel> {
         |t: &Tensor, c: &Int| thr_a.partition_s(&t.local_tile(&tile_a, &at(&by, c), None)?);
     let part_b =
         |t: &Tensor, c: &Int| thr_b.partition_s(&t.local_tile(&tile_b, &at(&col, c), None)?);
-    let shape_a = part_a(&p.a, &s(0))
-        .map_err(&e)?
-        .layout()
-        .shape_layout()
-        .shape()
-        .clone();
-    let shape_b = part_b(&p.b, &s(0))
-        .map_err(&e)?
-        .layout()
-        .shape_layout()
-        .shape()
-        .clone();
+    let shape_a = shape_of(&part_a(&p.a, &s(0)).map_err(&e)?);
+    let shape_b = shape_of(&part_b(&p.b, &s(0)).map_err(&e)?);
     let r_a = k.regs("rA", g.elem, Layout::col_major(&shape_a).map_err(&e)?)?;
     let r_b = k.regs("rB", g.elem, Layout::col_major(&shape_b).map_err(&e)?)?;
     // the fragments as the FMA reads them, in FP32: (ROWS,V) of A, (1,V) of B, (ROWS,1) of C
@@ -133,21 +123,12 @@ pub fn gemv(plan: &GemmPlan, g: &Gemv) -> Result<Kernel> {
         };
         k.copy_if(&atom_a, pred_a, &part_a(&p.a, &c).map_err(&e)?, &r_a);
         k.copy_if(&atom_b, pred_b, &part_b(&p.b, &c).map_err(&e)?, &r_b);
-        k.map(&f_a_copy, &[&r_a], crate::ir::EExpr::arg(0), None);
-        k.map(&f_b, &[&r_b], crate::ir::EExpr::arg(0), None);
+        k.map(&f_a_copy, &[&r_a], EExpr::arg(0), None);
+        k.map(&f_b, &[&r_b], EExpr::arg(0), None);
         k.gemm(&fma, &f_a, &f_b, &acc);
         Ok(())
     })?;
-    k.comment("each row's sum over the warp's lanes");
-    for r in 0..rows {
-        let var = format!("sum{r}");
-        let one = acc
-            .slice(&Coord::Tuple(vec![s(r).into(), cute_layout::X]))
-            .map_err(&e)?;
-        k.reduce(&var, ScalarOp::Add, &one);
-        k.shuffle(&var, ScalarOp::Add, 32);
-        k.map(&one, &[], crate::ir::EExpr::var(&var), None);
-    }
+    warp_sums(&mut k, &acc, rows, &e)?;
     // lane 0 writes the warp's (ROWS,1) block of C
     let tile_c = Tiler::from_shape(&tup![s(rows), s(1)]);
     let part_c = |t: &Tensor| t.local_tile(&tile_c, &at(&by, &col), None);
@@ -157,6 +138,27 @@ pub fn gemv(plan: &GemmPlan, g: &Gemv) -> Result<Kernel> {
         |_| Ok(()),
     )?;
     k.finish()
+}
+
+/// Each of the `rows` accumulators summed over the warp's 32 lanes (a butterfly of shuffles),
+/// every lane left with the sums.
+fn warp_sums(k: &mut KernelBuilder, acc: &Tensor, rows: i64, e: &LayoutErr<'_>) -> Result<()> {
+    k.comment("each row's sum over the warp's lanes");
+    for r in 0..rows {
+        let var = format!("sum{r}");
+        let one = acc
+            .slice(&Coord::Tuple(vec![s(r).into(), cute_layout::X]))
+            .map_err(e)?; // (1)
+        k.reduce(&var, ScalarOp::Add, &one);
+        k.shuffle(&var, ScalarOp::Add, 32);
+        k.map(&one, &[], EExpr::var(&var), None);
+    }
+    Ok(())
+}
+
+/// The shape of a partitioned tensor (its fragment's).
+fn shape_of(t: &Tensor) -> IntTuple {
+    t.layout().shape_layout().shape().clone()
 }
 
 /// The 128-bit vector of `elem`: the values a lane loads a step.
