@@ -35,6 +35,7 @@ fn emit_list_prints_the_names_only() {
     let expected: Vec<&str> = cute_codegen::named::NAMES
         .iter()
         .chain(cute_codegen::named::TENSOR_CORE_NAMES)
+        .chain(cute_codegen::named::GEMV_NAMES)
         .chain(cute_codegen::recipes::NAMES)
         .copied()
         .collect();
