@@ -329,14 +329,28 @@ fn the_selector_says_what_it_picked_and_why() {
     let out = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}");
     assert!(
-        out.contains("selected:      sgemm-sm80-16x128, K split 12 ways"),
+        out.contains("selected:      sgemm-gemv, K not split"),
         "{out}"
     );
-    assert!(out.contains("M = 1 <= 16: the 16x128 tile"), "{out}");
     assert!(
-        out.contains("32 output tiles for 396 CTA slots (132 SMs x 3): K split 12 ways, 384 CTAs in one wave"),
+        out.contains(
+            "M = 1 <= 4, B K-major (NN) of 4096 x 4096 <= 2^24 values, K % 8 == 0: the GEMV"
+        ),
         "{out}"
     );
+    // against 8192², and in NT (B N-major), the 16x128 tile split K ways
+    for (size, layout, why) in [
+        ("8192", "NN", "64 output tiles for 396 CTA slots (132 SMs x 3): K split 6 ways, 384 CTAs in one wave"),
+        ("4096", "NT", "32 output tiles for 396 CTA slots (132 SMs x 3): K split 12 ways, 384 CTAs in one wave"),
+    ] {
+        let o = cute(&[
+            "run", "sgemm", "--m", "1", "--n", size, "--k", size, "--layout", layout, "--explain",
+        ]);
+        let out = text(&o);
+        assert!(out.contains("selected:      sgemm-sm80-16x128"), "{out}");
+        assert!(out.contains("M = 1 <= 16: the 16x128 tile"), "{out}");
+        assert!(out.contains(why), "{out}");
+    }
     let o = cute(&["run", "sgemm", "--m", "4096", "--n", "4096", "--k", "4096"]);
     assert!(text(&o).contains("selected:      sgemm-sm80, K not split"));
     assert!(text(&o).contains("plan + emit:"));
@@ -358,14 +372,17 @@ fn the_selector_says_what_it_picked_and_why() {
     let out = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}");
     assert!(
-        out.contains("selected:      bgemm-sm80, K split 8 ways"),
+        out.contains("selected:      bgemm-sm80-16x128, K split 4 ways"),
         "{out}"
     );
     assert!(
-        out.contains("16 output tiles of 128x256, under 1/2 of the 132 SMs: the SM80 kernel, its 128x256 tile (M = 1)"),
+        out.contains("16 output tiles of 128x256, under 1/2 of the 132 SMs: the SM80 kernel, its 16x128 tile (M = 1)"),
         "{out}"
     );
-    assert!(out.contains("bgemm-sm80 TN M=1 N=4096 K=4096"), "{out}");
+    assert!(
+        out.contains("bgemm-sm80-16x128 TN M=1 N=4096 K=4096"),
+        "{out}"
+    );
     let o = cute(&["run", "hgemm", "--m", "4096", "--n", "4096", "--k", "4096"]);
     assert!(
         text(&o).contains("selected:      hgemm-sm90, K not split"),

@@ -135,12 +135,30 @@ pub const TENSOR_CORE_FAMILIES: [TensorCoreFamily; 2] = [
     },
 ];
 
+/// The columns of C up to which the selectors take the few-column tiles (128x32) for more
+/// rows than the few-row tiles serve. On an H100 (2026-12-07, `reports/2026-12-07-h100-issue17-run4.txt`)
+/// at 1000x17x300 the 128x32 tile ran 1.19x (FP32, in 4 slices) and 1.70x (BF16, unsplit)
+/// the 128-column picks before it.
+pub const FEW_COLUMNS_MAX_N: i64 = 32;
+
+/// The largest B (N x K elements) for which the FP32 selector takes the GEMV for a few rows:
+/// there its one launch beats the 16x128 tile's split and reduction; past it the split's
+/// fixed cost is amortized and its bandwidth is the higher (H100, 2026-12-07: the GEMV 1.13x
+/// the split 16x128 tile at 1 x 4096², 0.86x at 1 x 8192²).
+pub const GEMV_MAX_B: i64 = 1 << 24;
+
 /// The SM90 16-bit GEMM is taken when its tiles number at least 1/this of the SMs.
 pub const SM90_MIN_SM_FRACTION: i64 = 2;
 
-/// The rows of C up to which the 16-bit selector splits the SM80 GEMM's 128x256 tile; more
-/// rows take its 128x128 tile.
+/// The rows of C up to which the 16-bit selector splits the SM80 GEMM's 64x128 tile (its
+/// 16x128 one up to [`SM80_FEW_ROWS_MAX_M`]); more rows take its 128x128 tile. On an H100
+/// (2026-12-07, `reports/2026-12-07-h100-issue17-run4.txt`) against 4096², TN, the 16x128
+/// tile in 4 slices ran 1.4x (1 row) and 1.95x (16 rows) the 128x256 one in 8 slices, the
+/// 64x128 tile in 4 slices 1.84x (64 rows).
 pub const SM80_WIDE_TILE_MAX_M: i64 = 64;
+
+/// The rows of C up to which the 16-bit selector splits the SM80 GEMM's 16x128 tile.
+pub const SM80_FEW_ROWS_MAX_M: i64 = 16;
 
 /// The SM90 GEMMs' CTA tile (M, N, K of 16-bit values).
 const SM90_TILE: (i64, i64, i64) = (128, 256, 64);
@@ -225,6 +243,30 @@ pub fn pick(dtype: &str, (m, n, k): (i64, i64, i64), target: &Target) -> Option<
     }
 }
 
+/// The heuristic's pick for `dtype` at `(m, n, k)` in `layout`: [`pick`], but the FP32 GEMV
+/// where it fits the shape and layout ([`gemv_fits`]) and B is at most [`GEMV_MAX_B`]
+/// elements. The 16-bit GEMVs are `cute tune` candidates only (on an H100, 2026-12-07, the
+/// BF16 one ran 0.93x the split 16x128 tensor-core tile at 1 x 4096²).
+pub fn pick_in(
+    dtype: &str,
+    layout: GemmLayout,
+    mnk: (i64, i64, i64),
+    target: &Target,
+) -> Option<Choice> {
+    let (m, n, k) = mnk;
+    if dtype == "f32" && gemv_fits(layout, mnk) && n.saturating_mul(k) <= GEMV_MAX_B {
+        return Some(Choice {
+            name: "sgemm-gemv",
+            splits: 1,
+            mode: SplitKMode::None,
+            reasons: vec![format!(
+                "M = {m} <= {GEMV_ROWS}, B K-major ({layout}) of {n} x {k} <= 2^24 values, K % 8 == 0: the GEMV (a warp a column of C, one launch)"
+            )],
+        });
+    }
+    pick(dtype, mnk, target)
+}
+
 /// The few-row GEMM of `dtype` (`sgemm-gemv`, `hgemm-gemv`, `bgemm-gemv`).
 pub fn gemv_of(dtype: &str) -> Option<&'static str> {
     match dtype {
@@ -257,6 +299,12 @@ pub fn candidates_in(
             mode: SplitKMode::None,
         });
     }
+    // the heuristic's pick in this layout first
+    if let Some(c) = pick_in(dtype, layout, mnk, target) {
+        let first = Candidate::of(&c);
+        out.retain(|x| *x != first);
+        out.insert(0, first);
+    }
     out
 }
 
@@ -270,10 +318,12 @@ pub fn candidates(dtype: &str, (m, n, k): (i64, i64, i64), target: &Target) -> V
 
 /// A 16-bit GEMM at `(m, n, k)`: the SM90 kernel when its 128x256 tiles number at least half
 /// the SMs ([`SM90_MIN_SM_FRACTION`]); else the SM80 kernel split K ways as [`splits`] says for
-/// one CTA an SM — its 128x256 tile up to [`SM80_WIDE_TILE_MAX_M`] rows, its 128x128 tile
-/// above — unless K is too short to split (one slice), where the SM90 kernel starts sooner. On
-/// a target without wgmma, the SM80 kernel. Fitted to `cute tune bgemm --suite` on an H200
-/// (2026-12-06): the pick the fastest plan or within 11% of it on 19 of the 20 shapes.
+/// one CTA an SM — its 16x128 tile up to [`SM80_FEW_ROWS_MAX_M`] rows, its 64x128 tile up to
+/// [`SM80_WIDE_TILE_MAX_M`], its 128x32 tile above for at most [`FEW_COLUMNS_MAX_N`] columns
+/// (a slice keeping 4 k-tiles, unsplit where K is short), its 128x128 tile otherwise — unless K
+/// is too short to split (one slice), where the SM90 kernel starts sooner. On a target without
+/// wgmma, the SM80 kernel's 128x256 tile. Fitted to `cute tune bgemm` on an H200 (2026-12-06)
+/// and the few-row and few-column tiles on an H100 (2026-12-07).
 pub fn tensor_core(f: TensorCoreFamily, mnk: (i64, i64, i64), target: &Target) -> Choice {
     let ceil = |a: i64, b: i64| a.max(0).saturating_add(b - 1) / b;
     let (m, n, _) = mnk;
@@ -302,13 +352,17 @@ pub fn tensor_core(f: TensorCoreFamily, mnk: (i64, i64, i64), target: &Target) -
             "{tiles} output tiles of 128x256, at least 1/{SM90_MIN_SM_FRACTION} of the {sms} SMs: the SM90 kernel"
         ));
     }
-    let (name, tile) = if m <= SM80_WIDE_TILE_MAX_M {
-        (f.sm80, sm80_tile(target))
-    } else {
-        (f.sm80_small, (128, 128, 64))
+    let few_columns = m > SM80_WIDE_TILE_MAX_M && n <= FEW_COLUMNS_MAX_N;
+    let (name, tile) = match m {
+        _ if m <= SM80_FEW_ROWS_MAX_M => (f.sm80_narrow[0], (16, 128, 64)),
+        _ if m <= SM80_WIDE_TILE_MAX_M => (f.sm80_narrow[1], (64, 128, 64)),
+        _ if few_columns => (f.sm80_narrow[2], (128, 32, 64)),
+        _ => (f.sm80_small, (128, 128, 64)),
     };
-    let (s, why) = splits(tile, 1, sms, mnk);
-    if s == 1 {
+    // the few-column tile's CTAs are short: a slice keeps twice the k-tiles
+    let min_k_tiles = MIN_K_TILES_PER_SLICE * if few_columns { 2 } else { 1 };
+    let (s, why) = splits_with(tile, 1, sms, mnk, min_k_tiles);
+    if s == 1 && !few_columns {
         return sm90(format!(
             "{tiles} output tiles of 128x256, under 1/{SM90_MIN_SM_FRACTION} of the {sms} SMs, but the SM80 kernel would not split ({why}): the SM90 kernel"
         ));
@@ -503,6 +557,12 @@ pub fn sgemm(m: i64, n: i64, k: i64, target: &Target) -> Choice {
             "M = {m} <= {WIDE_TILE_FILL_MAX_M} and K splits the 64x128 tile {mid_splits} ways (>= {MID_TILE_MIN_SPLITS}): the 64x128 tile"
         ));
         FAMILY[2]
+    } else if n <= FEW_COLUMNS_MAX_N {
+        reasons.push(format!(
+            "N = {n} <= {FEW_COLUMNS_MAX_N}: the 128x32 tile (a 128-column tile would compute {}x the columns)",
+            128 / n.clamp(1, 128)
+        ));
+        FAMILY[4]
     } else if m <= WIDE_TILE_FILL_MAX_M && !fills_half(FAMILY[0].1, target, (m, n, k)) {
         reasons.push(format!(
             "M = {m} <= {WIDE_TILE_FILL_MAX_M} and the 128x128 tile fills under half its CTA slots even split: the 16x128 tile"
@@ -552,11 +612,17 @@ pub fn needs_wide_indices((m, n, k): (i64, i64, i64)) -> bool {
 
 /// The slices of K for `(m, n, k)` under a CTA tile `cta` of which `per_sm` CTAs fit an SM of
 /// `sms`, and the reason.
-pub fn splits(
+pub fn splits(cta: (i64, i64, i64), per_sm: i64, sms: i64, mnk: (i64, i64, i64)) -> (i64, String) {
+    splits_with(cta, per_sm, sms, mnk, MIN_K_TILES_PER_SLICE)
+}
+
+/// [`splits`] keeping at least `min_k_tiles` k-tiles a slice.
+fn splits_with(
     (bm, bn, bk): (i64, i64, i64),
     per_sm: i64,
     sms: i64,
     (m, n, k): (i64, i64, i64),
+    min_k_tiles: i64,
 ) -> (i64, String) {
     let ceil = |a: i64, b: i64| a.max(0).saturating_add(b.max(1) - 1) / b.max(1);
     let tiles = ceil(m, bm).saturating_mul(ceil(n, bn)).max(1);
@@ -577,7 +643,7 @@ pub fn splits(
         );
     }
     let want = slots / tiles;
-    let most = (k_tiles / MIN_K_TILES_PER_SLICE).max(1);
+    let most = (k_tiles / min_k_tiles.max(1)).max(1);
     let s = want.min(most);
     let why = if s == want {
         format!(
@@ -585,7 +651,7 @@ pub fn splits(
             tiles * s
         )
     } else {
-        format!("{tiles} output tiles for {slots} CTA slots ({sms} SMs x {per_sm}), {k_tiles} k-tiles of {bk}: K split {s} ways (at least {MIN_K_TILES_PER_SLICE} k-tiles a slice)")
+        format!("{tiles} output tiles for {slots} CTA slots ({sms} SMs x {per_sm}), {k_tiles} k-tiles of {bk}: K split {s} ways (at least {min_k_tiles} k-tiles a slice)")
     };
     (s, why)
 }
@@ -634,7 +700,10 @@ mod tests {
 
     /// The heuristic's pick on each suite shape, and what `cute tune --suite` timed on an H100
     /// (NN, 2026-12-06, reports/2026-12-06-h100-issue17-tune.txt): each pick ran within 5% of the
-    /// fastest plan tuned (1000x17x300's 5 slices were not among the plans timed).
+    /// fastest plan tuned (1000x17x300's 5 slices were not among the plans timed). In NN, the
+    /// layout of the suite, one row against 4096² takes the GEMV ([`pick_in`]; the H100 run of
+    /// 2026-12-07: 1.13x the 16x128 tile in 12 slices), against 8192² the split 16x128 tile
+    /// still (the GEMV at 0.86x).
     #[test]
     fn the_suite_picks_what_tuning_found_fast() {
         // H100 tune, then the 64x128 tile from the H200's (2026-12-06)
@@ -644,15 +713,16 @@ mod tests {
             ((512, 512, 512), sq, 8),     // the fastest
             ((1024, 1024, 1024), sq, 4),  // 99% of 2 slices
             ((2048, 2048, 2048), sq, 1),  // the fastest
-            ((1, 4096, 4096), wide, 12),  // 97% of 4 slices
+            ((1, 4096, 4096), wide, 12),  // 97% of 4 slices (in NN: the GEMV, below)
             ((16, 4096, 4096), wide, 12), // the fastest
             ((64, 4096, 4096), mid, 12),  // the fastest (H200)
             ((128, 4096, 4096), sq, 8),   // the fastest
             ((1, 8192, 8192), wide, 6),   // the fastest
             ((64, 8192, 8192), mid, 6),   // the fastest (H200)
             ((8192, 8192, 128), sq, 1),   // the only plan
-            ((1000, 17, 300), sq, 5),     // not timed (4: the fastest, 3: 87%)
-            ((64, 1000, 127), wide, 2),   // the fastest (the 128x128 tile: 68%)
+            // H100, 2026-12-07 (run4): 5 not timed, 4 the fastest, 3 at 84% of it
+            ((1000, 17, 300), "sgemm-sm80-128x32", 5),
+            ((64, 1000, 127), wide, 2), // the fastest (the 128x128 tile: 68%)
         ] {
             let c = pick(mnk.0, mnk.1, mnk.2);
             assert_eq!(
@@ -662,27 +732,44 @@ mod tests {
                 c.reasons
             );
         }
+        let t = Target::default();
+        let (nn, nt) = (
+            GemmLayout::parse("NN").unwrap(),
+            GemmLayout::parse("NT").unwrap(),
+        );
+        let name = |l, mnk| pick_in("f32", l, mnk, &t).unwrap().name;
+        assert_eq!(name(nn, (1, 4096, 4096)), "sgemm-gemv");
+        assert_eq!(name(nn, (1, 8192, 8192)), wide);
+        assert_eq!(name(nt, (1, 4096, 4096)), wide);
+        assert_eq!(
+            pick_in("bf16", nn, (1, 4096, 4096), &t).map(|c| c.name),
+            super::pick("bf16", (1, 4096, 4096), &t).map(|c| c.name)
+        );
     }
 
-    /// `cute tune bgemm --suite` on an H200 (2026-12-06, TN): each pick against the fastest.
+    /// `cute tune bgemm --suite` on an H200 (2026-12-06, TN): each pick against the fastest;
+    /// the few-row and few-column tiles' shapes from the H100 tune of 2026-12-07 (run4).
     #[test]
     fn the_bf16_suite_picks_what_tuning_found_fast() {
         let t = Target::default();
-        let (sm90, wide, small) = ("bgemm-sm90", "bgemm-sm80", "bgemm-sm80-128x128");
+        let (sm90, small) = ("bgemm-sm90", "bgemm-sm80-128x128");
+        let (rows16, rows64) = ("bgemm-sm80-16x128", "bgemm-sm80-64x128");
         for (mnk, name, splits) in [
             ((256, 256, 256), small, 2),    // 90% of 1 slice
             ((512, 512, 512), small, 4),    // the fastest
             ((1024, 1024, 1024), small, 2), // 96% of 1 slice
             ((2048, 2048, 2048), sm90, 1),  // the fastest
-            ((1, 4096, 4096), wide, 8),     // the fastest
-            ((64, 4096, 4096), wide, 8),    // the fastest
+            ((1, 4096, 4096), rows16, 4),   // the fastest (H100)
+            ((16, 4096, 4096), rows16, 4),  // the fastest (H100)
+            ((64, 4096, 4096), rows64, 4),  // the fastest (H100)
             ((128, 4096, 4096), small, 4),  // the fastest
-            ((1, 8192, 8192), wide, 4),     // the fastest
-            ((64, 8192, 8192), wide, 4),    // the fastest
-            ((128, 8192, 8192), small, 2),  // 89% of 4 slices
-            ((8192, 8192, 128), sm90, 1),   // the fastest
-            ((1000, 17, 300), small, 2),    // 75% of the SM90 kernel
-            ((64, 1000, 127), sm90, 1),     // the fastest
+            // not timed: the 128x256 tile in 4 slices was the fastest before these tiles
+            ((1, 8192, 8192), rows16, 2),
+            ((64, 8192, 8192), rows64, 2),
+            ((128, 8192, 8192), small, 2), // 89% of 4 slices
+            ((8192, 8192, 128), sm90, 1),  // the fastest
+            ((1000, 17, 300), "bgemm-sm80-128x32", 1), // the fastest (H100)
+            ((64, 1000, 127), sm90, 1),    // the fastest
             ((4096, 4096, 16384), sm90, 1), // the fastest
         ] {
             let c = super::pick("bf16", mnk, &t).unwrap();
@@ -701,11 +788,36 @@ mod tests {
         let bf16 = |m, n, k| super::pick("bf16", (m, n, k), &t).unwrap();
         let c = bf16(4096, 4096, 4096);
         assert_eq!((c.name, c.splits), ("bgemm-sm90", 1), "{:?}", c.reasons);
-        // 16 tiles of 128x256 for 132 SMs: the SM80 kernel in 8 slices (128 CTAs)
+        // 16 tiles of 128x256 for 132 SMs: the SM80 kernel's 16x128 tile in 4 slices (128 CTAs)
         let c = bf16(1, 4096, 4096);
-        assert_eq!((c.name, c.splits), ("bgemm-sm80", 8), "{:?}", c.reasons);
+        assert_eq!(
+            (c.name, c.splits),
+            ("bgemm-sm80-16x128", 4),
+            "{:?}",
+            c.reasons
+        );
         let c = super::pick("f16", (16, 8192, 8192), &t).unwrap();
-        assert_eq!((c.name, c.splits), ("hgemm-sm80", 4), "{:?}", c.reasons);
+        assert_eq!(
+            (c.name, c.splits),
+            ("hgemm-sm80-16x128", 2),
+            "{:?}",
+            c.reasons
+        );
+        // 300 of K is 5 k-tiles of 64: the few-column tile keeps 4 a slice, so one
+        let c = bf16(1000, 17, 300);
+        assert_eq!(
+            (c.name, c.splits),
+            ("bgemm-sm80-128x32", 1),
+            "{:?}",
+            c.reasons
+        );
+        let c = bf16(1000, 17, 4096);
+        assert_eq!(
+            (c.name, c.splits),
+            ("bgemm-sm80-128x32", 16),
+            "{:?}",
+            c.reasons
+        );
         assert!(super::pick("tf32", (1, 1, 1), &t).is_none());
         assert!(takes("bf16", "bgemm-sm80") && takes("f32", "sgemm-sm80-64x128"));
         assert!(!takes("bf16", "hgemm-sm80") && !takes("f32", "bgemm-sm80"));
@@ -764,8 +876,8 @@ mod tests {
         assert_eq!(
             c[0],
             Candidate {
-                name: "bgemm-sm80",
-                splits: 8,
+                name: "bgemm-sm80-16x128",
+                splits: 4,
                 mode: SplitKMode::Parallel,
             }
         );

@@ -153,7 +153,7 @@ impl Table {
 }
 
 /// What a selector takes for a shape: the tuned plan of its class when the tuning cache has
-/// one, else the heuristic's pick (`codegen::select::pick`).
+/// one, else the heuristic's pick (`codegen::select::pick_in`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Selected {
     /// The named kernel.
@@ -177,7 +177,7 @@ pub fn selected(
     layout: GemmLayout,
     mnk: (i64, i64, i64),
 ) -> Option<Selected> {
-    let c = select::pick(dtype, mnk, &target)?;
+    let c = select::pick_in(dtype, layout, mnk, &target)?;
     // a tuned plan the selector would not take here is not used (an SM90 kernel split, or on a
     // target without wgmma; a split for a problem of the class too large to split)
     let hit = tuned
@@ -693,18 +693,20 @@ mod tests {
         // another class, or no table: the heuristic
         let h = pick(Some(&t), "TN");
         assert_eq!(h, pick(None, "TN"));
-        assert_eq!(h.splits, select::sgemm(1, 3000, 4096, &target).splits);
+        // one row of C, B K-major and under 2^24 values: the GEMV
+        assert_eq!((h.name.as_str(), h.splits), ("sgemm-gemv", 1));
+        let nt = pick(Some(&t), "NT");
+        assert_eq!(nt.splits, select::sgemm(1, 3000, 4096, &target).splits);
         // a tuned kernel the selector does not take is not trusted
         let mut odd = t.clone();
         for e in odd.entries.values_mut() {
             e.kernel = "hgemm-sm80".into();
         }
         let s = pick(Some(&odd), "NN");
-        assert_eq!(s.name, "sgemm-sm80-16x128");
-        assert_eq!(s.splits, select::sgemm(1, 3000, 4096, &target).splits);
+        assert_eq!(s, pick(None, "NN"));
         // another dtype's entries are its own; a dtype without a selector has no pick
         let bf16 = selected("bf16", target, Some(&t), layout("NN"), (1, 3000, 4096));
-        assert_eq!(bf16.map(|s| s.name), Some("bgemm-sm80".to_string()));
+        assert_eq!(bf16.map(|s| s.name), Some("bgemm-sm80-16x128".to_string()));
         assert_eq!(
             selected("tf32", target, Some(&t), layout("NN"), (1, 1, 1)),
             None
