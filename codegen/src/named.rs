@@ -530,43 +530,23 @@ fn best_swizzle(
 /// MN-major SM80 layouts): by `ldmatrix.trans` from 64 x 8 atoms of 16-bit values, by 32-bit
 /// loads from `Sw<3,2,3>` 32 x 8 atoms of TF32 ones (ldmatrix transposes 16-bit halves only).
 /// The SM80 tensor-core GEMMs of a linear epilogue by name: their A/B type and CTA tile.
-const SM80_TILES: &[(&str, ElemType, Sm80Tile)] = &[
-    ("hgemm-sm80", ElemType::F16, Sm80Tile::Fit),
-    ("bgemm-sm80", ElemType::Bf16, Sm80Tile::Fit),
-    ("tf32gemm-sm80", ElemType::Tf32, Sm80Tile::Fit),
-    ("hgemm-sm80-128x128", ElemType::F16, Sm80Tile::Small),
-    ("bgemm-sm80-128x128", ElemType::Bf16, Sm80Tile::Small),
-    (
-        "hgemm-sm80-64x128",
-        ElemType::F16,
-        Sm80Tile::Narrow(64, 128),
-    ),
-    (
-        "bgemm-sm80-64x128",
-        ElemType::Bf16,
-        Sm80Tile::Narrow(64, 128),
-    ),
-    (
-        "hgemm-sm80-16x128",
-        ElemType::F16,
-        Sm80Tile::Narrow(16, 128),
-    ),
-    (
-        "bgemm-sm80-16x128",
-        ElemType::Bf16,
-        Sm80Tile::Narrow(16, 128),
-    ),
-    (
-        "hgemm-sm80-128x32",
-        ElemType::F16,
-        Sm80Tile::Narrow(128, 32),
-    ),
-    (
-        "bgemm-sm80-128x32",
-        ElemType::Bf16,
-        Sm80Tile::Narrow(128, 32),
-    ),
-];
+const SM80_TILES: &[(&str, ElemType, Sm80Tile)] = {
+    use ElemType::{Bf16, Tf32, F16};
+    use Sm80Tile::{Fit, Narrow, Small};
+    &[
+        ("hgemm-sm80", F16, Fit),
+        ("bgemm-sm80", Bf16, Fit),
+        ("tf32gemm-sm80", Tf32, Fit),
+        ("hgemm-sm80-128x128", F16, Small),
+        ("bgemm-sm80-128x128", Bf16, Small),
+        ("hgemm-sm80-64x128", F16, Narrow(64, 128)),
+        ("bgemm-sm80-64x128", Bf16, Narrow(64, 128)),
+        ("hgemm-sm80-16x128", F16, Narrow(16, 128)),
+        ("bgemm-sm80-16x128", Bf16, Narrow(16, 128)),
+        ("hgemm-sm80-128x32", F16, Narrow(128, 32)),
+        ("bgemm-sm80-128x32", Bf16, Narrow(128, 32)),
+    ]
+};
 
 fn sm80_tile_of(name: &str) -> Option<(ElemType, Sm80Tile)> {
     SM80_TILES

@@ -796,28 +796,15 @@ mod tests {
             "{:?}",
             c.reasons
         );
-        let c = super::pick("f16", (16, 8192, 8192), &t).unwrap();
-        assert_eq!(
-            (c.name, c.splits),
-            ("hgemm-sm80-16x128", 2),
-            "{:?}",
-            c.reasons
-        );
         // 300 of K is 5 k-tiles of 64: the few-column tile keeps 4 a slice, so one
-        let c = bf16(1000, 17, 300);
-        assert_eq!(
-            (c.name, c.splits),
-            ("bgemm-sm80-128x32", 1),
-            "{:?}",
-            c.reasons
-        );
-        let c = bf16(1000, 17, 4096);
-        assert_eq!(
-            (c.name, c.splits),
-            ("bgemm-sm80-128x32", 16),
-            "{:?}",
-            c.reasons
-        );
+        for (dtype, mnk, want) in [
+            ("f16", (16, 8192, 8192), ("hgemm-sm80-16x128", 2)),
+            ("bf16", (1000, 17, 300), ("bgemm-sm80-128x32", 1)),
+            ("bf16", (1000, 17, 4096), ("bgemm-sm80-128x32", 16)),
+        ] {
+            let c = super::pick(dtype, mnk, &t).unwrap();
+            assert_eq!((c.name, c.splits), want, "{:?}", c.reasons);
+        }
         assert!(super::pick("tf32", (1, 1, 1), &t).is_none());
         assert!(takes("bf16", "bgemm-sm80") && takes("f32", "sgemm-sm80-64x128"));
         assert!(!takes("bf16", "hgemm-sm80") && !takes("f32", "bgemm-sm80"));
