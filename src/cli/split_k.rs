@@ -117,6 +117,32 @@ pub fn pick(a: &RunArgs, layout: GemmLayout, mnk: (i64, i64, i64)) -> Picked {
     }
 }
 
+/// What `run` does for a GEMM of several kernels (split-K's, stream-K's) before the GPU: prints
+/// the time to plan and emit them (since `t`) and their lines, compiles each, opens the GPU.
+/// `Err` is the exit code to return: a failure, or success where no GPU is there to go on with.
+pub fn compile_for_run(t: Instant, kernels: &[Kernel]) -> Result<(Gpu, CudaBlas), ExitCode> {
+    let lines: Vec<String> = kernels
+        .iter()
+        .map(|k| k.source.lines().count().to_string())
+        .collect();
+    let names: Vec<&str> = kernels.iter().map(|k| k.name.as_str()).collect();
+    println!(
+        "{}{:.2} ms, {} lines of CUDA ({})",
+        label("plan + emit"),
+        t.elapsed().as_secs_f64() * 1e3,
+        lines.join(" + "),
+        names.join(" and ")
+    );
+    for k in kernels {
+        super::gpu::compile_step(k, k.target.name()).map_err(fail)?;
+    }
+    match gpu_for_run() {
+        Ok(Some(g)) => Ok(g),
+        Ok(None) => Err(ExitCode::SUCCESS),
+        Err(e) => Err(fail(e)),
+    }
+}
+
 /// The mode `--split-k` / `--serial` / `--stream-k` ask for.
 fn asked_mode(a: &RunArgs) -> SplitKMode {
     match (a.split.split_k, a.split.serial, a.split.stream_k) {
@@ -139,29 +165,10 @@ pub fn run(a: &RunArgs, pk: &Picked, split: Split, layout: GemmLayout, p: &Probl
         Ok(k) => k,
         Err(e) => return fail(e),
     };
-    let lines: Vec<String> = kernels
-        .iter()
-        .map(|k| k.source.lines().count().to_string())
-        .collect();
-    let names: Vec<&str> = kernels.iter().map(|k| k.name.as_str()).collect();
-    println!(
-        "{}{:.2} ms, {} lines of CUDA ({})",
-        label("plan + emit"),
-        t.elapsed().as_secs_f64() * 1e3,
-        lines.join(" + "),
-        names.join(" and ")
-    );
     let s = slices(split, &plan, (p.m, p.n, p.k));
-    for k in &kernels {
-        if let Err(e) = super::gpu::compile_step(k, k.target.name()) {
-            return fail(e);
-        }
-    }
-    let Some((gpu, blas)) = (match gpu_for_run() {
+    let (gpu, blas) = match compile_for_run(t, &kernels) {
         Ok(g) => g,
-        Err(e) => return fail(e),
-    }) else {
-        return ExitCode::SUCCESS;
+        Err(code) => return code,
     };
     match on_gpu(&gpu, &blas, plan, &kernels, p, s) {
         Ok(()) => ExitCode::SUCCESS,

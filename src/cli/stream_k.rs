@@ -15,8 +15,8 @@ use cute::runtime::stream_k::StreamK;
 use cute::runtime::{CudaBlas, RuntimeError};
 
 use super::args::{BenchArgs, RunArgs};
-use super::gpu::{gpu_for_run, label};
-use super::split_k::{bench_plans, check_and_time, fail, table_header, table_row};
+use super::gpu::label;
+use super::split_k::{bench_plans, check_and_time, compile_for_run, fail, table_header, table_row};
 
 /// Refuses `--stream-k` for what is no SIMT GEMM: the recipes, the tensor-core GEMMs and the
 /// selectors (a TMA or tensor-core plan is refused by `GemmPlan::with_stream_k`, with the reason,
@@ -49,25 +49,9 @@ pub fn run(a: &RunArgs, name: &str, layout: GemmLayout, p: &Problem) -> ExitCode
         Ok(k) => k,
         Err(e) => return fail(e),
     };
-    println!(
-        "{}{:.2} ms, {} + {} lines of CUDA ({} and {})",
-        label("plan + emit"),
-        t.elapsed().as_secs_f64() * 1e3,
-        kernels[0].source.lines().count(),
-        kernels[1].source.lines().count(),
-        kernels[0].name,
-        kernels[1].name
-    );
-    for k in &kernels {
-        if let Err(e) = super::gpu::compile_step(k, k.target.name()) {
-            return fail(e);
-        }
-    }
-    let Some((gpu, blas)) = (match gpu_for_run() {
+    let (gpu, blas) = match compile_for_run(t, &kernels) {
         Ok(g) => g,
-        Err(e) => return fail(e),
-    }) else {
-        return ExitCode::SUCCESS;
+        Err(code) => return code,
     };
     match on_gpu(&gpu, &blas, plan, &kernels, p) {
         Ok(()) => ExitCode::SUCCESS,
