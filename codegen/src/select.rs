@@ -213,6 +213,21 @@ pub fn takes(dtype: &str, name: &str) -> bool {
     }
 }
 
+/// [`takes_plan`] for a problem of `(m, n, k)` in `layout` (what a tuning-cache entry of the
+/// problem's class is checked by before it is used): a split only where the problem needs no
+/// 64-bit indices ([`needs_wide_indices`]), a GEMV only where it fits ([`gemv_fits`]).
+pub fn takes_plan_at(
+    dtype: &str,
+    (name, splits, mode): (&str, i64, SplitKMode),
+    layout: GemmLayout,
+    mnk: (i64, i64, i64),
+    target: &Target,
+) -> bool {
+    takes_plan(dtype, name, splits, mode, target)
+        && (mode == SplitKMode::None || !needs_wide_indices(mnk))
+        && (gemv_of(dtype) != Some(name) || gemv_fits(layout, mnk))
+}
+
 /// Whether the selector of `dtype` takes `name` in `splits` slices of K run as `mode` on
 /// `target`: a kernel it takes ([`takes`]); split only if it has a `cp.async` pipeline (not an
 /// SM90 kernel); serial split-K in 2 to [`SERIAL_MAX_SPLITS`] slices; stream-K for the FP32

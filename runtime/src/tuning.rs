@@ -179,16 +179,12 @@ pub fn selected(
 ) -> Option<Selected> {
     let c = select::pick_in(dtype, layout, mnk, &target)?;
     // a tuned plan the selector would not take here is not used (an SM90 kernel split, or on a
-    // target without wgmma; a split for a problem of the class too large to split)
-    let hit = tuned
-        .and_then(|t| t.get(dtype, layout, mnk))
-        .filter(|e| select::takes_plan(dtype, &e.kernel, e.splits, e.mode, &target))
-        // a GEMV tuned for the class computes only the shapes it suits (its rows, K)
-        .filter(|e| select::gemv_of(dtype) != Some(&e.kernel) || select::gemv_fits(layout, mnk))
-        .filter(|e| {
-            let one_kernel = e.mode == SplitKMode::None;
-            one_kernel || !select::needs_wide_indices(mnk)
-        });
+    // target without wgmma; a split for a problem of the class too large to split; a GEMV where
+    // the problem's rows or K do not suit it)
+    let hit = tuned.and_then(|t| t.get(dtype, layout, mnk)).filter(|e| {
+        let plan = (e.kernel.as_str(), e.splits, e.mode);
+        select::takes_plan_at(dtype, plan, layout, mnk, &target)
+    });
     let Some(e) = hit else {
         return Some(Selected {
             name: c.name.to_string(),
