@@ -121,7 +121,6 @@ pub fn plan_for(name: &str, layout: GemmLayout, target: &Target) -> Result<GemmP
             elem,
             rows: GEMV_ROWS,
             warps: GEMV_WARPS,
-            vector: crate::recipes::vector_of(elem),
         })
     };
     let (policy, epilogue) = if let Some((elem, tile)) = sm80_tile_of(name) {

@@ -17,10 +17,14 @@ use cute::runtime::RuntimeError;
 
 use super::args::{BenchArgs, PlanOpts, RunArgs, Split, SplitOpts};
 
-/// Whether `name` is a tensor-core GEMM, or another GEMM of 16-bit A and B (`hgemm-gemv`,
+/// Whether `name` is a tensor-core GEMM, or a GEMV of 16-bit A and B (`hgemm-gemv`,
 /// `bgemm-gemv`): the GEMMs run with typed operands beside `cublasGemmEx`.
 pub fn is_tensor_core(name: &str) -> bool {
-    TENSOR_CORE_NAMES.contains(&name) || (GEMV_NAMES.contains(&name) && !name.starts_with('s'))
+    let typed_gemv = || {
+        cute::codegen::named::plan(name, GemmLayout::all()[2])
+            .is_ok_and(|p| p.input_type() != cute::layout::ElemType::F32)
+    };
+    TENSOR_CORE_NAMES.contains(&name) || (GEMV_NAMES.contains(&name) && typed_gemv())
 }
 
 /// The layouts asked for, TN when none (the one every tensor-core GEMM has, TF32 included).

@@ -163,8 +163,8 @@ pub enum Policy {
 }
 
 /// The few-row GEMM's plan (`sgemm-gemv`, `hgemm-gemv`, `bgemm-gemv`): each warp computes
-/// `rows` rows of one column of C, its lanes reading `vector` consecutive values of B's
-/// (K-major) column a step; FP32 accumulators.
+/// `rows` rows of one column of C, its lanes reading 128 bits of B's (K-major) column a step;
+/// FP32 accumulators.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Gemv {
     /// The type of A and B (C is FP32).
@@ -173,8 +173,6 @@ pub struct Gemv {
     pub rows: i64,
     /// Warps per CTA, a column of C each.
     pub warps: i64,
-    /// Values per lane per load: 128 bits of `elem`.
-    pub vector: i64,
 }
 
 /// A tensor-core plan on the SM80 path (`hgemm-sm80`, `bgemm-sm80`, `tf32gemm-sm80`): A and B

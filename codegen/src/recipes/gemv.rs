@@ -12,7 +12,7 @@
 //! V, the vectors' alignment, checked before the launch), fast where M is at most ROWS.
 
 use cute_layout::atom::{make_tiled_copy, CopyAtom, CopyOp, MmaAtom, MmaOp};
-use cute_layout::{s, tup, Coord, ElemType, ElemType::F32, Int, IntTuple, Layout, Tensor, Tiler};
+use cute_layout::{s, tup, Coord, ElemType::F32, Int, IntTuple, Layout, Tensor, Tiler};
 
 use super::gemm::{LayoutErr, Problem};
 use super::gemm_simple::epilogue;
@@ -33,7 +33,8 @@ pub fn gemv(plan: &GemmPlan, g: &Gemv) -> Result<Kernel> {
         ));
     }
     let e = layout_err(name, "gemv");
-    let (rows, warps, v) = (g.rows, g.warps, g.vector);
+    // a lane's values a step: one 128-bit vector
+    let (rows, warps, v) = (g.rows, g.warps, 128 / i64::from(g.elem.bits()));
     let mut k = KernelBuilder::new(&plan.kernel_name());
     k.doc(&format!(
         "C = alpha * A * B + beta * C, {layout} layout, {} A and B: a warp per column of C and {rows} rows, its lanes along K in {v}-value vectors, FP32 accumulators summed by warp shuffles",
@@ -159,9 +160,4 @@ fn warp_sums(k: &mut KernelBuilder, acc: &Tensor, rows: i64, e: &LayoutErr<'_>) 
 /// The shape of a partitioned tensor (its fragment's).
 fn shape_of(t: &Tensor) -> IntTuple {
     t.layout().shape_layout().shape().clone()
-}
-
-/// The 128-bit vector of `elem`: the values a lane loads a step.
-pub fn vector_of(elem: ElemType) -> i64 {
-    128 / i64::from(elem.bits())
 }

@@ -27,7 +27,6 @@ pub use gemm::{gemm, gemm_for};
 pub use gemm_case::{
     gemm_case, gemm_case_unreferenced, gemm_inputs, operands, set_reference, GemmOperands,
 };
-pub use gemv::vector_of;
 pub use problem::{case, Case, Verdict};
 pub use softmax::row_softmax;
 pub use split_k::{
