@@ -547,6 +547,31 @@ const SM80_TILES: &[(&str, ElemType, Sm80Tile)] = {
     ]
 };
 
+impl Sm80Tile {
+    /// `(BLK_M, BLK_N)`, the stages and the warps along M and N on `target`.
+    fn shape(self, target: &Target) -> ((i64, i64), i64, (i64, i64)) {
+        match self {
+            Sm80Tile::Narrow(bm, bn) => {
+                let wm = (bm / 32).clamp(1, 4);
+                ((bm, bn), 4, (wm, 4 / wm))
+            }
+            // the H200's and the A100's SMs hold three stages of a 128x256x64 tile (144 KiB,
+            // and its staged 128x256 accumulator); sm_86/sm_89's 100 KiB hold a 128x128x64 one
+            Sm80Tile::Fit if target.smem_per_block >= 148 * 1024 => ((128, 256), 3, (2, 4)),
+            _ => ((128, 128), 3, (2, 2)),
+        }
+    }
+}
+
+/// The CTA tile `(BLK_M, BLK_N, BLK_K)` of the SM80 tensor-core GEMM `name` on `target` (BLK_K
+/// 128 bytes of its A and B type), from its table entry alone (no plan built): what the
+/// selectors reckon with.
+pub fn sm80_cta(name: &str, target: &Target) -> Option<(i64, i64, i64)> {
+    let (elem, tile) = sm80_tile_of(name)?;
+    let ((bm, bn), _, _) = tile.shape(target);
+    Some((bm, bn, 1024 / i64::from(elem.bits())))
+}
+
 fn sm80_tile_of(name: &str) -> Option<(ElemType, Sm80Tile)> {
     SM80_TILES
         .iter()
@@ -583,19 +608,9 @@ fn tensor_core_sm80(
         _ => "SM80_16x8x16_F32BF16BF16F32_TN",
     };
     let op = MmaOp::from_name(op).ok_or_else(|| CodegenError::Unknown(op.to_string()))?;
-    // the H200's and the A100's SMs hold three stages of a 128x256x64 tile (144 KiB, and its
-    // staged 128x256 accumulator); sm_86/sm_89's 100 KiB hold a 128x128x64 one
-    let big = tile == Sm80Tile::Fit && target.smem_per_block >= 148 * 1024;
     // BLK_K of 128 bytes per row: 64 16-bit values or 32 TF32 ones
     let bk = 1024 / i64::from(elem.bits());
-    let (bm, bn, stages, wm, wn) = match tile {
-        Sm80Tile::Narrow(bm, bn) => {
-            let wm = (bm / 32).clamp(1, 4);
-            (bm, bn, 4, wm, 4 / wm)
-        }
-        _ if big => (128, 256, 3, 2, 4),
-        _ => (128, 128, 3, 2, 2),
-    };
+    let ((bm, bn), stages, (wm, wn)) = tile.shape(target);
     let threads = 32 * wm * wn;
     let mma = make_tiled_mma(
         MmaAtom::new(op),

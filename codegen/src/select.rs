@@ -163,38 +163,20 @@ pub const SM80_FEW_ROWS_MAX_M: i64 = 16;
 /// The SM90 GEMMs' CTA tile (M, N, K of 16-bit values).
 const SM90_TILE: (i64, i64, i64) = (128, 256, 64);
 
-/// The SM80 16-bit GEMMs' CTA tile on `target` (a 128x256 tile where 148 KiB of shared memory
-/// fit a CTA, else 128x128; 64 of K), one CTA an SM.
-fn sm80_tile(target: &Target) -> (i64, i64, i64) {
-    let bn = if target.smem_per_block >= 148 * 1024 {
-        256
-    } else {
-        128
-    };
-    (128, bn, 64)
+/// The CTA tile of the SM80 GEMM `name` on `target` (`named::sm80_cta`: the 128x256 tile is
+/// 128x128 where its stages do not fit a CTA). Every family's SM80 name is in that table (a
+/// test checks); the 128x128 tile stands in for one that is not.
+fn sm80_cta(name: &str, target: &Target) -> (i64, i64, i64) {
+    crate::named::sm80_cta(name, target).unwrap_or((128, 128, 64))
 }
 
 impl TensorCoreFamily {
-    /// The SM80 kernels and their CTA tiles `(BLK_M, BLK_N, BLK_K)` (the first 128x256 where
-    /// its stages fit a CTA: its tile on a target is [`sm80_tile`]'s).
-    fn sm80_tiles(self) -> impl Iterator<Item = (&'static str, (i64, i64, i64))> {
-        [
-            (self.sm80, (128, 256, 64)),
-            (self.sm80_small, (128, 128, 64)),
-            (self.sm80_narrow[0], (16, 128, 64)),
-            (self.sm80_narrow[1], (64, 128, 64)),
-            (self.sm80_narrow[2], (128, 32, 64)),
-        ]
-        .into_iter()
+    /// The SM80 kernels: the 128x256 tile, the 128x128 one, the few-row and few-column ones.
+    fn sm80_names(self) -> impl Iterator<Item = &'static str> {
+        [self.sm80, self.sm80_small]
+            .into_iter()
+            .chain(self.sm80_narrow)
     }
-}
-
-/// The CTAs of an SM80 16-bit tile `(BLK_M, BLK_N, 64)` of `stages` stages whose shared memory
-/// fits an SM of `target` (1 to 4).
-fn sm80_ctas_per_sm(target: &Target, (bm, bn): (i64, i64), stages: i64) -> i64 {
-    // 128 bytes of K a row; a KiB of each CTA's shared memory the driver reserves
-    let bytes = stages * (bm + bn) * 128 + 1024;
-    (target.smem_per_sm / bytes).clamp(1, 4)
 }
 
 fn family(dtype: &str) -> Option<TensorCoreFamily> {
@@ -209,7 +191,7 @@ pub fn takes(dtype: &str, name: &str) -> bool {
     }
     match dtype {
         "f32" => FAMILY.iter().any(|(n, _)| *n == name),
-        d => family(d).is_some_and(|f| f.sm80_tiles().any(|(n, _)| n == name) || f.sm90 == name),
+        d => family(d).is_some_and(|f| f.sm80_names().any(|n| n == name) || f.sm90 == name),
     }
 }
 
@@ -346,7 +328,7 @@ pub fn tensor_core(f: TensorCoreFamily, mnk: (i64, i64, i64), target: &Target) -
     let sms = target.sms.max(1);
     if !target.has(crate::target::Feature::Wgmma) {
         let first = format!("{target} has no wgmma: the SM80 kernel");
-        let (s, why) = splits(sm80_tile(target), 1, sms, mnk);
+        let (s, why) = splits(sm80_cta(f.sm80, target), 1, sms, mnk);
         return Choice {
             name: f.sm80,
             splits: s,
@@ -368,12 +350,13 @@ pub fn tensor_core(f: TensorCoreFamily, mnk: (i64, i64, i64), target: &Target) -
         ));
     }
     let few_columns = m > SM80_WIDE_TILE_MAX_M && n <= FEW_COLUMNS_MAX_N;
-    let (name, tile) = match m {
-        _ if m <= SM80_FEW_ROWS_MAX_M => (f.sm80_narrow[0], (16, 128, 64)),
-        _ if m <= SM80_WIDE_TILE_MAX_M => (f.sm80_narrow[1], (64, 128, 64)),
-        _ if few_columns => (f.sm80_narrow[2], (128, 32, 64)),
-        _ => (f.sm80_small, (128, 128, 64)),
+    let name = match m {
+        _ if m <= SM80_FEW_ROWS_MAX_M => f.sm80_narrow[0],
+        _ if m <= SM80_WIDE_TILE_MAX_M => f.sm80_narrow[1],
+        _ if few_columns => f.sm80_narrow[2],
+        _ => f.sm80_small,
     };
+    let tile = sm80_cta(name, target);
     // the few-column tile's CTAs are short: a slice keeps twice the k-tiles
     let min_k_tiles = MIN_K_TILES_PER_SLICE * if few_columns { 2 } else { 1 };
     let (s, why) = splits_with(tile, 1, sms, mnk, min_k_tiles);
@@ -418,20 +401,18 @@ pub fn tensor_core_candidates(
     }
     let ceil = |a: i64, b: i64| a.max(0).saturating_add(b - 1) / b;
     let wide = needs_wide_indices(mnk);
-    for (name, tile) in f.sm80_tiles() {
-        let narrow = tile.0 < 128 || tile.1 < 128;
-        if (tile.0 < 128 && mnk.0 > SMALL_TILES_TUNED_MAX_M)
-            || (tile.1 < 128 && mnk.1 > SMALL_TILES_TUNED_MAX_M)
+    // each tile as its plan is built: its CTA tile and the CTAs an SM it asks for
+    let tn = GemmLayout::all()[2];
+    let built = f.sm80_names().filter_map(|name| {
+        let plan = crate::named::plan_for(name, tn, target).ok()?;
+        Some((name, plan.cp_async_pipeline()?))
+    });
+    for (name, ((bm, bn, bk), per_sm)) in built {
+        if (bm < 128 && mnk.0 > SMALL_TILES_TUNED_MAX_M)
+            || (bn < 128 && mnk.1 > SMALL_TILES_TUNED_MAX_M)
         {
             continue;
         }
-        let ((bm, bn, bk), per_sm) = match (name == f.sm80, narrow) {
-            // the 128x256 tile (128x128 where its stages do not fit), one CTA an SM
-            (true, _) => (sm80_tile(target), 1),
-            // 4 stages of a few-row tile, 3 of the 128x128 one (at most two CTAs an SM)
-            (_, true) => (tile, sm80_ctas_per_sm(target, (tile.0, tile.1), 4)),
-            _ => (tile, sm80_ctas_per_sm(target, (tile.0, tile.1), 3).min(2)),
-        };
         let ctas = ceil(mnk.0, bm).saturating_mul(ceil(mnk.1, bn));
         for &s in TUNED_SPLITS {
             let fits =
@@ -898,6 +879,19 @@ mod tests {
             std::hint::black_box(super::pick("bf16", (1 + i, 4096, 4096), &t));
         }
         assert!(start.elapsed().as_secs_f64() / 1000.0 < 50e-6);
+    }
+
+    /// Every 16-bit family's SM80 kernel has its CTA tile in the named table.
+    #[test]
+    fn every_sm80_name_has_its_tile() {
+        for f in TENSOR_CORE_FAMILIES {
+            for name in f.sm80_names() {
+                assert!(
+                    crate::named::sm80_cta(name, &Target::default()).is_some(),
+                    "{name}"
+                );
+            }
+        }
     }
 
     /// The GEMV is a candidate where it suits the shape and layout, one kernel only.
