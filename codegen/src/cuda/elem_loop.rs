@@ -124,7 +124,7 @@ fn modes_of(d: &[i64]) -> Option<Vec<(i64, i64)>> {
         while size * (extent + 1) <= n && copy_holds(extent) {
             extent += 1;
         }
-        while extent > 1 && n % (size * extent) != 0 {
+        while extent > 1 && !n.is_multiple_of(size * extent) {
             extent -= 1;
         }
         if extent < 2 || modes.len() == MAX_MODES {
