@@ -42,6 +42,17 @@ impl Loaded {
     }
 }
 
+/// The architecture kernels are built for on a device of compute capability `major.minor`:
+/// `sm_90a` on Hopper (wgmma, setmaxnreg and TMA multicast need the architecture-specific
+/// target), `sm_XY` elsewhere.
+pub fn arch_of(major: i32, minor: i32) -> String {
+    if (major, minor) == (9, 0) {
+        "sm_90a".to_string()
+    } else {
+        format!("sm_{major}{minor}")
+    }
+}
+
 /// Whether a cubin for `cubin_arch` loads on a device of `device_arch` (both `sm_XY`, optionally
 /// with an `a` suffix): a cubin runs on its own major version at an equal or higher minor; an
 /// architecture-specific one (`sm_90a`) only on exactly that architecture.
@@ -82,11 +93,7 @@ impl Gpu {
         let minor = ctx
             .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)
             .map_err(RuntimeError::driver("compute capability"))?;
-        let arch = if major == 9 && minor == 0 {
-            "sm_90a".to_string()
-        } else {
-            format!("sm_{major}{minor}")
-        };
+        let arch = arch_of(major, minor);
         let name = ctx.name().unwrap_or_else(|_| "GPU".into());
         let stream = ctx.default_stream();
         Ok(Gpu {

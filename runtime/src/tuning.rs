@@ -59,17 +59,56 @@ pub struct Device {
 impl Device {
     /// The open device's identity.
     pub fn of(gpu: &Gpu) -> Result<Device> {
-        let mut driver = 0;
-        // SAFETY: cuDriverGetVersion writes one int; the driver is loaded (a context is open).
-        let r = unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut driver) };
-        r.result()
-            .map_err(RuntimeError::driver("cuDriverGetVersion"))?;
         Ok(Device {
             name: gpu.name.clone(),
             arch: gpu.arch.clone(),
-            driver,
+            driver: driver_version()?,
         })
     }
+
+    /// Device 0's identity, read from the driver without opening a context (which costs a
+    /// `cute run` that picks its plan from the tuning cache a second context creation): the
+    /// same name and architecture [`Gpu::open`] reads. An error when there is no driver or
+    /// no GPU.
+    pub fn probe() -> Result<Device> {
+        use cudarc::driver::result;
+        use cudarc::driver::sys::CUdevice_attribute as A;
+        // SAFETY: probing for libcuda runs only its initializers.
+        if !unsafe { cudarc::driver::sys::is_culib_present() } {
+            return Err(RuntimeError::NoGpu {
+                why: "the CUDA driver (libcuda.so.1) is not installed".into(),
+                source: None,
+            });
+        }
+        let no_gpu = |e| RuntimeError::NoGpu {
+            why: "no usable GPU (device 0 could not be read)".into(),
+            source: Some(e),
+        };
+        result::init().map_err(no_gpu)?;
+        let dev = result::device::get(0).map_err(no_gpu)?;
+        // SAFETY: `dev` is a valid device handle; each call writes one int.
+        let cc = |a| unsafe { result::device::get_attribute(dev, a) };
+        let major = cc(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)
+            .map_err(RuntimeError::driver("compute capability"))?;
+        let minor = cc(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)
+            .map_err(RuntimeError::driver("compute capability"))?;
+        Ok(Device {
+            name: result::device::get_name(dev).unwrap_or_else(|_| "GPU".into()),
+            arch: crate::gpu::arch_of(major, minor),
+            driver: driver_version()?,
+        })
+    }
+}
+
+/// The driver's version (`cuDriverGetVersion`).
+fn driver_version() -> Result<i32> {
+    let mut driver = 0;
+    // SAFETY: cuDriverGetVersion writes one int; the driver is loaded (a context is open, or
+    // `Device::probe` initialized it).
+    let r = unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut driver) };
+    r.result()
+        .map_err(RuntimeError::driver("cuDriverGetVersion"))?;
+    Ok(driver)
 }
 
 impl std::fmt::Display for Device {
@@ -466,6 +505,19 @@ fn parse_entry(line: &str) -> Option<(ShapeClass, Tuned)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_probe_reads_what_an_opened_device_reads() {
+        match (Device::probe(), Gpu::open()) {
+            (Ok(p), Ok(g)) => assert_eq!(p, Device::of(&g).unwrap()),
+            // no driver or no GPU here: both say so
+            (Err(p), Err(_)) => assert!(matches!(p, RuntimeError::NoGpu { .. }), "{p}"),
+            (p, g) => panic!(
+                "the probe ({p:?}) and the open device ({:?}) disagree",
+                g.map(|g| g.name.clone())
+            ),
+        }
+    }
 
     fn device() -> Device {
         Device {

@@ -77,9 +77,9 @@ pub fn pick(a: &RunArgs, layout: GemmLayout, mnk: (i64, i64, i64)) -> Picked {
         }
         return asked;
     };
-    let gpu = Gpu::open();
-    let tuned = match &gpu {
-        Ok(g) => tuned_table(g, a.explain),
+    // the device's identity without a context: the run opens the one it launches on
+    let tuned = match Device::probe() {
+        Ok(d) => tuned_table(d, a.explain),
         Err(_) => {
             if a.explain {
                 println!("  no GPU: the tuning cache is not read");
@@ -87,7 +87,6 @@ pub fn pick(a: &RunArgs, layout: GemmLayout, mnk: (i64, i64, i64)) -> Picked {
             None
         }
     };
-    drop(gpu);
     let Some(c) = selected(dtype, a.plan.target(), tuned.as_ref(), layout, mnk) else {
         return asked;
     };
@@ -318,7 +317,7 @@ pub fn bench_selected(a: &BenchArgs, sizes: &[(i64, i64, i64)]) -> ExitCode {
         Err(e) => return fail(e),
     };
     println!("# {} ({}), {}; the selector's FP32 GEMM beside cuBLAS SGEMM in CUBLAS_PEDANTIC_MATH; CUDA events, 3 warm-ups, median of 20", gpu.name, gpu.arch, a.plan.target());
-    let tuned = tuned_table(&gpu, true);
+    let tuned = tuned_table_of(&gpu, true);
     table_header();
     for layout in layouts {
         for &(m, n, k) in sizes {
@@ -362,17 +361,21 @@ pub fn time_pick(
 }
 
 /// This device's tuning results, if any; with `say`, a line on what the cache held.
-pub fn tuned_table(gpu: &Gpu, say: bool) -> Option<Table> {
-    let device = match Device::of(gpu) {
-        Ok(d) => d,
+pub fn tuned_table_of(gpu: &Gpu, say: bool) -> Option<Table> {
+    match Device::of(gpu) {
+        Ok(d) => tuned_table(d, say),
         Err(e) => {
             println!(
                 "  tuning cache not read: {}",
                 super::text::lines(&e.to_string())
             );
-            return None;
+            None
         }
-    };
+    }
+}
+
+/// The tuning cache's table for `device` (`say`: print what was loaded).
+pub fn tuned_table(device: Device, say: bool) -> Option<Table> {
     let load = tuning::load(&device);
     if say {
         println!("  {}", load.describe(&tuning::path()));

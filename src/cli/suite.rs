@@ -15,7 +15,7 @@ use cute::runtime::{CudaBlas, RuntimeError};
 
 use super::args::{usage_error, BenchArgs};
 use super::gpu::gpu_and_blas;
-use super::split_k::{time_pick, tuned_table};
+use super::split_k::{time_pick, tuned_table_of};
 use super::usage;
 use cute::runtime::tuning::selected;
 
@@ -99,7 +99,7 @@ fn series(
     } else {
         None
     };
-    let tuned = dtype.and_then(|_| tuned_table(gpu, true));
+    let tuned = dtype.and_then(|_| tuned_table_of(gpu, true));
     println!(
         "\n| kernel | layout | M x N x K | ran | ms | TFLOP/s | cuBLAS TFLOP/s | % of cuBLAS |"
     );
