@@ -233,37 +233,27 @@ pub fn bank_conflicts_of(rows: &[Vec<i64>], bits: i64) -> Result<BankReport> {
         for (w, warp) in row.chunks(32).enumerate() {
             let (mut wavefronts, mut ideal, mut ways, mut worst) = (0, 0, 0, None);
             for (p, phase) in warp.chunks(phase_len as usize).enumerate() {
-                // bank -> distinct word -> the threads reading it
-                let mut banks: BTreeMap<i64, BTreeMap<i64, Vec<i64>>> = BTreeMap::new();
+                // (bank, word, thread) of every word the phase touches, sorted: a bank's
+                // distinct words, and each word's first thread, are runs
+                let mut hits = Vec::with_capacity(phase.len() * words_per_access as usize);
                 for (k, &off) in phase.iter().enumerate() {
                     let thread = (w * 32) as i64 + p as i64 * phase_len + k as i64;
                     for j in 0..words_per_access {
                         let word = word_of(off, words_per_access, j)?;
-                        banks
-                            .entry(word.rem_euclid(32))
-                            .or_default()
-                            .entry(word)
-                            .or_default()
-                            .push(thread);
+                        hits.push((word.rem_euclid(32), word, thread));
                     }
                 }
-                let empty = BTreeMap::new();
-                // The first bank with the most distinct words.
-                let (bank, words) = banks
-                    .iter()
-                    .rev()
-                    .max_by_key(|(_, ws)| ws.len())
-                    .map_or((0, &empty), |(b, ws)| (*b, ws));
+                hits.sort_unstable();
+                let (bank, words) = busiest_bank(&hits);
                 let n = words.len() as i64;
                 wavefronts += n;
                 ideal += 1;
                 if n > ways {
                     ways = n;
-                    let threads: BTreeSet<i64> = words
-                        .values()
-                        .filter_map(|ts| ts.first().copied())
-                        .collect();
-                    worst = (n > 1).then(|| (bank, threads.into_iter().collect()));
+                    let mut threads: Vec<i64> = words.iter().map(|&(_, _, t)| t).collect();
+                    threads.sort_unstable();
+                    threads.dedup();
+                    worst = (n > 1).then_some((bank, threads));
                 }
             }
             warps.push(WarpBanks {
@@ -277,6 +267,22 @@ pub fn bank_conflicts_of(rows: &[Vec<i64>], bits: i64) -> Result<BankReport> {
         }
     }
     Ok(BankReport { bits, warps })
+}
+
+/// The lowest bank with the most distinct words among sorted `(bank, word, thread)` hits, and
+/// the first hit of each of its words (so each word's lowest thread); bank 0 and none for none.
+fn busiest_bank(hits: &[(i64, i64, i64)]) -> (i64, Vec<(i64, i64, i64)>) {
+    let mut best: (i64, Vec<(i64, i64, i64)>) = (0, Vec::new());
+    for bank in hits.chunk_by(|a, b| a.0 == b.0) {
+        let firsts: Vec<_> = bank
+            .chunk_by(|a, b| a.1 == b.1)
+            .map(|word| word[0])
+            .collect();
+        if firsts.len() > best.1.len() {
+            best = (bank[0].0, firsts);
+        }
+    }
+    best
 }
 
 /// The 32-byte sectors each warp request touches in global memory.
