@@ -70,6 +70,13 @@ pub const GEMV_ROWS: i64 = 4;
 /// The warps of a GEMV CTA (a column of C each).
 const GEMV_WARPS: i64 = 4;
 
+/// The vectors of B a GEMV lane has in flight. Every warp of a GEMV is resident at once (a
+/// 4096-column C is 1024 CTAs of 4 warps), so nothing hides a step's memory latency but the
+/// warp's own loads in flight: one vector a step took a DRAM round trip per 32 x 16 bytes of a
+/// column, 1.5-1.65 TB/s at one row against 4096 x 4096 and 8192 x 8192 on an H100 (the first
+/// build, 2026-12-07); four make a round trip every 2 KiB of a column.
+const GEMV_IN_FLIGHT: i64 = 4;
+
 /// The persistent SM90 GEMMs' raster group (M-blocks per group): 16 of the 128-row tiles with
 /// the 8 or so 256-column tiles of a 132-CTA wave read about as many bytes of A as of B. On
 /// the H200 (2026-12-05) hgemm-sm90 TN at 8192^3 ran 728.6 TFLOP/s with it, 698.2 walking M
@@ -121,6 +128,7 @@ pub fn plan_for(name: &str, layout: GemmLayout, target: &Target) -> Result<GemmP
             elem,
             rows: GEMV_ROWS,
             warps: GEMV_WARPS,
+            in_flight: GEMV_IN_FLIGHT,
         })
     };
     let (policy, epilogue) = if let Some((elem, tile)) = sm80_tile_of(name) {

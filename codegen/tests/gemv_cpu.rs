@@ -1,8 +1,10 @@
 //! The few-row GEMMs (`sgemm-gemv`, `hgemm-gemv`, `bgemm-gemv`) as IR kernels, run by the CPU
 //! interpreter (every lane's vectors, the shuffles and lane 0's store) at row counts up to and
 //! past the rows a warp computes, columns that do not fill a CTA's warps and K past several
-//! chunks with a ragged last one, `beta = 0` over a NaN C and `beta != 0`, against float64.
+//! chunks with a ragged last one (and trips of several steps in flight with a ragged last
+//! trip), `beta = 0` over a NaN C and `beta != 0`, against float64.
 
+use cute_codegen::gemm::{GemmPlan, Gemv, Policy};
 use cute_codegen::interp::run;
 use cute_codegen::named::{plan, GEMV_NAMES, GEMV_ROWS};
 use cute_codegen::recipes::{gemm, gemm_case};
@@ -10,8 +12,13 @@ use cute_codegen::GemmLayout;
 
 fn check(name: &str, layout: &str, size: (i64, i64, i64), beta: f64) {
     let p = plan(name, GemmLayout::parse(layout).unwrap()).unwrap();
-    let k = gemm(&p).unwrap();
-    let mut c = gemm_case(&p, size, beta, (size.0 * 31 + size.1 * 7 + size.2) as u64).unwrap();
+    check_plan(&p, size, beta);
+}
+
+fn check_plan(p: &GemmPlan, size: (i64, i64, i64), beta: f64) {
+    let (name, layout) = (&p.name, p.layout);
+    let k = gemm(p).unwrap();
+    let mut c = gemm_case(p, size, beta, (size.0 * 31 + size.1 * 7 + size.2) as u64).unwrap();
     run(&k, &mut c.args).unwrap_or_else(|e| panic!("{name} {layout} {size:?}: {e}"));
     let v = c.check(c.output());
     assert!(v.ok(), "{name} {layout} {size:?} beta {beta}: {v:?}");
@@ -22,7 +29,15 @@ fn the_gemvs_agree_with_float64_on_the_cpu() {
     let past = GEMV_ROWS + 1;
     for name in GEMV_NAMES {
         for layout in ["NN", "TN"] {
-            for size in [(1, 1, 8), (1, 9, 264), (3, 5, 1000), (past, 6, 520)] {
+            // K: one step, a ragged step, two trips of FP32's 4 x 128 (ragged), three of
+            // 16-bit's 4 x 256 (the last one step and 8 values)
+            for size in [
+                (1, 1, 8),
+                (1, 9, 264),
+                (3, 5, 1000),
+                (past, 6, 520),
+                (2, 3, 2056),
+            ] {
                 for beta in [0.0, 0.5] {
                     check(name, layout, size, beta);
                 }
@@ -38,5 +53,31 @@ fn an_mn_major_b_is_refused() {
         let p = plan("sgemm-gemv", GemmLayout::parse(layout).unwrap()).unwrap();
         let err = gemm(&p).unwrap_err().to_string();
         assert!(err.contains("B must be K-major"), "{err}");
+    }
+}
+
+fn with_in_flight(name: &str, layout: &str, u: i64) -> GemmPlan {
+    let mut p = plan(name, GemmLayout::parse(layout).unwrap()).unwrap();
+    match &mut p.policy {
+        Policy::Gemv(g) => g.in_flight = u,
+        other => panic!("{name}: {other:?}"),
+    }
+    p
+}
+
+/// Any number of B's vectors in flight a lane computes the same product; more than the
+/// registers hold, or none, is a plan error naming the bound.
+#[test]
+fn every_count_of_vectors_in_flight_agrees_and_a_count_out_of_range_is_refused() {
+    for u in [1, 3, Gemv::MAX_IN_FLIGHT] {
+        for (name, layout) in [("sgemm-gemv", "NN"), ("bgemm-gemv", "TN")] {
+            check_plan(&with_in_flight(name, layout, u), (3, 5, 1000), 0.5);
+        }
+    }
+    for u in [0, Gemv::MAX_IN_FLIGHT + 1] {
+        let err = gemm(&with_in_flight("sgemm-gemv", "NN", u))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("in flight") && err.contains("1 to 8"), "{err}");
     }
 }

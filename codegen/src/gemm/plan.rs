@@ -173,6 +173,16 @@ pub struct Gemv {
     pub rows: i64,
     /// Warps per CTA, a column of C each.
     pub warps: i64,
+    /// B's 128-bit vectors each lane has in flight: a trip of the K loop loads this many steps
+    /// of B before its FMAs read the first, so a warp waits on memory once a trip, not once a
+    /// step (1 to [`Gemv::MAX_IN_FLIGHT`]).
+    pub in_flight: i64,
+}
+
+impl Gemv {
+    /// The most vectors of B a lane holds in flight (registers: `in_flight` x 4 for FP32,
+    /// x 8 for 16-bit types).
+    pub const MAX_IN_FLIGHT: i64 = 8;
 }
 
 /// A tensor-core plan on the SM80 path (`hgemm-sm80`, `bgemm-sm80`, `tf32gemm-sm80`): A and B

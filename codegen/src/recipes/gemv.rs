@@ -4,8 +4,10 @@
 //! a tile of 16 or more rows spends its MMAs and its shared-memory round trips on rows C does
 //! not have. Here nothing is staged: each warp takes one column `n` of C and a block of
 //! [`Gemv::rows`] rows, its lanes stream B's column (K-major: contiguous along K) in 128-bit
-//! vectors, `(1, 32 V)` values a step, read the same k's of A's rows (K-major A in vectors,
-//! M-major A a value at a time: A is small and stays in cache), and accumulate in FP32 with
+//! vectors, `(1, 32 V)` values a step, [`Gemv::in_flight`] steps loaded before the first is read
+//! (every warp is resident at once, so only its own loads in flight hide DRAM's latency), read
+//! the same k's of A's rows (K-major A in vectors, M-major A a value at a time: A is small and
+//! stays in cache), and accumulate in FP32 with
 //! `gemm(UniversalFMA)` over the `(ROWS, V)` and `(1, V)` fragments; a butterfly of shuffles
 //! sums each row's 32 lane partials, and lane 0 writes the column's rows through the epilogue.
 //! The grid is `(ceil(N / WARPS), ceil(M / ROWS))`: any M, N, K are computed (K a multiple of
@@ -29,6 +31,16 @@ pub fn gemv(plan: &GemmPlan, g: &Gemv) -> Result<Kernel> {
             "layout",
             format!(
                 "{layout}: a warp streams a column of B along K, so B must be K-major (NN, TN)"
+            ),
+        ));
+    }
+    if !(1..=Gemv::MAX_IN_FLIGHT).contains(&g.in_flight) {
+        return Err(plan.error(
+            "gemv",
+            format!(
+                "{} vectors of B in flight a lane: 1 to {} hold in registers",
+                g.in_flight,
+                Gemv::MAX_IN_FLIGHT
             ),
         ));
     }
@@ -93,7 +105,7 @@ pub fn gemv(plan: &GemmPlan, g: &Gemv) -> Result<Kernel> {
     let shape_a = shape_of(&part_a(&p.a, &s(0)).map_err(&e)?);
     let shape_b = shape_of(&part_b(&p.b, &s(0)).map_err(&e)?);
     let r_a = k.regs("rA", g.elem, Layout::col_major(&shape_a).map_err(&e)?)?;
-    let r_b = k.regs("rB", g.elem, Layout::col_major(&shape_b).map_err(&e)?)?;
+    let r_b_layout = Layout::col_major(&shape_b).map_err(&e)?;
     // the fragments as the FMA reads them, in FP32: (ROWS,V) of A, (1,V) of B, (ROWS,1) of C
     let f_a = k.regs(
         "fA",
@@ -110,23 +122,38 @@ pub fn gemv(plan: &GemmPlan, g: &Gemv) -> Result<Kernel> {
     let f_a_copy = f_a.with_layout(Layout::col_major(&shape_a).map_err(&e)?.into());
     let fma = MmaAtom::new(MmaOp::universal_fma(F32, F32, F32, F32));
     k.fill(&acc, 0.0);
-    let chunks = p.k.ceil_div(&s(32 * v)).map_err(&e)?;
-    k.comment("stream B's column along K: each lane V values a step, A's rows at the same k's");
-    k.for_("c", chunks, Unroll::By(4), |k, c| {
-        k.fill(&r_a, 0.0).fill(&r_b, 0.0);
-        let pred_a = Pred {
-            coord: part_a(&p.id_a, &c).map_err(&e)?,
-            bounds: vec![p.m.clone(), p.k.clone()],
-        };
-        let pred_b = Pred {
-            coord: part_b(&p.id_b, &c).map_err(&e)?,
-            bounds: vec![p.n.clone(), p.k.clone()],
-        };
-        k.copy_if(&atom_a, pred_a, &part_a(&p.a, &c).map_err(&e)?, &r_a);
-        k.copy_if(&atom_b, pred_b, &part_b(&p.b, &c).map_err(&e)?, &r_b);
-        k.map(&f_a_copy, &[&r_a], EExpr::arg(0), None);
-        k.map(&f_b, &[&r_b], EExpr::arg(0), None);
-        k.gemm(&fma, &f_a, &f_b, &acc);
+    // a trip's IN_FLIGHT steps of B, loaded before the first is read: (CPY, 1, 1) each
+    let u = g.in_flight;
+    let r_bs = (0..u)
+        .map(|i| k.regs(&format!("rB{i}"), g.elem, r_b_layout.clone()))
+        .collect::<Result<Vec<_>>>()?;
+    let trips = p.k.ceil_div(&s(32 * v * u)).map_err(&e)?;
+    k.comment(&format!(
+        "stream B's column along K: each lane {v} values a step, {u} steps of B in flight a trip, A's rows at the same k's"
+    ));
+    k.for_("t", trips, Unroll::None, |k, t| {
+        let step = |i: i64| t.mul(&s(u)).and_then(|x| x.add(&s(i))).map_err(&e);
+        for (i, r_b) in (0..u).zip(&r_bs) {
+            let c = step(i)?;
+            let pred_b = Pred {
+                coord: part_b(&p.id_b, &c).map_err(&e)?,
+                bounds: vec![p.n.clone(), p.k.clone()],
+            };
+            k.fill(r_b, 0.0);
+            k.copy_if(&atom_b, pred_b, &part_b(&p.b, &c).map_err(&e)?, r_b);
+        }
+        for (i, r_b) in (0..u).zip(&r_bs) {
+            let c = step(i)?;
+            let pred_a = Pred {
+                coord: part_a(&p.id_a, &c).map_err(&e)?,
+                bounds: vec![p.m.clone(), p.k.clone()],
+            };
+            k.fill(&r_a, 0.0);
+            k.copy_if(&atom_a, pred_a, &part_a(&p.a, &c).map_err(&e)?, &r_a);
+            k.map(&f_a_copy, &[&r_a], EExpr::arg(0), None);
+            k.map(&f_b, &[r_b], EExpr::arg(0), None);
+            k.gemm(&fma, &f_a, &f_b, &acc);
+        }
         Ok(())
     })?;
     warp_sums(&mut k, &acc, rows, &e)?;
