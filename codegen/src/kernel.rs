@@ -202,6 +202,11 @@ pub struct LaunchSpec {
 }
 
 impl LaunchSpec {
+    /// `(M, N, K)` rounded up to what the kernel requires of them ([`crate::ir::fit_mnk`]).
+    pub fn fit_mnk(&self, mnk: (i64, i64, i64)) -> (i64, i64, i64) {
+        crate::ir::fit_mnk(&self.requirements, mnk)
+    }
+
     /// Whether the kernel needs the opt-in to more than 48 KiB of dynamic shared memory.
     pub fn needs_smem_opt_in(&self) -> bool {
         self.dynamic_smem_bytes > 48 * 1024

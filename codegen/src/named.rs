@@ -60,15 +60,20 @@ pub const TENSOR_CORE_NAMES: &[&str] = &[
 ];
 
 /// The few-row GEMMs (`sgemm-gemv`, `hgemm-gemv`, `bgemm-gemv`: a warp per column of C, B
-/// streamed along K, so B must be K-major: NN and TN), reachable by name; the selectors take
-/// them for C of at most [`GEMV_ROWS`] rows.
+/// streamed along K, where B is K-major (NN, TN); 32 columns a CTA, the warps splitting K,
+/// where it is N-major (NT, TT)), reachable by name; the FP32 selector takes the K-major form
+/// for C of at most [`GEMV_ROWS`] rows, and `cute tune` times both.
 pub const GEMV_NAMES: &[&str] = &["sgemm-gemv", "hgemm-gemv", "bgemm-gemv"];
 
 /// The rows of C a GEMV warp computes.
 pub const GEMV_ROWS: i64 = 4;
 
-/// The warps of a GEMV CTA (a column of C each).
+/// The warps of a GEMV CTA of a K-major B (a column of C each).
 const GEMV_WARPS: i64 = 4;
+
+/// The warps of a GEMV CTA of an N-major B, splitting K over the CTA's 32 columns: a
+/// 4096-column C is 128 CTAs, 2048 warps each with its vectors of B in flight.
+const GEMV_N_MAJOR_WARPS: i64 = 16;
 
 /// The vectors of B a GEMV lane has in flight. Every warp of a GEMV is resident at once (a
 /// 4096-column C is 1024 CTAs of 4 warps), so nothing hides a step's memory latency but the
@@ -127,7 +132,10 @@ pub fn plan_for(name: &str, layout: GemmLayout, target: &Target) -> Result<GemmP
         Policy::Gemv(crate::gemm::Gemv {
             elem,
             rows: GEMV_ROWS,
-            warps: GEMV_WARPS,
+            warps: match layout.b {
+                crate::gemm::Major::K => GEMV_WARPS,
+                crate::gemm::Major::MN => GEMV_N_MAJOR_WARPS,
+            },
             in_flight: GEMV_IN_FLIGHT,
         })
     };

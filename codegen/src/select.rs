@@ -242,8 +242,9 @@ pub fn pick(dtype: &str, (m, n, k): (i64, i64, i64), target: &Target) -> Option<
 
 /// The heuristic's pick for `dtype` at `(m, n, k)` in `layout`: [`pick`], but the FP32 GEMV
 /// where it fits the shape and layout ([`gemv_fits`]) and B is at most [`GEMV_MAX_B`]
-/// elements. The 16-bit GEMVs are `cute tune` candidates only (on an H100, 2026-12-07, the
-/// BF16 one ran 0.93x the split 16x128 tensor-core tile at 1 x 4096²).
+/// elements and K-major. The 16-bit GEMVs, and the GEMVs of an N-major B (not yet timed on a
+/// GPU), are `cute tune` candidates only (on an H100, 2026-12-07, the BF16 one ran 0.93x the
+/// split 16x128 tensor-core tile at 1 x 4096²).
 pub fn pick_in(
     dtype: &str,
     layout: GemmLayout,
@@ -251,7 +252,8 @@ pub fn pick_in(
     target: &Target,
 ) -> Option<Choice> {
     let (m, n, k) = mnk;
-    if dtype == "f32" && gemv_fits(layout, mnk) && n.saturating_mul(k) <= GEMV_MAX_B {
+    let k_major = layout.b == crate::gemm::Major::K;
+    if dtype == "f32" && k_major && gemv_fits(layout, mnk) && n.saturating_mul(k) <= GEMV_MAX_B {
         return Some(Choice {
             name: "sgemm-gemv",
             splits: 1,
@@ -275,10 +277,15 @@ pub fn gemv_of(dtype: &str) -> Option<&'static str> {
 }
 
 /// Whether the few-row GEMM suits `(m, n, k)` in `layout`: at most [`GEMV_ROWS`] rows of C
-/// (one block of a warp's rows), B K-major (its warps stream B's columns along K) and K a
-/// multiple of 8 (every dtype's 128-bit vectors; tight leading dimensions then are too).
-pub fn gemv_fits(layout: GemmLayout, (m, _, k): (i64, i64, i64)) -> bool {
-    (1..=GEMV_ROWS).contains(&m) && layout.b == crate::gemm::Major::K && k % 8 == 0
+/// (one block of a warp's rows) and B's contiguous dimension — K for a K-major B (a warp
+/// streams a column of B along K), N for an N-major one (a lane reads a vector of a row of B)
+/// — a multiple of 8 (every dtype's 128-bit vectors; tight leading dimensions then are too).
+pub fn gemv_fits(layout: GemmLayout, (m, n, k): (i64, i64, i64)) -> bool {
+    let along = match layout.b {
+        crate::gemm::Major::K => k,
+        crate::gemm::Major::MN => n,
+    };
+    (1..=GEMV_ROWS).contains(&m) && along % 8 == 0
 }
 
 /// [`candidates`] in `layout`: the few-row GEMM too where it suits the shape ([`gemv_fits`]).
@@ -910,10 +917,13 @@ mod tests {
         for dtype in ["f32", "f16", "bf16"] {
             assert!(has(dtype, nn, (1, 4096, 4096)));
             assert!(has(dtype, nn, (GEMV_ROWS, 100, 8)));
-            // too many rows, an N-major B, a K the vectors do not divide
+            // an N-major B: the vectors run along N
+            assert!(has(dtype, nt, (1, 4096, 4096)));
+            assert!(has(dtype, nt, (2, 4096, 4100)));
+            // too many rows, a K (K-major B) or N (N-major B) the vectors do not divide
             assert!(!has(dtype, nn, (GEMV_ROWS + 1, 4096, 4096)));
-            assert!(!has(dtype, nt, (1, 4096, 4096)));
             assert!(!has(dtype, nn, (1, 4096, 4100)));
+            assert!(!has(dtype, nt, (1, 4100, 4096)));
             let name = gemv_of(dtype).unwrap();
             assert!(takes(dtype, name));
             assert!(takes_plan(dtype, name, 1, SplitKMode::None, &t));

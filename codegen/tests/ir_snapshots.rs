@@ -36,11 +36,12 @@ fn tensor_core_gemms_ir_and_cuda() {
     }
 }
 
-/// The GEMVs in the layouts they take: TN (A read in vectors) and NN (A a value at a time).
+/// The GEMVs: TN (A read in vectors) and NN (A a value at a time) stream B's columns along K;
+/// NT and TT read B's rows in vectors along N, the warps splitting K.
 #[test]
 fn gemvs_ir_and_cuda() {
     for name in named::GEMV_NAMES {
-        for layout in ["NN", "TN"] {
+        for layout in ["NN", "TN", "NT", "TT"] {
             let plan = named::plan(name, GemmLayout::parse(layout).unwrap()).unwrap();
             let k = gemm(&plan).unwrap();
             insta::assert_snapshot!(format!("gemm_{name}_{layout}_ir"), k.to_string());

@@ -253,12 +253,15 @@ pub const GEMM_CPU_SIZES: &[(i64, i64, i64)] =
     &[(1, 1, 1), (17, 17, 17), (127, 127, 127), (130, 67, 33)];
 
 /// `cute check --cpu GEMM`: the plan's IR kernel (`recipes::gemm`) in the interpreter, in each
-/// layout, at every size of [`GEMM_CPU_SIZES`] with `beta = 0` (C poisoned) and `beta = -0.75`,
-/// fresh data each.
+/// layout, at every size of [`GEMM_CPU_SIZES`] (rounded up to what the kernel's launch requires
+/// of M, N and K: `Kernel::fit_mnk`) with `beta = 0` (C poisoned) and `beta = -0.75`, fresh data
+/// each.
 pub fn check_cpu_gemm(plan: &GemmPlan, say: &mut dyn FnMut(String)) -> Result<bool, CodegenError> {
     let kernel = recipes::gemm(plan)?;
     let mut all = true;
-    for &size in GEMM_CPU_SIZES {
+    for &asked in GEMM_CPU_SIZES {
+        // a kernel that needs M, N or K a multiple of its vectors runs at the next such size
+        let size = kernel.fit_mnk(asked);
         for beta in [0.0, -0.75] {
             let mut c = recipes::gemm_case(plan, size, beta, fresh_seed())?;
             let t = Instant::now();

@@ -87,7 +87,13 @@ pub fn check(
     for name in names {
         for layout in layouts(p) {
             let plan = p.plan(name, layout)?;
-            for (i, &size) in sizes.iter().enumerate() {
+            let kernel = cute::codegen::recipes::gemm(&plan)?;
+            for (i, &asked) in sizes.iter().enumerate() {
+                // rounded up to what the kernel requires of M, N and K, as the FP32 matrix is
+                let size = match one {
+                    Some(_) => asked,
+                    None => kernel.fit_mnk(asked),
+                };
                 for beta in [0.0, 0.5] {
                     let seed = super::recipe::fresh_seed() ^ i as u64;
                     let v = tensor_core::check_at(gpu, &blas, &plan, size, beta, seed)?;

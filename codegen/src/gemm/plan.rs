@@ -171,7 +171,8 @@ pub struct Gemv {
     pub elem: cute_layout::ElemType,
     /// The rows of C a warp computes (the grid's second dimension covers M in blocks of them).
     pub rows: i64,
-    /// Warps per CTA, a column of C each.
+    /// Warps per CTA: a column of C each where B is K-major; where B is N-major, splitting K
+    /// over the CTA's 32 columns.
     pub warps: i64,
     /// B's 128-bit vectors each lane has in flight: a trip of the K loop loads this many steps
     /// of B before its FMAs read the first, so a warp waits on memory once a trip, not once a

@@ -498,7 +498,27 @@ impl Cond {
     }
 }
 
+/// `(M, N, K)` each rounded up to the multiples `requirements` ask of it (a GEMV's 128-bit
+/// vectors along K or N): the nearest sizes a check matrix can run the kernel at.
+/// Requirements on other symbols (leading dimensions) are the caller's.
+pub fn fit_mnk(requirements: &[Requirement], (m, n, k): (i64, i64, i64)) -> (i64, i64, i64) {
+    let up = |x: i64, symbol: &str| {
+        requirements.iter().fold(x, |x, r| match r {
+            Requirement::Divisible { symbol: s, by, .. } if s == symbol && *by > 0 => {
+                x.saturating_add(by - 1) / by * by
+            }
+            _ => x,
+        })
+    };
+    (up(m, "M"), up(n, "N"), up(k, "K"))
+}
+
 impl Kernel {
+    /// `(M, N, K)` rounded up to what the kernel requires of them ([`fit_mnk`]).
+    pub fn fit_mnk(&self, mnk: (i64, i64, i64)) -> (i64, i64, i64) {
+        fit_mnk(&self.requirements, mnk)
+    }
+
     /// Whether a launch with these integer arguments meets the kernel's divisibility
     /// requirements (`Err` names the first that fails). Pointer alignments and buffer lengths
     /// are the caller's to check.

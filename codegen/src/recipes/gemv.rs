@@ -25,15 +25,6 @@ use crate::ir::{Cond, EExpr, Kernel, KernelBuilder, Pred, ScalarOp, Unroll};
 
 /// The kernel of a GEMV plan (`plan.policy` is `g`).
 pub fn gemv(plan: &GemmPlan, g: &Gemv) -> Result<Kernel> {
-    let (name, layout) = (plan.name.as_str(), plan.layout);
-    if layout.b != Major::K {
-        return Err(plan.error(
-            "layout",
-            format!(
-                "{layout}: a warp streams a column of B along K, so B must be K-major (NN, TN)"
-            ),
-        ));
-    }
     if !(1..=Gemv::MAX_IN_FLIGHT).contains(&g.in_flight) {
         return Err(plan.error(
             "gemv",
@@ -44,6 +35,15 @@ pub fn gemv(plan: &GemmPlan, g: &Gemv) -> Result<Kernel> {
             ),
         ));
     }
+    match plan.layout.b {
+        Major::K => gemv_k(plan, g),
+        Major::MN => gemv_n(plan, g),
+    }
+}
+
+/// B K-major (NN, TN): a warp a column of C, its lanes along K.
+fn gemv_k(plan: &GemmPlan, g: &Gemv) -> Result<Kernel> {
+    let (name, layout) = (plan.name.as_str(), plan.layout);
     let e = layout_err(name, "gemv");
     // a lane's values a step: one 128-bit vector
     let (rows, warps, v) = (g.rows, g.warps, 128 / i64::from(g.elem.bits()));
@@ -163,6 +163,224 @@ pub fn gemv(plan: &GemmPlan, g: &Gemv) -> Result<Kernel> {
     k.if_(
         Cond::Lt(lane, s(1)),
         |k| epilogue(k, plan, &p.output(), &acc, &part_c, true),
+        |_| Ok(()),
+    )?;
+    k.finish()
+}
+
+/// B N-major (NT, TT): a CTA takes 32 consecutive columns of C and a block of rows, and its
+/// warps, and the lanes within each, split K. A lane reads one 128-bit vector (V columns) of a
+/// row of B a step: a warp's 32 lanes are (32 / V) along N by V along K, k fastest, so a warp
+/// reads V rows of 32 columns (128 or 64 contiguous bytes each) and warp `w` of the CTA's
+/// WARPS takes the V-row blocks w, w + WARPS, ...; the rows' A(m, k) at the lane's k come from
+/// cache. Each lane accumulates `(ROWS, 1) x (V, 1) -> (ROWS, V)`; the V lanes of a column
+/// group meet by warp shuffles, the warps in shared memory `(ROWS, 32, WARPS)`, and 32 threads
+/// sum a column each over the warps and write it through the epilogue. 32 columns a CTA keep a
+/// 4096-column C at 128 CTAs of WARPS warps, each lane [`Gemv::in_flight`] vectors in flight.
+fn gemv_n(plan: &GemmPlan, g: &Gemv) -> Result<Kernel> {
+    let (name, layout) = (plan.name.as_str(), plan.layout);
+    let e = layout_err(name, "gemv");
+    let (rows, warps, u) = (g.rows, g.warps, g.in_flight);
+    let v = 128 / i64::from(g.elem.bits());
+    // a warp's lanes: (32 / V) along N by V along K; the CTA's 32 columns
+    let (n_lanes, k_lanes) = (32 / v, v);
+    let cols = n_lanes * v;
+    let mut k = KernelBuilder::new(&plan.kernel_name());
+    k.doc(&format!(
+        "C = alpha * A * B + beta * C, {layout} layout, {} A and B: {cols} columns of C and {rows} rows a CTA, a lane {v} columns (a 128-bit vector of a row of B), the lanes and the {warps} warps splitting K, their sums met by shuffles and in shared memory",
+        g.elem
+    ));
+    let p = Problem::declare_typed(&mut k, plan, g.elem, false, false)?;
+    // two CTAs an SM (64 registers a thread at 16 warps)
+    k.target(plan.target)
+        .threads(32 * warps)
+        .min_blocks_per_sm(2)
+        .grid([
+            p.n.ceil_div(&s(cols)).map_err(&e)?,
+            p.m.ceil_div(&s(rows)).map_err(&e)?,
+            s(1),
+        ]);
+    let (tid, bx, by) = (
+        KernelBuilder::tid(),
+        KernelBuilder::block_idx(0),
+        KernelBuilder::block_idx(1),
+    );
+    let (lane, warp) = (tid.rem(&s(32)).map_err(&e)?, tid.div(&s(32)).map_err(&e)?);
+    let (k_lane, n_lane) = (
+        lane.rem(&s(k_lanes)).map_err(&e)?,
+        lane.div(&s(k_lanes)).map_err(&e)?,
+    );
+    let atom_of = |n: i64, elem: cute_layout::ElemType| {
+        CopyAtom::new(
+            CopyOp::UniversalCopy {
+                bits: (n * i64::from(elem.bits())) as u32,
+            },
+            elem,
+        )
+        .map_err(&e)
+    };
+    // B's (32 columns, V rows) block: lanes (32/V, V):(V, 1), (V, 1) values each
+    let lanes = Layout::new(tup![s(n_lanes), s(k_lanes)], tup![s(k_lanes), s(1)]).map_err(&e)?;
+    let vals = Layout::new(tup![s(v), s(1)], tup![s(1), s(0)]).map_err(&e)?;
+    let (atom_a, atom_b) = (atom_of(1, g.elem)?, atom_of(v, g.elem)?);
+    let thr_b = make_tiled_copy(&atom_b, &lanes, &vals)
+        .and_then(|t| t.get_slice(&lane))
+        .map_err(&e)?;
+    let at = |x: &Int, y: &Int| Coord::Tuple(vec![x.clone().into(), y.clone().into()]);
+    let (tile_a, tile_b) = (
+        Tiler::from_shape(&tup![s(rows), s(k_lanes)]),
+        Tiler::from_shape(&tup![s(cols), s(k_lanes)]),
+    );
+    // the lane's k of the V-row block `blk`: A (ROWS, 1), B (CPY, 1, 1)
+    let k_thr = Layout::col_major(&tup![s(1), s(k_lanes)]).map_err(&e)?;
+    let part_a = |t: &Tensor, blk: &Int| {
+        t.local_tile(&tile_a, &at(&by, blk), None)?
+            .local_partition(&k_thr, &k_lane, None)
+    };
+    let part_b =
+        |t: &Tensor, blk: &Int| thr_b.partition_s(&t.local_tile(&tile_b, &at(&bx, blk), None)?);
+    let shape_b = shape_of(&part_b(&p.b, &s(0)).map_err(&e)?);
+    let r_a = k.regs(
+        "rA",
+        g.elem,
+        Layout::col_major(&tup![s(rows), s(1)]).map_err(&e)?,
+    )?;
+    let r_bs = (0..u)
+        .map(|i| {
+            k.regs(
+                &format!("rB{i}"),
+                g.elem,
+                Layout::col_major(&shape_b).map_err(&e)?,
+            )
+        })
+        .collect::<Result<Vec<_>>>()?;
+    // in FP32 as the FMA reads them: (ROWS,1) of A, (V,1) of B, (ROWS,V) of C
+    let f_a = k.regs(
+        "fA",
+        F32,
+        Layout::col_major(&tup![s(rows), s(1)]).map_err(&e)?,
+    )?;
+    let f_b = k.regs("fB", F32, Layout::col_major(&tup![s(v), s(1)]).map_err(&e)?)?;
+    let f_b_copy = f_b.with_layout(Layout::col_major(&shape_b).map_err(&e)?.into());
+    let acc = k.regs(
+        "acc",
+        F32,
+        Layout::col_major(&tup![s(rows), s(v)]).map_err(&e)?,
+    )?;
+    let fma = MmaAtom::new(MmaOp::universal_fma(F32, F32, F32, F32));
+    k.fill(&acc, 0.0);
+    // warp w's V-row blocks: w + WARPS * (IN_FLIGHT * t + i)
+    let trips = p.k.ceil_div(&s(k_lanes * warps * u)).map_err(&e)?;
+    k.comment(&format!(
+        "the lanes and warps split K in blocks of {k_lanes} rows, warp w taking blocks w + {warps} j; {u} vectors of B in flight a lane a trip"
+    ));
+    k.for_("t", trips, Unroll::None, |k, t| {
+        let blk = |i: i64| {
+            t.mul(&s(u))
+                .and_then(|x| x.add(&s(i)))
+                .and_then(|x| x.mul(&s(warps)))
+                .and_then(|x| x.add(&warp))
+                .map_err(&e)
+        };
+        for (i, r_b) in (0..u).zip(&r_bs) {
+            let c = blk(i)?;
+            let pred = Pred {
+                coord: part_b(&p.id_b, &c).map_err(&e)?,
+                bounds: vec![p.n.clone(), p.k.clone()],
+            };
+            k.fill(r_b, 0.0);
+            k.copy_if(&atom_b, pred, &part_b(&p.b, &c).map_err(&e)?, r_b);
+        }
+        for (i, r_b) in (0..u).zip(&r_bs) {
+            let c = blk(i)?;
+            let pred = Pred {
+                coord: part_a(&p.id_a, &c).map_err(&e)?,
+                bounds: vec![p.m.clone(), p.k.clone()],
+            };
+            k.fill(&r_a, 0.0);
+            k.copy_if(&atom_a, pred, &part_a(&p.a, &c).map_err(&e)?, &r_a);
+            k.map(&f_a, &[&r_a], EExpr::arg(0), None);
+            k.map(&f_b_copy, &[r_b], EExpr::arg(0), None);
+            k.gemm(&fma, &f_a, &f_b, &acc);
+        }
+        Ok(())
+    })?;
+    k.comment(&format!(
+        "each value's sum over the {k_lanes} lanes of its columns"
+    ));
+    for j in 0..rows * v {
+        let one = acc.slice(&Coord::Tuple(vec![s(j % rows).into(), s(j / rows).into()]));
+        let one = one.map_err(&e)?; // ()
+        let var = format!("sum{j}");
+        k.reduce(&var, ScalarOp::Add, &one);
+        k.shuffle(&var, ScalarOp::Add, k_lanes);
+        k.map(&one, &[], EExpr::var(&var), None);
+    }
+    // the warps' sums: sR (ROWS, 32, WARPS):(32, _1, 32 ROWS)
+    let s_r = k.smem(
+        "sR",
+        F32,
+        Layout::new(
+            tup![s(rows), s(cols), s(warps)],
+            tup![s(cols), s(1), s(rows * cols)],
+        )
+        .map_err(&e)?,
+    );
+    let x = cute_layout::X;
+    let slab = |w: &Int| s_r.slice(&Coord::Tuple(vec![x.clone(), x.clone(), w.clone().into()]));
+    let mine = slab(&warp)
+        .and_then(|t| {
+            t.local_tile(
+                &Tiler::from_shape(&tup![s(rows), s(v)]),
+                &at(&s(0), &n_lane),
+                None,
+            )
+        })
+        .map_err(&e)?; // (ROWS, V)
+    let f32_copy = atom_of(1, F32)?;
+    k.comment("the first lane of each column group writes the warp's sums");
+    k.if_(
+        Cond::Lt(k_lane.clone(), s(1)),
+        |k| {
+            k.copy(&f32_copy, &acc, &mine);
+            Ok(())
+        },
+        |_| Ok(()),
+    )?;
+    k.sync();
+    // thread c < 32 sums column c over the warps and writes it
+    let thr = Layout::col_major(&tup![s(1), s(cols)]).map_err(&e)?;
+    let sum = k.regs(
+        "sum",
+        F32,
+        Layout::col_major(&tup![s(rows), s(1)]).map_err(&e)?,
+    )?;
+    let tile_c = Tiler::from_shape(&tup![s(rows), s(cols)]);
+    let part_c = |t: &Tensor| {
+        t.local_tile(&tile_c, &at(&by, &bx), None)?
+            .local_partition(&thr, &tid, None)
+    };
+    k.if_(
+        Cond::Lt(tid.clone(), s(cols)),
+        |k| {
+            k.fill(&sum, 0.0);
+            for w in 0..warps {
+                let theirs = slab(&s(w))
+                    .and_then(|t| t.local_partition(&thr, &tid, None))
+                    .map_err(&e)?;
+                k.map(
+                    &sum,
+                    &[&sum, &theirs],
+                    EExpr::Binary(
+                        ScalarOp::Add,
+                        Box::new(EExpr::arg(0)),
+                        Box::new(EExpr::arg(1)),
+                    ),
+                    None,
+                );
+            }
+            epilogue(k, plan, &p.output(), &sum, &part_c, true)
+        },
         |_| Ok(()),
     )?;
     k.finish()
