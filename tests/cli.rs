@@ -418,3 +418,32 @@ fn the_readme_tma_copy_examples_hold() {
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("error: make_tma_copy: (M,K):(_1,M): the box's innermost dimension (mode 1) has global stride M; TMA's is contiguous"), "{err}");
 }
+
+/// `check --cpu` of a GEMV runs the matrix's sizes rounded up to the multiples its vectors need
+/// (K for a K-major B, N for an N-major one), in every layout, and passes.
+#[test]
+fn check_cpu_rounds_a_gemv_to_the_sizes_its_vectors_take() {
+    let o = cute(
+        &[
+            "check",
+            "--cpu",
+            "sgemm-gemv",
+            "--layout",
+            "NN",
+            "--layout",
+            "TT",
+        ],
+        "",
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    for line in [
+        "sgemm-gemv NN 1x1x4 beta=0: pass",
+        "sgemm-gemv NN 17x17x20 beta=-0.75: pass",
+        "sgemm-gemv TT 1x4x1 beta=0: pass",
+        "sgemm-gemv TT 130x68x33 beta=-0.75: pass",
+    ] {
+        assert!(out.contains(line), "{line}\n{out}");
+    }
+    assert!(!out.contains("FAIL"), "{out}");
+}
