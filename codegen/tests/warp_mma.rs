@@ -196,7 +196,8 @@ fn a_tf32_mma_tile_through_ldmatrix_agrees_with_float64() {
     let cuda = cute_codegen::cuda::emit(&k).unwrap().source;
     assert!(
         cuda.contains("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32")
-            && cuda.contains("__uint_as_float(r0)"),
+            && cuda.contains("unsigned rA[")
+            && !cuda.contains("__uint_as_float(r0)"),
         "{cuda}"
     );
 }

@@ -46,12 +46,14 @@ impl IndexWidth {
 }
 
 /// The C type that holds an element (16- and 8-bit floats as their bits: the kernels need no
-/// headers).
+/// headers; TF32 as its 32 bits, `unsigned`, the register type CuTe's SM80 and SM90 TF32 MMAs
+/// take, so `ldmatrix` writes and `mma.sync` reads a TF32 fragment without a conversion).
 pub fn ctype(e: ElemType) -> &'static str {
     use ElemType::*;
     match e {
         F64 => "double",
-        F32 | Tf32 => "float",
+        F32 => "float",
+        Tf32 => "unsigned",
         F16 | Bf16 | U16 => "unsigned short",
         I16 => "short",
         I32 => "int",

@@ -880,7 +880,8 @@ fn prefix_bytes(
 /// An element read as `float` for arithmetic, by element type.
 fn to_float(x: &str, e: ElemType, needs: &mut Needs) -> String {
     match e {
-        ElemType::F32 | ElemType::Tf32 => x.to_string(),
+        ElemType::F32 => x.to_string(),
+        ElemType::Tf32 => format!("__uint_as_float({x})"),
         ElemType::F16 => {
             needs.half = true;
             format!("cute_h2f({x})")
@@ -896,7 +897,8 @@ fn to_float(x: &str, e: ElemType, needs: &mut Needs) -> String {
 /// A `float` value stored as an element.
 fn from_float(x: &str, e: ElemType, needs: &mut Needs) -> String {
     match e {
-        ElemType::F32 | ElemType::Tf32 => x.to_string(),
+        ElemType::F32 => x.to_string(),
+        ElemType::Tf32 => format!("__float_as_uint({x})"),
         ElemType::F16 => {
             needs.half = true;
             format!("cute_f2h({x})")
@@ -1061,6 +1063,12 @@ fn matrix_copy(
     for j in 0..n / per_smem {
         let (buf, off, parts) = elem_parts(k, here, smem, j * per_smem, needs)?;
         let addr = smem_window(k, smem, &buf, &off, parts.as_ref());
+        // TF32 registers hold their bits (`unsigned`): ldmatrix writes them in place
+        if per_register == 1 && !store {
+            let r = elem_refs(k, here, regs, j * per_reg, per_reg, needs)?;
+            lower::ldmatrix::call_into(w, name, &addr, &r);
+            continue;
+        }
         if per_register == 2 && paired(regs, needs) {
             let r = pair_refs(k, here, regs, j * per_reg, per_reg, needs)?;
             match store {

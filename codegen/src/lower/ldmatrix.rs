@@ -59,14 +59,14 @@ pub fn helper(op: CopyOp) -> Option<(String, String)> {
 }
 
 /// One `ldmatrix` at the byte address `addr` into the element references `dst`, in the atom's
-/// destination value order: two 16-bit values per register, or one float (TF32) per register
-/// when `per_register` is 1.
+/// destination value order, two 16-bit values per register (`per_register` 2; a TF32
+/// fragment's registers, held as their bits, are written in place by [`call_into`]).
 pub fn call(w: &mut Writer, name: &str, addr: &str, dst: &[String], per_register: usize) {
     let n = dst.len() / per_register.max(1);
     let regs: Vec<String> = (0..n).map(|i| format!("r{i}")).collect();
     let split: Vec<String> = (0..n)
         .map(|i| match per_register {
-            1 => format!("{} = __uint_as_float(r{i});", dst[i]),
+            1 => format!("{} = r{i};", dst[i]),
             _ => format!(
                 "{} = static_cast<unsigned short>(r{i} & 0xffffu); {} = static_cast<unsigned short>(r{i} >> 16);",
                 dst[2 * i],

@@ -78,9 +78,9 @@ pub fn helper(op: MmaOp) -> Option<(String, String)> {
 /// element references `vals` (in the atom's value order).
 pub fn input_register(vals: &[String], r: usize, t: ElemType) -> Option<String> {
     Some(match t.bits() {
-        32 if matches!(t, ElemType::F32 | ElemType::Tf32) => {
-            format!("__float_as_uint({})", vals.get(r)?)
-        }
+        // TF32 values are held as their bits already (`cuda::ctype`)
+        32 if t == ElemType::Tf32 => vals.get(r)?.clone(),
+        32 if t == ElemType::F32 => format!("__float_as_uint({})", vals.get(r)?),
         32 => format!("static_cast<unsigned>({})", vals.get(r)?),
         16 => format!(
             "cute_pack16({}, {})",
@@ -189,6 +189,10 @@ mod tests {
         assert!(helper(fma).is_none());
         assert_eq!(
             input_register(&["x".into()], 0, ElemType::Tf32).unwrap(),
+            "x"
+        );
+        assert_eq!(
+            input_register(&["x".into()], 0, ElemType::F32).unwrap(),
             "__float_as_uint(x)"
         );
     }
