@@ -447,3 +447,50 @@ fn check_cpu_rounds_a_gemv_to_the_sizes_its_vectors_take() {
     }
     assert!(!out.contains("FAIL"), "{out}");
 }
+
+/// A size the kernel's vectors cannot take is refused after the emit, before the compile and
+/// with or without a GPU, naming the requirement and the value.
+#[test]
+fn run_refuses_a_size_the_kernel_cannot_take_before_compiling() {
+    let o = cute(
+        &[
+            "run",
+            "sgemm-gemv",
+            "--layout",
+            "NT",
+            "--m",
+            "1",
+            "--n",
+            "4098",
+            "--k",
+            "64",
+        ],
+        "",
+    );
+    // the run's report (the error its last line) and stderr
+    let out = String::from_utf8_lossy(&o.stdout) + String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("sgemm_gemv_NT needs N % 4 == 0") && out.contains("N = 4098"),
+        "{out}"
+    );
+    assert!(!out.contains("NVRTC"), "{out}");
+    let o = cute(
+        &[
+            "run",
+            "bgemm-gemv",
+            "--layout",
+            "TN",
+            "--m",
+            "2",
+            "--n",
+            "64",
+            "--k",
+            "100",
+        ],
+        "",
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("% 8 == 0"), "{err}");
+}

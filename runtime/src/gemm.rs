@@ -248,10 +248,7 @@ pub fn check_buffers_with(
     }
     for r in &kernel.launch.requirements {
         let unmet = match r {
-            Requirement::Divisible { symbol: s, by, .. } => match symbol(s) {
-                Some(v) if v % by == 0 => None,
-                v => Some(format!("{s} = {}", v.unwrap_or(0))),
-            },
+            Requirement::Divisible { .. } => divisible_unmet(r, &symbol),
             Requirement::Length { buffer, symbol: s } => match symbol(s) {
                 Some(v) if lens.bias as i64 >= v => None,
                 v => Some(format!(
@@ -285,6 +282,38 @@ fn check_sizes(p: &Problem, lens: BufferLens) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Whether `p` meets the kernel's divisibility requirements (a GEMV's vectors along K or N, a
+/// leading dimension's alignment): what [`check_buffers`] checks of the problem alone, so a
+/// size the kernel cannot take is refused before any compile or launch, GPU or not.
+pub fn check_problem(kernel: &Kernel, p: &Problem) -> Result<()> {
+    let symbol = |s: &str| p.symbol(s);
+    // a symbol the problem does not know (serial split-K's `Kc`) is its launch's to check
+    let known = |r: &&Requirement| match r {
+        Requirement::Divisible { symbol: s, .. } => symbol(s).is_some(),
+        _ => false,
+    };
+    for r in kernel.launch.requirements.iter().filter(known) {
+        if let Some(why) = divisible_unmet(r, &symbol) {
+            return Err(RuntimeError::Problem(format!(
+                "{} needs {r}, but {why}",
+                kernel.name
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// For a `Divisible` requirement that `symbol` values fail, what they are (`K = 4098`).
+fn divisible_unmet(r: &Requirement, symbol: &dyn Fn(&str) -> Option<i64>) -> Option<String> {
+    match r {
+        Requirement::Divisible { symbol: s, by, .. } => match symbol(s) {
+            Some(v) if v % by == 0 => None,
+            v => Some(format!("{s} = {}", v.unwrap_or(0))),
+        },
+        _ => None,
+    }
 }
 
 impl BufferLens {

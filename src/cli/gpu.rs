@@ -16,7 +16,7 @@ use cute::runtime::api::Gemm;
 use cute::runtime::bench::bench;
 use cute::runtime::cache::{self, Provenance};
 use cute::runtime::check::check;
-use cute::runtime::gemm::{pedantic, Problem};
+use cute::runtime::gemm::{check_problem, pedantic, Problem};
 use cute::runtime::gpu::Gpu;
 use cute::runtime::nvrtc::{self, Compiled};
 use cute::runtime::{CudaBlas, RuntimeError};
@@ -168,6 +168,9 @@ pub fn run(a: &RunArgs) -> ExitCode {
         t.elapsed().as_secs_f64() * 1e3,
         kernel.source.lines().count()
     );
+    if let Err(e) = check_problem(&kernel, &problem) {
+        return fail(e);
+    }
     let arch = kernel.target.name();
     let compiled = match compile_step(&kernel, arch) {
         Ok(c) => c,
