@@ -227,3 +227,17 @@ fn a_transposing_ldmatrix_on_k_major_rows_is_a_plan_error() {
         "{err}"
     );
 }
+
+/// TF32 is held as its bits and FP32 as a float: a TF32 MMA fed FP32 fragments (or an FP32 tile
+/// copied into TF32 registers) would convert numbers, so the kernel is refused, naming both.
+#[test]
+fn a_tf32_mma_over_fp32_fragments_is_refused() {
+    let ops = (CopyOp::LdsmN { matrices: 4 }, CopyOp::LdsmN { matrices: 2 });
+    let err = tile_kernel("SM80_16x8x8_F32TF32TF32F32_TN", ops, ElemType::F32, (2, 1))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("holds float, the atom takes tfloat32_t"),
+        "{err}"
+    );
+}

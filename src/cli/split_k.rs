@@ -80,10 +80,17 @@ pub fn pick(a: &RunArgs, layout: GemmLayout, mnk: (i64, i64, i64)) -> Picked {
     // the device's identity without a context: the run opens the one it launches on
     let tuned = match Device::probe() {
         Ok(d) => tuned_table(d, a.explain),
-        Err(_) => {
+        Err(RuntimeError::NoGpu { .. }) => {
             if a.explain {
                 println!("  no GPU: the tuning cache is not read");
             }
+            None
+        }
+        Err(e) => {
+            println!(
+                "  tuning cache not read: {}",
+                super::text::lines(&e.to_string())
+            );
             None
         }
     };

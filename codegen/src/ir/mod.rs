@@ -502,13 +502,22 @@ impl Cond {
 /// vectors along K or N): the nearest sizes a check matrix can run the kernel at.
 /// Requirements on other symbols (leading dimensions) are the caller's.
 pub fn fit_mnk(requirements: &[Requirement], (m, n, k): (i64, i64, i64)) -> (i64, i64, i64) {
+    fn gcd(a: i64, b: i64) -> i64 {
+        if b == 0 {
+            a
+        } else {
+            gcd(b, a % b)
+        }
+    }
+    // the least common multiple of every divisor asked of `symbol`, then one rounding up
     let up = |x: i64, symbol: &str| {
-        requirements.iter().fold(x, |x, r| match r {
+        let by = requirements.iter().fold(1i64, |l, r| match r {
             Requirement::Divisible { symbol: s, by, .. } if s == symbol && *by > 0 => {
-                x.saturating_add(by - 1) / by * by
+                (l / gcd(l, *by)).saturating_mul(*by)
             }
-            _ => x,
-        })
+            _ => l,
+        });
+        x.saturating_add(by - 1) / by * by
     };
     (up(m, "M"), up(n, "N"), up(k, "K"))
 }
@@ -537,5 +546,27 @@ impl Kernel {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod fit_tests {
+    use super::*;
+
+    fn div(symbol: &str, by: i64) -> Requirement {
+        Requirement::Divisible {
+            symbol: symbol.into(),
+            by,
+            from: "test".into(),
+        }
+    }
+
+    #[test]
+    fn fit_mnk_rounds_to_every_divisor_at_once() {
+        let r = [div("K", 4), div("K", 6), div("N", 8), div("ldA", 16)];
+        // K: a multiple of both 4 and 6 (12), not 4 then 6; ldA is not M, N or K
+        assert_eq!(fit_mnk(&r, (1, 1, 1)), (1, 8, 12));
+        assert_eq!(fit_mnk(&r, (17, 16, 24)), (17, 16, 24));
+        assert_eq!(fit_mnk(&[], (3, 5, 7)), (3, 5, 7));
     }
 }

@@ -209,7 +209,7 @@ fn statement(k: &Kernel, s: &Stmt, path: &str, vars: &mut HashSet<String>) -> Re
                     format!("{dst}: the destination is read-only"),
                 ));
             }
-            if se.bits() != de.bits() {
+            if !same_storage(se, de) {
                 return Err(error(k, path, format!("{se} copied into {de}")));
             }
             let (n, m) = (size(k, src, path)?, size(k, dst, path)?);
@@ -593,7 +593,7 @@ fn warpgroup_mma(
                 what: &str|
      -> Result<(i64, i64)> {
         let (sp, e, _) = storage_of(k, t, path)?;
-        if sp != space || e.bits() != ty.bits() {
+        if sp != space || !same_storage(e, ty) {
             return Err(error(
                 k,
                 path,
@@ -647,7 +647,7 @@ fn warp_mma(k: &Kernel, op: MmaOp, [a, b, c]: [&cute_layout::Tensor; 3], path: &
     let [_, ta, tb, tc] = op.types();
     let dims = |t: &cute_layout::Tensor, v: i64, ty: ElemType, what: &str| -> Result<(i64, i64)> {
         let (_, e, _) = storage_of(k, t, path)?;
-        if e.bits() != ty.bits() {
+        if !same_storage(e, ty) {
             return Err(error(
                 k,
                 path,
@@ -826,4 +826,11 @@ fn uniform(k: &Kernel, i: &Int, what: &str, path: &str) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// Whether values of `a` can move into storage of `b` (and an atom taking `b` read them) bit
+/// for bit: the same width, and TF32 only with TF32 — the CUDA holds TF32 as its bits
+/// (`unsigned`) and FP32 as `float`, so an assignment between them would convert the number.
+fn same_storage(a: ElemType, b: ElemType) -> bool {
+    a.bits() == b.bits() && ((a == ElemType::Tf32) == (b == ElemType::Tf32))
 }
