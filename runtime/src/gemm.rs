@@ -288,14 +288,29 @@ fn check_sizes(p: &Problem, lens: BufferLens) -> Result<()> {
 /// leading dimension's alignment): what [`check_buffers`] checks of the problem alone, so a
 /// size the kernel cannot take is refused before any compile or launch, GPU or not.
 pub fn check_problem(kernel: &Kernel, p: &Problem) -> Result<()> {
-    let symbol = |s: &str| p.symbol(s);
-    // a symbol the problem does not know (serial split-K's `Kc`) is its launch's to check
+    check_symbols(kernel, &|s| p.symbol(s))
+}
+
+/// [`check_problem`] of M, N and K alone, for a caller that chooses its own leading dimensions
+/// (the typed path's cases pad them to the operands' vectors).
+pub fn check_mnk(kernel: &Kernel, (m, n, k): (i64, i64, i64)) -> Result<()> {
+    check_symbols(kernel, &|s| match s {
+        "M" => Some(m),
+        "N" => Some(n),
+        "K" => Some(k),
+        _ => None,
+    })
+}
+
+/// The kernel's divisibility requirements on the symbols `symbol` knows (one it does not, such
+/// as serial split-K's `Kc`, is its launch's to check).
+fn check_symbols(kernel: &Kernel, symbol: &dyn Fn(&str) -> Option<i64>) -> Result<()> {
     let known = |r: &&Requirement| match r {
         Requirement::Divisible { symbol: s, .. } => symbol(s).is_some(),
         _ => false,
     };
     for r in kernel.launch.requirements.iter().filter(known) {
-        if let Some(why) = divisible_unmet(r, &symbol) {
+        if let Some(why) = divisible_unmet(r, symbol) {
             return Err(RuntimeError::Problem(format!(
                 "{} needs {r}, but {why}",
                 kernel.name

@@ -270,10 +270,9 @@ pub fn run(a: &RunArgs) -> ExitCode {
         t.elapsed().as_secs_f64() * 1e3,
         kernel.1.source.lines().count()
     );
-    // a size the kernel cannot take (a GEMV's vectors) is refused before the compile
-    let checked = cute::runtime::gemm::Problem::new(m, n, k, layout, 1.0, 0.0)
-        .and_then(|p| cute::runtime::gemm::check_problem(&kernel.1, &p));
-    if let Err(e) = checked {
+    // a size the kernel cannot take (a GEMV's vectors) is refused before the compile; the
+    // leading dimensions are the case's, padded to the operands' vectors
+    if let Err(e) = cute::runtime::gemm::check_mnk(&kernel.1, size) {
         return fail(&e);
     }
     let compiled = match a.split.split_k {
