@@ -7,7 +7,7 @@ use cute::codegen::cuda::IndexWidth;
 use cute::codegen::{named, recipes};
 
 use super::args::EmitArgs;
-use super::text::lines;
+use super::text::fail;
 use super::usage;
 
 pub fn emit_command(a: &EmitArgs) -> ExitCode {
@@ -48,9 +48,6 @@ pub fn emit_command(a: &EmitArgs) -> ExitCode {
             print!("{}", k.source);
             ExitCode::SUCCESS
         }
-        Err(e) => {
-            eprintln!("error: {}", lines(&e.to_string()));
-            ExitCode::FAILURE
-        }
+        Err(e) => fail(e),
     }
 }

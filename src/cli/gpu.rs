@@ -22,6 +22,7 @@ use cute::runtime::nvrtc::{self, Compiled};
 use cute::runtime::{CudaBlas, RuntimeError};
 
 use super::args::{BenchArgs, CheckArgs, PlanOpts, RunArgs};
+use super::text::fail;
 use super::text::lines;
 use super::usage;
 
@@ -76,11 +77,6 @@ fn width_of(one: Option<(i64, i64, i64)>, layouts: &[GemmLayout]) -> IndexWidth 
         }
         _ => IndexWidth::I32,
     }
-}
-
-fn fail(msg: impl std::fmt::Display) -> ExitCode {
-    println!("error: {}", lines(&msg.to_string()));
-    ExitCode::FAILURE
 }
 
 /// `  label:` padded so the values line up.

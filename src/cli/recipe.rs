@@ -14,16 +14,12 @@ use cute::runtime::gpu::Gpu;
 use cute::runtime::recipe::{check, prepare, time_against_copy};
 use cute::runtime::RuntimeError;
 
+use super::text::fail;
 use super::text::lines;
 
 /// Whether `name` is a recipe.
 pub fn is_recipe(name: &str) -> bool {
     recipes::NAMES.contains(&name)
-}
-
-fn fail(msg: impl std::fmt::Display) -> ExitCode {
-    println!("error: {}", lines(&msg.to_string()));
-    ExitCode::FAILURE
 }
 
 fn label(what: &str) -> String {
@@ -60,10 +56,7 @@ pub fn emit_command(name: &str, target: Target) -> ExitCode {
             print!("{}", texts.join("\n"));
             ExitCode::SUCCESS
         }
-        Err(e) => {
-            eprintln!("error: {}", lines(&e.to_string()));
-            ExitCode::FAILURE
-        }
+        Err(e) => fail(e),
     }
 }
 

@@ -21,6 +21,7 @@ use cute::runtime::{CudaBlas, RuntimeError};
 
 use super::args::{usage_error, BenchArgs, RunArgs, Split, SELECTOR};
 use super::gpu::{gpu_and_blas, gpu_for_run, label};
+use super::text::fail;
 use super::usage;
 
 /// Refuses `--split-k` for what is no GEMM (the recipes). A GEMM whose plan cannot split K (a
@@ -410,9 +411,4 @@ pub(super) fn table_row(name: &str, q: &Problem, splits: i64, t: &Timing) {
         t.kernel_ms,
         100.0 * ours / theirs
     );
-}
-
-pub(super) fn fail(e: impl std::fmt::Display) -> ExitCode {
-    eprintln!("error: {}", super::text::lines(&e.to_string()));
-    ExitCode::FAILURE
 }

@@ -16,7 +16,8 @@ use cute::runtime::{CudaBlas, RuntimeError};
 
 use super::args::{BenchArgs, RunArgs};
 use super::gpu::label;
-use super::split_k::{bench_plans, check_and_time, compile_for_run, fail, table_header, table_row};
+use super::split_k::{bench_plans, check_and_time, compile_for_run, table_header, table_row};
+use super::text::fail;
 
 /// Refuses `--stream-k` for what is no SIMT GEMM: the recipes, the tensor-core GEMMs and the
 /// selectors (a TMA or tensor-core plan is refused by `GemmPlan::with_stream_k`, with the reason,

@@ -16,6 +16,7 @@ use cute::runtime::{CudaBlas, RuntimeError};
 use super::args::{usage_error, BenchArgs};
 use super::gpu::gpu_and_blas;
 use super::split_k::{time_pick, tuned_table_of};
+use super::text::fail;
 use super::usage;
 use cute::runtime::tuning::selected;
 
@@ -332,11 +333,6 @@ fn escape(t: &str) -> String {
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
-}
-
-fn fail(e: impl std::fmt::Display) -> ExitCode {
-    eprintln!("error: {}", super::text::lines(&e.to_string()));
-    ExitCode::FAILURE
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ use cute::runtime::tensor_core;
 use cute::runtime::RuntimeError;
 
 use super::args::{BenchArgs, PlanOpts, RunArgs, Split, SplitOpts};
+use super::text::fail;
 
 /// Whether `name` is a tensor-core GEMM, or a GEMV of 16-bit A and B (`hgemm-gemv`,
 /// `bgemm-gemv`): the GEMMs run with typed operands beside `cublasGemmEx`.
@@ -129,10 +130,6 @@ fn plans(a: &BenchArgs) -> Result<Vec<GemmPlan>, RuntimeError> {
 /// `cute bench` of tensor-core GEMMs beside `cublasGemmEx` (A, B and C of the plan's types,
 /// FP32 compute).
 pub fn bench(a: &BenchArgs) -> ExitCode {
-    let fail = |e: RuntimeError| {
-        eprintln!("error: {e}");
-        ExitCode::FAILURE
-    };
     let plans = match plans(a) {
         Ok(p) => p,
         Err(e) => return fail(e),
@@ -243,13 +240,9 @@ pub fn out_suffix(plan: &GemmPlan) -> String {
 /// GPU a check at the size (at most 1024 a side: the reference is computed on the host) and the
 /// timing beside `cublasGemmEx`; without one, what it skipped.
 pub fn run(a: &RunArgs) -> ExitCode {
-    let fail = |e: &dyn std::fmt::Display| {
-        eprintln!("error: {}", super::text::lines(&e.to_string()));
-        ExitCode::FAILURE
-    };
     let layout = match layouts(&a.plan).as_slice() {
         [one] => *one,
-        _ => return fail(&"cute run takes one --layout"),
+        _ => return fail("cute run takes one --layout"),
     };
     let size = a.size.one(4096).unwrap_or((4096, 4096, 4096));
     let (m, n, k) = size;
@@ -316,7 +309,7 @@ pub fn run(a: &RunArgs) -> ExitCode {
             "  verification:  pass at {m}x{n}x{k} (max |err| {:.3e})",
             v.max_err
         ),
-        Ok(v) => return fail(&format!("verification FAILED at {size:?}: {v:?}")),
+        Ok(v) => return fail(format!("verification FAILED at {size:?}: {v:?}")),
         Err(e) => return fail(&e),
     }
     match tensor_core::bench(&gpu, &blas, &kernel.0, size, 20) {

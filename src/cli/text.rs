@@ -37,6 +37,13 @@ pub fn one_line(s: &str) -> Cow<'_, str> {
     escape(s, false)
 }
 
+/// A command's failure: `error: ...` on standard error (the report on standard output stays
+/// what ran), exit status 1.
+pub fn fail(e: impl std::fmt::Display) -> std::process::ExitCode {
+    eprintln!("error: {}", lines(&e.to_string()));
+    std::process::ExitCode::FAILURE
+}
+
 /// `s` with its lines kept (an NVRTC log, clap's usage) and every other control character
 /// escaped.
 pub fn lines(s: &str) -> Cow<'_, str> {

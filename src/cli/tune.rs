@@ -16,6 +16,7 @@ use cute::runtime::{CudaBlas, RuntimeError};
 use super::args::TuneArgs;
 use super::gpu::gpu_and_blas;
 use super::split_k::time_pick;
+use super::text::fail;
 
 /// `cute tune sgemm|hgemm|bgemm [--m M --n N --k K | --suite] [--layout L]...`.
 pub fn tune(a: &TuneArgs) -> ExitCode {
@@ -210,9 +211,4 @@ fn time_candidate(
         made,
         launch_to_launch: t.launch_to_launch,
     })
-}
-
-fn fail(e: impl std::fmt::Display) -> ExitCode {
-    eprintln!("error: {}", super::text::lines(&e.to_string()));
-    ExitCode::FAILURE
 }
