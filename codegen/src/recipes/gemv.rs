@@ -14,7 +14,7 @@
 //! V, the vectors' alignment, checked before the launch), fast where M is at most ROWS.
 
 use cute_layout::atom::{make_tiled_copy, CopyAtom, CopyOp, MmaAtom, MmaOp};
-use cute_layout::{s, tup, Coord, ElemType::F32, Int, IntTuple, Layout, Tensor, Tiler};
+use cute_layout::{s, tup, Coord, ElemType, ElemType::F32, Int, IntTuple, Layout, Tensor, Tiler};
 
 use super::gemm::{LayoutErr, Problem};
 use super::gemm_simple::epilogue;
@@ -73,19 +73,10 @@ fn gemv_k(plan: &GemmPlan, g: &Gemv) -> Result<Kernel> {
     // values each; A moves in vectors only where it is K-major
     let lanes = Layout::new(tup![s(1), s(32)], tup![s(0), s(1)]).map_err(&e)?;
     let vals = Layout::new(tup![s(1), s(v)], tup![s(0), s(1)]).map_err(&e)?;
-    let bits = i64::from(g.elem.bits());
-    let vector_atom = |n: i64| {
-        CopyAtom::new(
-            CopyOp::UniversalCopy {
-                bits: (n * bits) as u32,
-            },
-            g.elem,
-        )
-    };
-    let atom_b = vector_atom(v).map_err(&e)?;
+    let atom_b = universal(v, g.elem).map_err(&e)?;
     let atom_a = match layout.a {
         Major::K => atom_b.clone(),
-        Major::MN => vector_atom(1).map_err(&e)?,
+        Major::MN => universal(1, g.elem).map_err(&e)?,
     };
     let thr_of = |atom: &CopyAtom| -> Result<_> {
         let tiled = make_tiled_copy(atom, &lanes, &vals).map_err(&e)?;
@@ -96,12 +87,11 @@ fn gemv_k(plan: &GemmPlan, g: &Gemv) -> Result<Kernel> {
         Tiler::from_shape(&tup![s(rows), s(32 * v)]),
         Tiler::from_shape(&tup![s(1), s(32 * v)]),
     );
-    let at = |x: &Int, y: &Int| Coord::Tuple(vec![x.clone().into(), y.clone().into()]);
     // the lane's share of chunk c: A (CPY, ROWS, 1) and B (CPY, 1, 1) and their coordinates
     let part_a =
-        |t: &Tensor, c: &Int| thr_a.partition_s(&t.local_tile(&tile_a, &at(&by, c), None)?);
+        |t: &Tensor, c: &Int| thr_a.partition_s(&t.local_tile(&tile_a, &coord(&by, c), None)?);
     let part_b =
-        |t: &Tensor, c: &Int| thr_b.partition_s(&t.local_tile(&tile_b, &at(&col, c), None)?);
+        |t: &Tensor, c: &Int| thr_b.partition_s(&t.local_tile(&tile_b, &coord(&col, c), None)?);
     let shape_a = shape_of(&part_a(&p.a, &s(0)).map_err(&e)?);
     let shape_b = shape_of(&part_b(&p.b, &s(0)).map_err(&e)?);
     let r_a = k.regs("rA", g.elem, Layout::col_major(&shape_a).map_err(&e)?)?;
@@ -120,46 +110,27 @@ fn gemv_k(plan: &GemmPlan, g: &Gemv) -> Result<Kernel> {
     )?;
     // fA's registers in rA's order (a lane's V values of a row, then the rows)
     let f_a_copy = f_a.with_layout(Layout::col_major(&shape_a).map_err(&e)?.into());
-    let fma = MmaAtom::new(MmaOp::universal_fma(F32, F32, F32, F32));
     k.fill(&acc, 0.0);
     // a trip's IN_FLIGHT steps of B, loaded before the first is read: (CPY, 1, 1) each
     let u = g.in_flight;
-    let r_bs = (0..u)
-        .map(|i| k.regs(&format!("rB{i}"), g.elem, r_b_layout.clone()))
-        .collect::<Result<Vec<_>>>()?;
+    let r_bs = in_flight_regs(&mut k, g, r_b_layout)?;
     let trips = p.k.ceil_div(&s(32 * v * u)).map_err(&e)?;
     k.comment(&format!(
         "stream B's column along K: each lane {v} values a step, {u} steps of B in flight a trip, A's rows at the same k's"
     ));
-    k.for_("t", trips, Unroll::None, |k, t| {
-        let step = |i: i64| t.mul(&s(u)).and_then(|x| x.add(&s(i))).map_err(&e);
-        for (i, r_b) in (0..u).zip(&r_bs) {
-            let c = step(i)?;
-            let pred_b = Pred {
-                coord: part_b(&p.id_b, &c).map_err(&e)?,
-                bounds: vec![p.n.clone(), p.k.clone()],
-            };
-            k.fill(r_b, 0.0);
-            k.copy_if(&atom_b, pred_b, &part_b(&p.b, &c).map_err(&e)?, r_b);
-        }
-        for (i, r_b) in (0..u).zip(&r_bs) {
-            let c = step(i)?;
-            let pred_a = Pred {
-                coord: part_a(&p.id_a, &c).map_err(&e)?,
-                bounds: vec![p.m.clone(), p.k.clone()],
-            };
-            k.fill(&r_a, 0.0);
-            k.copy_if(&atom_a, pred_a, &part_a(&p.a, &c).map_err(&e)?, &r_a);
-            k.map(&f_a_copy, &[&r_a], EExpr::arg(0), None);
-            k.map(&f_b, &[r_b], EExpr::arg(0), None);
-            k.gemm(&fma, &f_a, &f_b, &acc);
-        }
-        Ok(())
-    })?;
+    let step = |t: &Int, i: i64| t.mul(&s(u)).and_then(|x| x.add(&s(i))).map_err(&e);
+    let ops = Operands {
+        atoms: (&atom_a, &atom_b),
+        parts: (&part_a, &part_b),
+        regs: (&r_a, &r_bs),
+        fma: (&f_a_copy, &f_a, &f_b, &f_b),
+        acc: &acc,
+    };
+    k_loop(&mut k, &p, &ops, trips, &step, &e)?;
     warp_sums(&mut k, &acc, rows, &e)?;
     // lane 0 writes the warp's (ROWS,1) block of C
     let tile_c = Tiler::from_shape(&tup![s(rows), s(1)]);
-    let part_c = |t: &Tensor| t.local_tile(&tile_c, &at(&by, &col), None);
+    let part_c = |t: &Tensor| t.local_tile(&tile_c, &coord(&by, &col), None);
     k.if_(
         Cond::Lt(lane, s(1)),
         |k| epilogue(k, plan, &p.output(), &acc, &part_c, true),
@@ -210,23 +181,16 @@ fn gemv_n(plan: &GemmPlan, g: &Gemv) -> Result<Kernel> {
         lane.rem(&s(k_lanes)).map_err(&e)?,
         lane.div(&s(k_lanes)).map_err(&e)?,
     );
-    let atom_of = |n: i64, elem: cute_layout::ElemType| {
-        CopyAtom::new(
-            CopyOp::UniversalCopy {
-                bits: (n * i64::from(elem.bits())) as u32,
-            },
-            elem,
-        )
-        .map_err(&e)
-    };
     // B's (32 columns, V rows) block: lanes (32/V, V):(V, 1), (V, 1) values each
     let lanes = Layout::new(tup![s(n_lanes), s(k_lanes)], tup![s(k_lanes), s(1)]).map_err(&e)?;
     let vals = Layout::new(tup![s(v), s(1)], tup![s(1), s(0)]).map_err(&e)?;
-    let (atom_a, atom_b) = (atom_of(1, g.elem)?, atom_of(v, g.elem)?);
+    let (atom_a, atom_b) = (
+        universal(1, g.elem).map_err(&e)?,
+        universal(v, g.elem).map_err(&e)?,
+    );
     let thr_b = make_tiled_copy(&atom_b, &lanes, &vals)
         .and_then(|t| t.get_slice(&lane))
         .map_err(&e)?;
-    let at = |x: &Int, y: &Int| Coord::Tuple(vec![x.clone().into(), y.clone().into()]);
     let (tile_a, tile_b) = (
         Tiler::from_shape(&tup![s(rows), s(k_lanes)]),
         Tiler::from_shape(&tup![s(cols), s(k_lanes)]),
@@ -234,26 +198,19 @@ fn gemv_n(plan: &GemmPlan, g: &Gemv) -> Result<Kernel> {
     // the lane's k of the V-row block `blk`: A (ROWS, 1), B (CPY, 1, 1)
     let k_thr = Layout::col_major(&tup![s(1), s(k_lanes)]).map_err(&e)?;
     let part_a = |t: &Tensor, blk: &Int| {
-        t.local_tile(&tile_a, &at(&by, blk), None)?
+        t.local_tile(&tile_a, &coord(&by, blk), None)?
             .local_partition(&k_thr, &k_lane, None)
     };
-    let part_b =
-        |t: &Tensor, blk: &Int| thr_b.partition_s(&t.local_tile(&tile_b, &at(&bx, blk), None)?);
+    let part_b = |t: &Tensor, blk: &Int| {
+        thr_b.partition_s(&t.local_tile(&tile_b, &coord(&bx, blk), None)?)
+    };
     let shape_b = shape_of(&part_b(&p.b, &s(0)).map_err(&e)?);
     let r_a = k.regs(
         "rA",
         g.elem,
         Layout::col_major(&tup![s(rows), s(1)]).map_err(&e)?,
     )?;
-    let r_bs = (0..u)
-        .map(|i| {
-            k.regs(
-                &format!("rB{i}"),
-                g.elem,
-                Layout::col_major(&shape_b).map_err(&e)?,
-            )
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let r_bs = in_flight_regs(&mut k, g, Layout::col_major(&shape_b).map_err(&e)?)?;
     // in FP32 as the FMA reads them: (ROWS,1) of A, (V,1) of B, (ROWS,V) of C
     let f_a = k.regs(
         "fA",
@@ -267,54 +224,33 @@ fn gemv_n(plan: &GemmPlan, g: &Gemv) -> Result<Kernel> {
         F32,
         Layout::col_major(&tup![s(rows), s(v)]).map_err(&e)?,
     )?;
-    let fma = MmaAtom::new(MmaOp::universal_fma(F32, F32, F32, F32));
     k.fill(&acc, 0.0);
     // warp w's V-row blocks: w + WARPS * (IN_FLIGHT * t + i)
     let trips = p.k.ceil_div(&s(k_lanes * warps * u)).map_err(&e)?;
     k.comment(&format!(
         "the lanes and warps split K in blocks of {k_lanes} rows, warp w taking blocks w + {warps} j; {u} vectors of B in flight a lane a trip"
     ));
-    k.for_("t", trips, Unroll::None, |k, t| {
-        let blk = |i: i64| {
-            t.mul(&s(u))
-                .and_then(|x| x.add(&s(i)))
-                .and_then(|x| x.mul(&s(warps)))
-                .and_then(|x| x.add(&warp))
-                .map_err(&e)
-        };
-        for (i, r_b) in (0..u).zip(&r_bs) {
-            let c = blk(i)?;
-            let pred = Pred {
-                coord: part_b(&p.id_b, &c).map_err(&e)?,
-                bounds: vec![p.n.clone(), p.k.clone()],
-            };
-            k.fill(r_b, 0.0);
-            k.copy_if(&atom_b, pred, &part_b(&p.b, &c).map_err(&e)?, r_b);
-        }
-        for (i, r_b) in (0..u).zip(&r_bs) {
-            let c = blk(i)?;
-            let pred = Pred {
-                coord: part_a(&p.id_a, &c).map_err(&e)?,
-                bounds: vec![p.m.clone(), p.k.clone()],
-            };
-            k.fill(&r_a, 0.0);
-            k.copy_if(&atom_a, pred, &part_a(&p.a, &c).map_err(&e)?, &r_a);
-            k.map(&f_a, &[&r_a], EExpr::arg(0), None);
-            k.map(&f_b_copy, &[r_b], EExpr::arg(0), None);
-            k.gemm(&fma, &f_a, &f_b, &acc);
-        }
-        Ok(())
-    })?;
+    let blk = |t: &Int, i: i64| {
+        t.mul(&s(u))
+            .and_then(|x| x.add(&s(i)))
+            .and_then(|x| x.mul(&s(warps)))
+            .and_then(|x| x.add(&warp))
+            .map_err(&e)
+    };
+    let ops = Operands {
+        atoms: (&atom_a, &atom_b),
+        parts: (&part_a, &part_b),
+        regs: (&r_a, &r_bs),
+        fma: (&f_a, &f_a, &f_b_copy, &f_b),
+        acc: &acc,
+    };
+    k_loop(&mut k, &p, &ops, trips, &blk, &e)?;
     k.comment(&format!(
         "each value's sum over the {k_lanes} lanes of its columns"
     ));
     for j in 0..rows * v {
         let one = acc.slice(&Coord::Tuple(vec![s(j % rows).into(), s(j / rows).into()]));
-        let one = one.map_err(&e)?; // ()
-        let var = format!("sum{j}");
-        k.reduce(&var, ScalarOp::Add, &one);
-        k.shuffle(&var, ScalarOp::Add, k_lanes);
-        k.map(&one, &[], EExpr::var(&var), None);
+        lane_sum(&mut k, &one.map_err(&e)?, &format!("sum{j}"), k_lanes);
     }
     // the warps' sums: sR (ROWS, 32, WARPS):(32, _1, 32 ROWS)
     let s_r = k.smem(
@@ -332,12 +268,12 @@ fn gemv_n(plan: &GemmPlan, g: &Gemv) -> Result<Kernel> {
         .and_then(|t| {
             t.local_tile(
                 &Tiler::from_shape(&tup![s(rows), s(v)]),
-                &at(&s(0), &n_lane),
+                &coord(&s(0), &n_lane),
                 None,
             )
         })
         .map_err(&e)?; // (ROWS, V)
-    let f32_copy = atom_of(1, F32)?;
+    let f32_copy = universal(1, F32).map_err(&e)?;
     k.comment("the first lane of each column group writes the warp's sums");
     k.if_(
         Cond::Lt(k_lane.clone(), s(1)),
@@ -357,7 +293,7 @@ fn gemv_n(plan: &GemmPlan, g: &Gemv) -> Result<Kernel> {
     )?;
     let tile_c = Tiler::from_shape(&tup![s(rows), s(cols)]);
     let part_c = |t: &Tensor| {
-        t.local_tile(&tile_c, &at(&by, &bx), None)?
+        t.local_tile(&tile_c, &coord(&by, &bx), None)?
             .local_partition(&thr, &tid, None)
     };
     k.if_(
@@ -391,15 +327,98 @@ fn gemv_n(plan: &GemmPlan, g: &Gemv) -> Result<Kernel> {
 fn warp_sums(k: &mut KernelBuilder, acc: &Tensor, rows: i64, e: &LayoutErr<'_>) -> Result<()> {
     k.comment("each row's sum over the warp's lanes");
     for r in 0..rows {
-        let var = format!("sum{r}");
         let one = acc
             .slice(&Coord::Tuple(vec![s(r).into(), cute_layout::X]))
             .map_err(e)?; // (1)
-        k.reduce(&var, ScalarOp::Add, &one);
-        k.shuffle(&var, ScalarOp::Add, 32);
-        k.map(&one, &[], EExpr::var(&var), None);
+        lane_sum(k, &one, &format!("sum{r}"), 32);
     }
     Ok(())
+}
+
+/// The value `one` summed over groups of `across` consecutive lanes (a butterfly of shuffles
+/// into `var`), every lane of a group left with the sum.
+fn lane_sum(k: &mut KernelBuilder, one: &Tensor, var: &str, across: i64) {
+    k.reduce(var, ScalarOp::Add, one);
+    k.shuffle(var, ScalarOp::Add, across);
+    k.map(one, &[], EExpr::var(var), None);
+}
+
+/// The pieces of the K loop: A's and B's copy atoms, the partitions of a step (`(tensor,
+/// step coordinate along K) -> the thread's share`), A's registers and B's IN_FLIGHT
+/// registers, the FP32 fragments (A as the conversion writes it and as the FMA reads it, then
+/// B the same), and the accumulators.
+type Part<'a> = &'a dyn Fn(&Tensor, &Int) -> cute_layout::Result<Tensor>;
+struct Operands<'a> {
+    atoms: (&'a CopyAtom, &'a CopyAtom),
+    parts: (Part<'a>, Part<'a>),
+    regs: (&'a Tensor, &'a [Tensor]),
+    fma: (&'a Tensor, &'a Tensor, &'a Tensor, &'a Tensor),
+    acc: &'a Tensor,
+}
+
+/// The K loop of both forms: `trips` rolled trips, each loading its IN_FLIGHT steps of B
+/// (`step(t, i)`: the coordinate along K of step `i` of trip `t`) before the first is read,
+/// then for each step A's values at the same k's, both widened to FP32, and
+/// `gemm(UniversalFMA)` into the accumulators. Every copy is predicated by the identity
+/// tensor's coordinates (zero past M, N or K).
+fn k_loop(
+    k: &mut KernelBuilder,
+    p: &Problem,
+    o: &Operands<'_>,
+    trips: Int,
+    step: &dyn Fn(&Int, i64) -> Result<Int>,
+    e: &LayoutErr<'_>,
+) -> Result<()> {
+    let ((atom_a, atom_b), (part_a, part_b)) = (o.atoms, o.parts);
+    let ((r_a, r_bs), (f_a_in, f_a, f_b_in, f_b)) = (o.regs, o.fma);
+    k.for_("t", trips, Unroll::None, |k, t| {
+        for (i, r_b) in (0..).zip(r_bs) {
+            let c = step(&t, i)?;
+            let pred = Pred {
+                coord: part_b(&p.id_b, &c).map_err(e)?,
+                bounds: vec![p.n.clone(), p.k.clone()],
+            };
+            k.fill(r_b, 0.0);
+            k.copy_if(atom_b, pred, &part_b(&p.b, &c).map_err(e)?, r_b);
+        }
+        for (i, r_b) in (0..).zip(r_bs) {
+            let c = step(&t, i)?;
+            let pred = Pred {
+                coord: part_a(&p.id_a, &c).map_err(e)?,
+                bounds: vec![p.m.clone(), p.k.clone()],
+            };
+            k.fill(r_a, 0.0);
+            k.copy_if(atom_a, pred, &part_a(&p.a, &c).map_err(e)?, r_a);
+            k.map(f_a_in, &[r_a], EExpr::arg(0), None);
+            k.map(f_b_in, &[r_b], EExpr::arg(0), None);
+            k.gemm(
+                &MmaAtom::new(MmaOp::universal_fma(F32, F32, F32, F32)),
+                f_a,
+                f_b,
+                o.acc,
+            );
+        }
+        Ok(())
+    })?;
+    Ok(())
+}
+
+/// `UniversalCopy` of `values` elements of `elem` at once (one 128-bit vector, or one value).
+fn universal(values: i64, elem: ElemType) -> cute_layout::Result<CopyAtom> {
+    let bits = u32::try_from(values).unwrap_or(0) * elem.bits();
+    CopyAtom::new(CopyOp::UniversalCopy { bits }, elem)
+}
+
+/// `(x, y)`.
+fn coord(x: &Int, y: &Int) -> Coord {
+    Coord::Tuple(vec![x.clone().into(), y.clone().into()])
+}
+
+/// The registers of B's [`Gemv::in_flight`] steps of a trip, `rB0`, `rB1`, ..., each `layout`.
+fn in_flight_regs(k: &mut KernelBuilder, g: &Gemv, layout: Layout) -> Result<Vec<Tensor>> {
+    (0..g.in_flight)
+        .map(|i| k.regs(&format!("rB{i}"), g.elem, layout.clone()))
+        .collect()
 }
 
 /// The shape of a partitioned tensor (its fragment's).
