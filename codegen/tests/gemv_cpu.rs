@@ -4,24 +4,17 @@
 //! chunks with a ragged last one (and trips of several steps in flight with a ragged last
 //! trip), `beta = 0` over a NaN C and `beta != 0`, against float64.
 
+mod common;
+
+use common::check_plan;
 use cute_codegen::gemm::{GemmPlan, Gemv, Policy};
-use cute_codegen::interp::run;
 use cute_codegen::named::{plan, GEMV_NAMES, GEMV_ROWS};
-use cute_codegen::recipes::{gemm, gemm_case};
+use cute_codegen::recipes::gemm;
 use cute_codegen::GemmLayout;
 
 fn check(name: &str, layout: &str, size: (i64, i64, i64), beta: f64) {
     let p = plan(name, GemmLayout::parse(layout).unwrap()).unwrap();
     check_plan(&p, size, beta);
-}
-
-fn check_plan(p: &GemmPlan, size: (i64, i64, i64), beta: f64) {
-    let (name, layout) = (&p.name, p.layout);
-    let k = gemm(p).unwrap();
-    let mut c = gemm_case(p, size, beta, (size.0 * 31 + size.1 * 7 + size.2) as u64).unwrap();
-    run(&k, &mut c.args).unwrap_or_else(|e| panic!("{name} {layout} {size:?}: {e}"));
-    let v = c.check(c.output());
-    assert!(v.ok(), "{name} {layout} {size:?} beta {beta}: {v:?}");
 }
 
 #[test]

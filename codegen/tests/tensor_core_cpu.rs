@@ -4,6 +4,9 @@
 //! with `beta = 0` over a NaN C and with `beta != 0`, against the float64 product of the
 //! rounded 16-bit operands.
 
+mod common;
+
+use common::check_plan;
 use cute_codegen::interp::run;
 use cute_codegen::interp::Arg;
 use cute_codegen::ir::{MbarrierOp, Stmt};
@@ -14,15 +17,6 @@ use cute_layout::ElemType::{self, Bf16, F16, F32};
 
 fn check(name: &str, layout: GemmLayout, size: (i64, i64, i64), beta: f64) {
     check_plan(&plan(name, layout).unwrap(), size, beta);
-}
-
-fn check_plan(p: &GemmPlan, size: (i64, i64, i64), beta: f64) {
-    let (name, layout) = (&p.name, p.layout);
-    let k = gemm(p).unwrap();
-    let mut c = gemm_case(p, size, beta, (size.0 * 31 + size.1 * 7 + size.2) as u64).unwrap();
-    run(&k, &mut c.args).unwrap_or_else(|e| panic!("{name} {layout} {size:?}: {e}"));
-    let v = c.check(c.output());
-    assert!(v.ok(), "{name} {layout} {size:?} beta {beta}: {v:?}");
 }
 
 /// Every layout of `name` at sizes 1, 17 and 130x67x33 (ragged tiles) and 33x40x300 (five
