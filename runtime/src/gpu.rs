@@ -42,6 +42,18 @@ impl Loaded {
     }
 }
 
+/// `Ok` when the CUDA driver library is installed, else the [`RuntimeError::NoGpu`] saying so.
+pub(crate) fn driver_present() -> Result<()> {
+    // SAFETY: probing for libcuda runs only its initializers.
+    if unsafe { cudarc::driver::sys::is_culib_present() } {
+        return Ok(());
+    }
+    Err(RuntimeError::NoGpu {
+        why: "the CUDA driver (libcuda.so.1) is not installed".into(),
+        source: None,
+    })
+}
+
 /// The architecture kernels are built for on a device of compute capability `major.minor`:
 /// `sm_90a` on Hopper (wgmma, setmaxnreg and TMA multicast need the architecture-specific
 /// target), `sm_XY` elsewhere.
@@ -76,13 +88,7 @@ pub fn runs_on(cubin_arch: &str, device_arch: &str) -> bool {
 impl Gpu {
     /// Opens device 0; an error says what is missing when there is no driver or no GPU.
     pub fn open() -> Result<Gpu> {
-        // SAFETY: probing for libcuda runs only its initializers.
-        if !unsafe { cudarc::driver::sys::is_culib_present() } {
-            return Err(RuntimeError::NoGpu {
-                why: "the CUDA driver (libcuda.so.1) is not installed".into(),
-                source: None,
-            });
-        }
+        driver_present()?;
         let ctx = CudaContext::new(0).map_err(|e| RuntimeError::NoGpu {
             why: "no usable GPU (opening device 0 failed)".into(),
             source: Some(e),

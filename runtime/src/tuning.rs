@@ -73,13 +73,7 @@ impl Device {
     pub fn probe() -> Result<Device> {
         use cudarc::driver::result;
         use cudarc::driver::sys::CUdevice_attribute as A;
-        // SAFETY: probing for libcuda runs only its initializers.
-        if !unsafe { cudarc::driver::sys::is_culib_present() } {
-            return Err(RuntimeError::NoGpu {
-                why: "the CUDA driver (libcuda.so.1) is not installed".into(),
-                source: None,
-            });
-        }
+        crate::gpu::driver_present()?;
         let no_gpu = |e| RuntimeError::NoGpu {
             why: "no usable GPU (device 0 could not be read)".into(),
             source: Some(e),
