@@ -159,6 +159,23 @@ impl Requirement {
             Requirement::Length { buffer, symbol } => format!("{buffer} holds {symbol} values"),
         }
     }
+
+    /// For a `Divisible` requirement that the integer arguments `ints` fail, what the value is
+    /// (`K = 4098`, `Kc = ?` where `ints` does not know the symbol); `None` where it is met or is
+    /// not a divisibility requirement. The one test of divisibility for the IR's callers and
+    /// the runtime's launch checks.
+    pub fn divisible_unmet(&self, ints: &dyn Fn(&str) -> Option<i64>) -> Option<String> {
+        match self {
+            Requirement::Divisible { symbol, by, .. } => match ints(symbol) {
+                Some(v) if *by != 0 && v % by == 0 => None,
+                v => Some(format!(
+                    "{symbol} = {}",
+                    v.map_or("?".into(), |v| v.to_string())
+                )),
+            },
+            _ => None,
+        }
+    }
 }
 
 impl fmt::Display for Requirement {

@@ -248,7 +248,7 @@ pub fn check_buffers_with(
     }
     for r in &kernel.launch.requirements {
         let unmet = match r {
-            Requirement::Divisible { .. } => divisible_unmet(r, &symbol),
+            Requirement::Divisible { .. } => r.divisible_unmet(&symbol),
             Requirement::Length { buffer, symbol: s } => match symbol(s) {
                 Some(v) if lens.bias as i64 >= v => None,
                 v => Some(format!(
@@ -310,7 +310,7 @@ fn check_symbols(kernel: &Kernel, symbol: &dyn Fn(&str) -> Option<i64>) -> Resul
         _ => false,
     };
     for r in kernel.launch.requirements.iter().filter(known) {
-        if let Some(why) = divisible_unmet(r, symbol) {
+        if let Some(why) = r.divisible_unmet(symbol) {
             return Err(RuntimeError::Problem(format!(
                 "{} needs {r}, but {why}",
                 kernel.name
@@ -318,17 +318,6 @@ fn check_symbols(kernel: &Kernel, symbol: &dyn Fn(&str) -> Option<i64>) -> Resul
         }
     }
     Ok(())
-}
-
-/// For a `Divisible` requirement that `symbol` values fail, what they are (`K = 4098`).
-fn divisible_unmet(r: &Requirement, symbol: &dyn Fn(&str) -> Option<i64>) -> Option<String> {
-    match r {
-        Requirement::Divisible { symbol: s, by, .. } => match symbol(s) {
-            Some(v) if v % by == 0 => None,
-            v => Some(format!("{s} = {}", v.unwrap_or(0))),
-        },
-        _ => None,
-    }
 }
 
 impl BufferLens {

@@ -532,20 +532,14 @@ impl Kernel {
     /// requirements (`Err` names the first that fails). Pointer alignments and buffer lengths
     /// are the caller's to check.
     pub fn admits(&self, ints: &dyn Fn(&str) -> Option<i64>) -> std::result::Result<(), String> {
-        for r in &self.requirements {
-            if let Requirement::Divisible { symbol, by, .. } = r {
-                match ints(symbol) {
-                    Some(v) if v % by == 0 => {}
-                    v => {
-                        return Err(format!(
-                            "{r}: {symbol} = {}",
-                            v.map_or("?".into(), |v| v.to_string())
-                        ))
-                    }
-                }
-            }
+        match self
+            .requirements
+            .iter()
+            .find_map(|r| Some((r, r.divisible_unmet(ints)?)))
+        {
+            Some((r, why)) => Err(format!("{r}: {why}")),
+            None => Ok(()),
         }
-        Ok(())
     }
 }
 
