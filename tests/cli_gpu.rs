@@ -334,26 +334,70 @@ fn the_selector_says_what_it_picked_and_why() {
     );
     assert!(
         out.contains(
-            "M = 1 <= 4, B K-major (NN) of 4096 x 4096 <= 2^24 values, K % 8 == 0: the GEMV"
+            "M = 1 <= 4, B (NN) of 4096 x 4096 <= 2^24 values, its contiguous dimension % 8 == 0: \
+             the GEMV (B K-major: a warp a column of C, one launch)"
         ),
         "{out}"
     );
-    // against 8192², and in NT (B N-major), the 16x128 tile split K ways
-    for (size, layout, why) in [
-        ("8192", "NN", "64 output tiles for 396 CTA slots (132 SMs x 3): K split 6 ways, 384 CTAs in one wave"),
-        ("4096", "NT", "32 output tiles for 396 CTA slots (132 SMs x 3): K split 12 ways, 384 CTAs in one wave"),
+    // B N-major (NT): the GEMV whose CTA owns 32 columns of C
+    let o = cute(&[
+        "run",
+        "sgemm",
+        "--m",
+        "1",
+        "--n",
+        "4096",
+        "--k",
+        "4096",
+        "--layout",
+        "NT",
+        "--explain",
+    ]);
+    assert!(
+        text(&o).contains("the GEMV (B N-major: 32 columns of C a CTA, one launch)"),
+        "{}",
+        text(&o)
+    );
+    // against 8192², and at M = 8, the 16x128 tile split K ways
+    for (m, size, layout, why) in [
+        ("1", "8192", "NN", "64 output tiles for 396 CTA slots (132 SMs x 3): K split 6 ways, 384 CTAs in one wave"),
+        ("8", "4096", "NT", "32 output tiles for 396 CTA slots (132 SMs x 3): K split 12 ways, 384 CTAs in one wave"),
     ] {
         let o = cute(&[
-            "run", "sgemm", "--m", "1", "--n", size, "--k", size, "--layout", layout, "--explain",
+            "run", "sgemm", "--m", m, "--n", size, "--k", size, "--layout", layout, "--explain",
         ]);
         let out = text(&o);
         assert!(out.contains("selected:      sgemm-sm80-16x128"), "{out}");
-        assert!(out.contains("M = 1 <= 16: the 16x128 tile"), "{out}");
+        assert!(out.contains(&format!("M = {m} <= 16: the 16x128 tile")), "{out}");
         assert!(out.contains(why), "{out}");
     }
-    let o = cute(&["run", "sgemm", "--m", "4096", "--n", "4096", "--k", "4096"]);
-    assert!(text(&o).contains("selected:      sgemm-sm80, K not split"));
+    // 4096³: the 256x128 tile where A is M-major, the square tile in TN
+    let o = cute(&[
+        "run",
+        "sgemm",
+        "--m",
+        "4096",
+        "--n",
+        "4096",
+        "--k",
+        "4096",
+        "--explain",
+    ]);
+    assert!(text(&o).contains("selected:      sgemm-sm80-256x128, K not split"));
+    assert!(
+        text(&o).contains("512 CTAs of 256x128 for 132 SMs"),
+        "{}",
+        text(&o)
+    );
     assert!(text(&o).contains("plan + emit:"));
+    let o = cute(&[
+        "run", "sgemm", "--m", "4096", "--n", "4096", "--k", "4096", "--layout", "TN",
+    ]);
+    assert!(
+        text(&o).contains("selected:      sgemm-sm80, K not split"),
+        "{}",
+        text(&o)
+    );
     let o = cute(&["bench", "sgemm", "sgemm-sm80"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).contains("benched alone"), "{}", text(&o));

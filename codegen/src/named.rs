@@ -24,6 +24,8 @@ pub const NAMES: &[&str] = &[
     "sgemm-sm80-16x128",
     "sgemm-sm80-64x128",
     "sgemm-sm80-8x256",
+    "sgemm-sm80-256x128",
+    "sgemm-sm80-128x256",
     "sgemm-sm80-128x32",
     "simt-hier",
 ];
@@ -177,6 +179,24 @@ pub fn plan_for(name: &str, layout: GemmLayout, target: &Target) -> Result<GemmP
                 Policy::Pipelined(Box::new(simt_tile(name, layout, target, SimtTile::TALL)?)),
                 Epilogue::linear(),
             ),
+            "sgemm-sm80-256x128" => (
+                Policy::Pipelined(Box::new(simt_tile(
+                    name,
+                    layout,
+                    target,
+                    SimtTile::LARGE_M,
+                )?)),
+                Epilogue::linear(),
+            ),
+            "sgemm-sm80-128x256" => (
+                Policy::Pipelined(Box::new(simt_tile(
+                    name,
+                    layout,
+                    target,
+                    SimtTile::LARGE_N,
+                )?)),
+                Epilogue::linear(),
+            ),
             "sgemm-sm80-8x256" => (
                 Policy::Pipelined(Box::new(simt_tile(name, layout, target, SimtTile::NARROW)?)),
                 Epilogue::linear(),
@@ -284,14 +304,52 @@ pub struct SimtTile {
 }
 
 impl SimtTile {
-    /// The shared-memory stages of every tile of the family.
+    /// The shared-memory stages of every tile of the family, where a block of the target holds
+    /// them.
     pub const STAGES: i64 = 3;
+
+    /// The bytes of `stages` shared stages of the tile's A and B (FP32).
+    pub fn smem_bytes(&self, stages: i64) -> i64 {
+        let (bm, bn, bk) = self.cta;
+        4 * (bm + bn) * bk * stages
+    }
+
+    /// [`Self::STAGES`], or two where a block of `target` can't hold three stages of the tile
+    /// (the large tiles' 144 KiB on sm_86/sm_89, whose blocks have 99 KiB).
+    pub fn stages_on(&self, target: &Target) -> i64 {
+        (2..=Self::STAGES)
+            .rev()
+            .find(|&s| self.smem_bytes(s) <= target.smem_per_block)
+            .unwrap_or(2)
+    }
 
     /// `sgemm-sm80`'s 128x128x32 over 16x16 threads, two CTAs per SM.
     pub const SQUARE: SimtTile = SimtTile {
         cta: (128, 128, 32),
         threads: (16, 16),
         ctas_per_sm: 2,
+    };
+    /// `sgemm-sm80-256x128`'s 256x128x32 over 16x16 threads (16x8 values each: 6 128-bit
+    /// fragment loads a k block for 128 FMAs, where the square tile's 8x8 take 4 for 64), one
+    /// CTA per SM (228-240 registers, no spills): for large problems with an M-major A, whose
+    /// 128-bit copies take the longer tile. On an H100 (2026-12-07,
+    /// `reports/2026-12-07-h100-issue17-large-tiles.txt`) NN at 4096³ and 8192³ 95.6% and
+    /// 95.9% of cuBLAS against the square tile's 90.2% and 91.4%, NT 101.5% and 98.7% against
+    /// 98.5% and 96.2%; slower where A is K-major (TN, TT), and at 1024³ (32 CTAs for 132
+    /// SMs) a third of the square tile's speed.
+    pub const LARGE_M: SimtTile = SimtTile {
+        cta: (256, 128, 32),
+        threads: (16, 16),
+        ctas_per_sm: 1,
+    };
+    /// `sgemm-sm80-128x256`'s 128x256x32 over 16x16 threads (8x16 values each), one CTA per
+    /// SM: the 256x128 tile's transpose, for an N-major B and a K-major A (TT: on the same
+    /// H100, 96.6% and 93.3% of cuBLAS at 4096³ and 8192³ against the square tile's 95.0%
+    /// and 92.2%).
+    pub const LARGE_N: SimtTile = SimtTile {
+        cta: (128, 256, 32),
+        threads: (16, 16),
+        ctas_per_sm: 1,
     };
     /// `sgemm-sm80-16x128`'s 16x128x32 over 4x32 threads, three CTAs per SM: for a few rows of
     /// C (a decode step's M = 1 to 16), where a 128-row tile computes 8 to 128 times the work.
@@ -359,7 +417,7 @@ fn simt_tile(name: &str, layout: GemmLayout, target: &Target, t: SimtTile) -> Re
     )
     .map_err(&e)?;
     let threads = tm * tn;
-    let stages = SimtTile::STAGES;
+    let stages = t.stages_on(target);
     let (copy_a, smem_a) = operand(name, layout.a, bm, bk, stages, threads, &mma, Operand::A)?;
     let (copy_b, smem_b) = operand(name, layout.b, bn, bk, stages, threads, &mma, Operand::B)?;
     let mut p = Pipelined {

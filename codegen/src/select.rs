@@ -77,12 +77,14 @@ pub const SUITE: &[(i64, i64, i64)] = &[
 
 /// The named kernels the FP32 selector takes (the heuristic the first two; `cute tune` times
 /// all), and their tiles: the square tile first.
-pub const FAMILY: [(&str, SimtTile); 5] = [
+pub const FAMILY: [(&str, SimtTile); 7] = [
     ("sgemm-sm80", SimtTile::SQUARE),
     ("sgemm-sm80-16x128", SimtTile::WIDE),
     ("sgemm-sm80-64x128", SimtTile::MID),
     ("sgemm-sm80-8x256", SimtTile::NARROW),
     ("sgemm-sm80-128x32", SimtTile::TALL),
+    ("sgemm-sm80-256x128", SimtTile::LARGE_M),
+    ("sgemm-sm80-128x256", SimtTile::LARGE_N),
 ];
 
 /// The selectors by name (`cute run NAME`, `cute tune NAME`) and the dtype each picks for.
@@ -240,11 +242,11 @@ pub fn pick(dtype: &str, (m, n, k): (i64, i64, i64), target: &Target) -> Option<
     }
 }
 
-/// The heuristic's pick for `dtype` at `(m, n, k)` in `layout`: [`pick`], but the FP32 GEMV
-/// where it fits the shape and layout ([`gemv_fits`]) and B is at most [`GEMV_MAX_B`]
-/// elements and K-major. The 16-bit GEMVs, and the GEMVs of an N-major B (not yet timed on a
-/// GPU), are `cute tune` candidates only (on an H100, 2026-12-07, the BF16 one ran 0.93x the
-/// split 16x128 tensor-core tile at 1 x 4096²).
+/// The heuristic's pick for `dtype` at `(m, n, k)` in `layout`: [`pick`], but for FP32 the
+/// GEMV where it fits the shape and layout ([`gemv_fits`]) and B is at most [`GEMV_MAX_B`]
+/// elements, and a large tile where the square one would run unsplit ([`large_tile`]). The
+/// 16-bit GEMVs are `cute tune` candidates only (on an H100, 2026-12-07, the BF16 ones ran
+/// 0.78x and 0.74x the split 16x128 tensor-core tile at 1 x 4096², TN and TT).
 pub fn pick_in(
     dtype: &str,
     layout: GemmLayout,
@@ -252,19 +254,62 @@ pub fn pick_in(
     target: &Target,
 ) -> Option<Choice> {
     let (m, n, k) = mnk;
-    let k_major = layout.b == crate::gemm::Major::K;
-    if dtype == "f32" && k_major && gemv_fits(layout, mnk) && n.saturating_mul(k) <= GEMV_MAX_B {
+    if dtype == "f32" && gemv_fits(layout, mnk) && n.saturating_mul(k) <= GEMV_MAX_B {
+        let form = match layout.b {
+            crate::gemm::Major::K => "B K-major: a warp a column of C",
+            crate::gemm::Major::MN => "B N-major: 32 columns of C a CTA",
+        };
         return Some(Choice {
             name: "sgemm-gemv",
             splits: 1,
             mode: SplitKMode::None,
             reasons: vec![format!(
-                "M = {m} <= {GEMV_ROWS}, B K-major ({layout}) of {n} x {k} <= 2^24 values, K % 8 == 0: the GEMV (a warp a column of C, one launch)"
+                "M = {m} <= {GEMV_ROWS}, B ({layout}) of {n} x {k} <= 2^24 values, its contiguous dimension % 8 == 0: the GEMV ({form}, one launch)"
             )],
         });
     }
-    pick(dtype, mnk, target)
+    let p = pick(dtype, mnk, target)?;
+    if dtype != "f32" || p.name != FAMILY[0].0 || p.splits != 1 {
+        return Some(p);
+    }
+    Some(large_tile(layout, mnk, target).unwrap_or(p))
 }
+
+/// The FP32 GEMM's large tile for `layout` at `(m, n, k)`, where its CTAs fill at least
+/// [`LARGE_TILE_MIN_SM_FILL`] of the SMs: 256x128 for an M-major A (NN, NT), 128x256 for a
+/// K-major A and an N-major B (TT); none for TN, where both operands' K-major copies move 32
+/// bits a `cp.async` and the square tile ran fastest. On an H100 (2026-12-07) they ran 1.5 to
+/// 5.6 points of cuBLAS above the square tile from 2048³ to 8192³ and at 8192 x 8192 x 128,
+/// and a third of its speed at 1024³ (32 CTAs for 132 SMs).
+fn large_tile(layout: GemmLayout, mnk: (i64, i64, i64), target: &Target) -> Option<Choice> {
+    use crate::gemm::Major;
+    let (name, tile) = match (layout.a, layout.b) {
+        (Major::MN, _) => FAMILY[5],
+        (Major::K, Major::MN) => FAMILY[6],
+        (Major::K, Major::K) => return None,
+    };
+    let (bm, bn, _) = tile.cta;
+    let ceil = |a: i64, b: i64| a.max(0).saturating_add(b - 1) / b;
+    let ctas = ceil(mnk.0, bm).saturating_mul(ceil(mnk.1, bn));
+    let sms = target.sms.max(1);
+    if ctas.saturating_mul(LARGE_TILE_MIN_SM_FILL.1) < sms.saturating_mul(LARGE_TILE_MIN_SM_FILL.0)
+    {
+        return None;
+    }
+    Some(Choice {
+        name,
+        splits: 1,
+        mode: SplitKMode::None,
+        reasons: vec![format!(
+            "{ctas} CTAs of {bm}x{bn} for {sms} SMs ({layout}: the longer side along the M-/N-major operand): the {bm}x{bn} tile, one CTA an SM, unsplit"
+        )],
+    })
+}
+
+/// The share of the SMs (numerator, denominator) a large FP32 tile's CTAs must fill for
+/// [`pick_in`] to take it: at 2048³ the 256x128 tile's 128 CTAs (0.97 of 132 SMs) ran 5.4
+/// points of cuBLAS above the square tile.
+pub const LARGE_TILE_MIN_SM_FILL: (i64, i64) = (3, 4);
 
 /// The few-row GEMM of `dtype` (`sgemm-gemv`, `hgemm-gemv`, `bgemm-gemv`).
 pub fn gemv_of(dtype: &str) -> Option<&'static str> {
@@ -494,10 +539,12 @@ pub fn sgemm_candidates(m: i64, n: i64, k: i64, target: &Target) -> Vec<Candidat
     let pick = sgemm(m, n, k, target);
     let mut out = vec![Candidate::of(&pick)];
     // the few-row tiles up to SMALL_TILES_TUNED_MAX_M rows, the few-column one up to as many
-    // columns
+    // columns, the large ones above as many rows and columns
+    let large = m > SMALL_TILES_TUNED_MAX_M && n > SMALL_TILES_TUNED_MAX_M;
     let tiles = FAMILY.iter().filter(|(_, t)| {
         let (bm, bn, _) = t.cta;
         (bm == 128 && bn == 128)
+            || (bm.max(bn) > 128 && bm.min(bn) >= 128 && large)
             || (bm < 128 && m <= SMALL_TILES_TUNED_MAX_M)
             || (bn < 128 && n <= SMALL_TILES_TUNED_MAX_M)
     });
@@ -530,9 +577,8 @@ pub fn sgemm_candidates(m: i64, n: i64, k: i64, target: &Target) -> Vec<Candidat
 
 /// The CTAs of `tile` that fit an SM of `target` (at least 1).
 fn per_sm(tile: SimtTile, target: &Target) -> i64 {
-    let (bm, bn, bk) = tile.cta;
     let threads = tile.threads.0 * tile.threads.1;
-    let smem = 4 * (bm + bn) * bk * SimtTile::STAGES;
+    let smem = tile.smem_bytes(tile.stages_on(target));
     tile.ctas_per_sm
         .min(target.ctas_per_sm(threads, 128, smem))
         .max(1)
@@ -743,7 +789,19 @@ mod tests {
         let name = |l, mnk| pick_in("f32", l, mnk, &t).unwrap().name;
         assert_eq!(name(nn, (1, 4096, 4096)), "sgemm-gemv");
         assert_eq!(name(nn, (1, 8192, 8192)), wide);
-        assert_eq!(name(nt, (1, 4096, 4096)), wide);
+        // the N-major GEMV: 0.0327 ms against the 16x128 tile's 0.0432 (H100, 2026-12-07)
+        assert_eq!(name(nt, (1, 4096, 4096)), "sgemm-gemv");
+        // the large tiles where the square one runs unsplit, by layout (H100, 2026-12-07):
+        // 256x128 for an M-major A, 128x256 for TT, the square tile for TN and at 1024^3
+        let [tn, tt] = ["TN", "TT"].map(|l| GemmLayout::parse(l).unwrap());
+        for s in [2048, 4096, 8192] {
+            assert_eq!(name(nn, (s, s, s)), "sgemm-sm80-256x128");
+            assert_eq!(name(nt, (s, s, s)), "sgemm-sm80-256x128");
+            assert_eq!(name(tt, (s, s, s)), "sgemm-sm80-128x256");
+            assert_eq!(name(tn, (s, s, s)), sq);
+        }
+        assert_eq!(name(nn, (8192, 8192, 128)), "sgemm-sm80-256x128");
+        assert_eq!(name(nn, (1024, 1024, 1024)), sq);
         assert_eq!(
             pick_in("bf16", nn, (1, 4096, 4096), &t).map(|c| c.name),
             super::pick("bf16", (1, 4096, 4096), &t).map(|c| c.name)
@@ -977,7 +1035,19 @@ mod tests {
                     splits: 1,
                     mode: SplitKMode::None,
                 },
-                Candidate::stream("sgemm-sm80")
+                Candidate::stream("sgemm-sm80"),
+                Candidate {
+                    name: "sgemm-sm80-256x128",
+                    splits: 1,
+                    mode: SplitKMode::None,
+                },
+                Candidate::stream("sgemm-sm80-256x128"),
+                Candidate {
+                    name: "sgemm-sm80-128x256",
+                    splits: 1,
+                    mode: SplitKMode::None,
+                },
+                Candidate::stream("sgemm-sm80-128x256"),
             ]
         );
         let decode = sgemm_candidates(1, 4096, 4096, &Target::default());
