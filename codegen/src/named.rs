@@ -52,6 +52,8 @@ pub const TENSOR_CORE_NAMES: &[&str] = &[
     "bgemm-sm80-128x32",
     "hgemm-sm90",
     "bgemm-sm90",
+    "hgemm-sm90-128x128",
+    "bgemm-sm90-128x128",
     "tf32gemm-sm90",
     "hgemm-sm90-tma",
     "hgemm-sm90-cpasync",
@@ -103,6 +105,22 @@ enum Sm90Mainloop {
     Cluster,
 }
 
+/// The CTA tile of an SM90 GEMM: 128 rows (two consumer warpgroups of 64), `n` columns (the
+/// GMMA atom's N), and its shared stages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sm90Tile {
+    pub n: i64,
+    pub stages: i64,
+}
+
+impl Sm90Tile {
+    /// 128x256 in 4 stages (`hgemm-sm90`, `bgemm-sm90`, ...): 48 KiB a stage of 16-bit A and B.
+    pub const WIDE: Sm90Tile = Sm90Tile { n: 256, stages: 4 };
+    /// 128x128 in 6 stages (`hgemm-`/`bgemm-sm90-128x128`): twice the tiles of the wide one,
+    /// for problems whose 128x256 tiles leave SMs idle (32 KiB a stage).
+    pub const SQUARE: Sm90Tile = Sm90Tile { n: 128, stages: 6 };
+}
+
 /// The plan called `name` for a layout, for the default target (`sm_90a`, the H100/H200).
 pub fn plan(name: &str, layout: GemmLayout) -> Result<GemmPlan> {
     plan_for(name, layout, &Target::default())
@@ -124,11 +142,12 @@ pub fn plan_for(name: &str, layout: GemmLayout, target: &Target) -> Result<GemmP
             name, layout, target, elem, tile,
         )?)))
     };
-    let warpgroup = |elem, mainloop| -> Result<Policy> {
+    let warpgroup_tile = |elem, mainloop, tile| -> Result<Policy> {
         Ok(Policy::TensorCore(Box::new(tensor_core_sm90(
-            name, layout, target, elem, mainloop,
+            name, layout, target, elem, mainloop, tile,
         )?)))
     };
+    let warpgroup = |elem, mainloop| warpgroup_tile(elem, mainloop, Sm90Tile::WIDE);
     use Sm90Mainloop::{Cluster, CpAsync, Persistent, Tma};
     let gemv = |elem| {
         Policy::Gemv(crate::gemm::Gemv {
@@ -218,6 +237,14 @@ pub fn plan_for(name: &str, layout: GemmLayout, target: &Target) -> Result<GemmP
             ),
             "hgemm-sm90" => (warpgroup(ElemType::F16, Persistent)?, Epilogue::linear()),
             "bgemm-sm90" => (warpgroup(ElemType::Bf16, Persistent)?, Epilogue::linear()),
+            "hgemm-sm90-128x128" => (
+                warpgroup_tile(ElemType::F16, Persistent, Sm90Tile::SQUARE)?,
+                Epilogue::linear(),
+            ),
+            "bgemm-sm90-128x128" => (
+                warpgroup_tile(ElemType::Bf16, Persistent, Sm90Tile::SQUARE)?,
+                Epilogue::linear(),
+            ),
             "tf32gemm-sm90" => (warpgroup(ElemType::Tf32, Persistent)?, Epilogue::linear()),
             // E4M3 A and B, FP32 accumulate, a BF16 C; the per-tensor scales are alpha
             "fp8gemm-sm90" => (warpgroup(ElemType::E4M3, Persistent)?, Epilogue::linear()),
@@ -818,6 +845,7 @@ fn tensor_core_sm90(
     target: &Target,
     elem: ElemType,
     mainloop: Sm90Mainloop,
+    tile: Sm90Tile,
 ) -> Result<TensorCore> {
     let tma = mainloop != Sm90Mainloop::CpAsync;
     let e = lerr(name, "plan");
@@ -845,7 +873,7 @@ fn tensor_core_sm90(
         Major::K => GmmaMajor::K,
         Major::MN => GmmaMajor::MN,
     };
-    let (bm, bn, stages, threads) = (128, 256, 4, 256);
+    let (bm, bn, stages, threads) = (128, tile.n, tile.stages, 256);
     let bk = 1024 / i64::from(elem.bits()); // 128 bytes of K: one SW128 row
                                             // the atom's name and its template arguments, as C++ spells them
     let (op_name, majors) = match elem {

@@ -102,6 +102,9 @@ pub fn selector_dtype(name: &str) -> Option<&'static str> {
 pub struct TensorCoreFamily {
     pub dtype: &'static str,
     pub sm90: &'static str,
+    /// The SM90 GEMM's 128x128 tile (twice the tiles of the 128x256 one): a `cute tune`
+    /// candidate.
+    pub sm90_square: &'static str,
     pub sm80: &'static str,
     /// The SM80 GEMM's 128x128 tile (two CTAs an SM): a `cute tune` candidate.
     pub sm80_small: &'static str,
@@ -116,6 +119,7 @@ pub const TENSOR_CORE_FAMILIES: [TensorCoreFamily; 2] = [
     TensorCoreFamily {
         dtype: "f16",
         sm90: "hgemm-sm90",
+        sm90_square: "hgemm-sm90-128x128",
         sm80: "hgemm-sm80",
         sm80_small: "hgemm-sm80-128x128",
         sm80_narrow: [
@@ -127,6 +131,7 @@ pub const TENSOR_CORE_FAMILIES: [TensorCoreFamily; 2] = [
     TensorCoreFamily {
         dtype: "bf16",
         sm90: "bgemm-sm90",
+        sm90_square: "bgemm-sm90-128x128",
         sm80: "bgemm-sm80",
         sm80_small: "bgemm-sm80-128x128",
         sm80_narrow: [
@@ -179,6 +184,11 @@ impl TensorCoreFamily {
             .into_iter()
             .chain(self.sm80_narrow)
     }
+
+    /// Whether `name` is one of the SM90 kernels (which run unsplit, on a target with wgmma).
+    fn is_sm90(self, name: &str) -> bool {
+        name == self.sm90 || name == self.sm90_square
+    }
 }
 
 fn family(dtype: &str) -> Option<TensorCoreFamily> {
@@ -193,7 +203,7 @@ pub fn takes(dtype: &str, name: &str) -> bool {
     }
     match dtype {
         "f32" => FAMILY.iter().any(|(n, _)| *n == name),
-        d => family(d).is_some_and(|f| f.sm80_names().any(|n| n == name) || f.sm90 == name),
+        d => family(d).is_some_and(|f| f.sm80_names().any(|n| n == name) || f.is_sm90(name)),
     }
 }
 
@@ -219,7 +229,7 @@ pub fn takes_plan_at(
 /// fails this is not used.
 pub fn takes_plan(dtype: &str, name: &str, splits: i64, mode: SplitKMode, target: &Target) -> bool {
     // the SM90 GEMMs and the GEMVs run as one kernel
-    let sm90 = family(dtype).is_some_and(|f| f.sm90 == name);
+    let sm90 = family(dtype).is_some_and(|f| f.is_sm90(name));
     let gemv = gemv_of(dtype) == Some(name);
     let mode_fits = match mode {
         SplitKMode::None => splits == 1,
@@ -445,11 +455,13 @@ pub fn tensor_core_candidates(
         }
     };
     if target.has(crate::target::Feature::Wgmma) {
-        add(Candidate {
-            name: f.sm90,
-            splits: 1,
-            mode: SplitKMode::None,
-        });
+        for name in [f.sm90, f.sm90_square] {
+            add(Candidate {
+                name,
+                splits: 1,
+                mode: SplitKMode::None,
+            });
+        }
     }
     let ceil = |a: i64, b: i64| a.max(0).saturating_add(b - 1) / b;
     let wide = needs_wide_indices(mnk);
@@ -934,7 +946,19 @@ mod tests {
             splits: 1,
             mode: SplitKMode::None,
         }));
-        assert!(candidates("bf16", (8192, 8192, 8192), &t).len() <= 3);
+        assert!(c.contains(&Candidate {
+            name: "bgemm-sm90-128x128",
+            splits: 1,
+            mode: SplitKMode::None,
+        }));
+        assert!(!takes_plan(
+            "bf16",
+            "bgemm-sm90-128x128",
+            2,
+            SplitKMode::Parallel,
+            &t
+        ));
+        assert!(candidates("bf16", (8192, 8192, 8192), &t).len() <= 4);
         for (name, dtype) in SELECTORS {
             assert_eq!(selector_dtype(name), Some(dtype));
         }

@@ -329,7 +329,8 @@ fn a_16_bit_c_of_the_sm90_gemms_is_stored_by_stmatrix_on_the_cpu() {
 
 /// The persistent schedule over several tiles per CTA: hgemm-sm90 planned for a GPU of 2 SMs
 /// takes the 6 tiles of a 300 x 300 C (ragged in M and N) in 2 CTAs, 3 each, its pipeline's
-/// stages and phases running on from tile to tile (5 k-tiles of 64 each over 4 stages).
+/// stages and phases running on from tile to tile (5 k-tiles of 64 each over 4 stages); so
+/// does bgemm-sm90-128x128 (128x128 tiles, 6 stages) in a K-major and an N-major B.
 #[test]
 fn the_persistent_sm90_gemm_carries_its_pipeline_across_tiles() {
     let two = cute_codegen::Target {
@@ -340,6 +341,12 @@ fn the_persistent_sm90_gemm_carries_its_pipeline_across_tiles() {
         let l = GemmLayout::parse(layout).unwrap();
         let p = cute_codegen::named::plan_for("hgemm-sm90", l, &two).unwrap();
         check_plan(&p, (300, 300, 300), 0.5);
+    }
+    // the 128x128 tile: 6 tiles of 140 x 260 in 2 CTAs, 8 k-tiles over its 6 stages
+    for layout in ["TN", "NT"] {
+        let l = GemmLayout::parse(layout).unwrap();
+        let p = cute_codegen::named::plan_for("bgemm-sm90-128x128", l, &two).unwrap();
+        check_plan(&p, (140, 260, 450), 0.5);
     }
 }
 
