@@ -157,6 +157,13 @@ pub const GEMV_MAX_B: i64 = 1 << 24;
 /// The SM90 16-bit GEMM is taken when its tiles number at least 1/this of the SMs.
 pub const SM90_MIN_SM_FRACTION: i64 = 2;
 
+/// The SM90 GEMM's 128x128 tile is taken, where the 128x256 tiles leave SMs idle, when its
+/// own tiles number at least `(numerator, denominator)` of the SMs and C has more rows than
+/// the SM80 64x128 tile's: on an H200 (2026-12-07, `tools/gpu/sm90_square.sh`) with 64 tiles
+/// (1024³, 128 x 8192²) it was the fastest plan timed, with 32 or fewer (128 x 4096², 512³) the
+/// SM80 kernel split K ways.
+pub const SM90_SQUARE_MIN_SM_FILL: (i64, i64) = (3, 8);
+
 /// The rows of C up to which the 16-bit selector splits the SM80 GEMM's 64x128 tile (its
 /// 16x128 one up to [`SM80_FEW_ROWS_MAX_M`]); more rows take its 128x128 tile. On an H100
 /// (2026-12-07, `reports/2026-12-07-h100-issue17-run4.txt`) against 4096², TN, the 16x128
@@ -406,6 +413,21 @@ pub fn tensor_core(f: TensorCoreFamily, mnk: (i64, i64, i64), target: &Target) -
         mode: SplitKMode::None,
         reasons: vec![why],
     };
+    let square = ceil(m, 128).saturating_mul(ceil(n, 128));
+    let (num, den) = SM90_SQUARE_MIN_SM_FILL;
+    if tiles.saturating_mul(SM90_MIN_SM_FRACTION) < sms
+        && m > SM80_WIDE_TILE_MAX_M
+        && square.saturating_mul(den) >= sms.saturating_mul(num)
+    {
+        return Choice {
+            name: f.sm90_square,
+            splits: 1,
+            mode: SplitKMode::None,
+            reasons: vec![format!(
+                "{tiles} output tiles of 128x256, under 1/{SM90_MIN_SM_FRACTION} of the {sms} SMs; {square} of 128x128, at least {num}/{den} of them: the SM90 kernel's 128x128 tile"
+            )],
+        };
+    }
     if tiles.saturating_mul(SM90_MIN_SM_FRACTION) >= sms {
         return sm90(format!(
             "{tiles} output tiles of 128x256, at least 1/{SM90_MIN_SM_FRACTION} of the {sms} SMs: the SM90 kernel"
@@ -423,9 +445,15 @@ pub fn tensor_core(f: TensorCoreFamily, mnk: (i64, i64, i64), target: &Target) -
     let min_k_tiles = MIN_K_TILES_PER_SLICE * if few_columns { 2 } else { 1 };
     let (s, why) = splits_with(tile, 1, sms, mnk, min_k_tiles);
     if s == 1 && !few_columns {
-        return sm90(format!(
-            "{tiles} output tiles of 128x256, under 1/{SM90_MIN_SM_FRACTION} of the {sms} SMs, but the SM80 kernel would not split ({why}): the SM90 kernel"
-        ));
+        // its 128x128 tile: twice the CTAs (64x1000x127 on an H200: 125.9% of cuBLAS against
+        // the 128x256 tile's 102.8%)
+        return Choice {
+            name: f.sm90_square,
+            reasons: vec![format!(
+                "{tiles} output tiles of 128x256, under 1/{SM90_MIN_SM_FRACTION} of the {sms} SMs, but the SM80 kernel would not split ({why}): the SM90 kernel's 128x128 tile"
+            )],
+            ..sm90(String::new())
+        };
     }
     let first = format!(
         "{tiles} output tiles of 128x256, under 1/{SM90_MIN_SM_FRACTION} of the {sms} SMs: the SM80 kernel, its {}x{} tile (M = {m})",
@@ -821,28 +849,30 @@ mod tests {
     }
 
     /// `cute tune bgemm --suite` on an H200 (2026-12-06, TN): each pick against the fastest;
-    /// the few-row and few-column tiles' shapes from the H100 tune of 2026-12-07 (run4).
+    /// the few-row and few-column tiles' shapes from the H100 tune of 2026-12-07 (run4); the
+    /// SM90 128x128 tile's from `tools/gpu/sm90_square.sh` on an H200 (2026-12-07).
     #[test]
     fn the_bf16_suite_picks_what_tuning_found_fast() {
         let t = Target::default();
         let (sm90, small) = ("bgemm-sm90", "bgemm-sm80-128x128");
+        let square = "bgemm-sm90-128x128";
         let (rows16, rows64) = ("bgemm-sm80-16x128", "bgemm-sm80-64x128");
         for (mnk, name, splits) in [
-            ((256, 256, 256), small, 2),    // 90% of 1 slice
-            ((512, 512, 512), small, 4),    // the fastest
-            ((1024, 1024, 1024), small, 2), // 96% of 1 slice
-            ((2048, 2048, 2048), sm90, 1),  // the fastest
-            ((1, 4096, 4096), rows16, 4),   // the fastest (H100)
-            ((16, 4096, 4096), rows16, 4),  // the fastest (H100)
-            ((64, 4096, 4096), rows64, 4),  // the fastest (H100)
-            ((128, 4096, 4096), small, 4),  // the fastest
+            ((256, 256, 256), small, 2),     // 90% of 1 slice
+            ((512, 512, 512), small, 4),     // 88% of 3 slices (2026-12-07)
+            ((1024, 1024, 1024), square, 1), // the fastest (2026-12-07)
+            ((2048, 2048, 2048), sm90, 1),   // the fastest
+            ((1, 4096, 4096), rows16, 4),    // the fastest (H100)
+            ((16, 4096, 4096), rows16, 4),   // the fastest (H100)
+            ((64, 4096, 4096), rows64, 4),   // the fastest (H100)
+            ((128, 4096, 4096), small, 4),   // 99% of the 64x128 tile in 4 (2026-12-07)
             // not timed: the 128x256 tile in 4 slices was the fastest before these tiles
             ((1, 8192, 8192), rows16, 2),
             ((64, 8192, 8192), rows64, 2),
-            ((128, 8192, 8192), small, 2), // 89% of 4 slices
-            ((8192, 8192, 128), sm90, 1),  // the fastest
+            ((128, 8192, 8192), square, 1), // the fastest (2026-12-07)
+            ((8192, 8192, 128), sm90, 1),   // the fastest
             ((1000, 17, 300), "bgemm-sm80-128x32", 1), // the fastest (H100)
-            ((64, 1000, 127), sm90, 1),    // the fastest
+            ((64, 1000, 127), square, 1),   // 1.2x the 128x256 tile (2026-12-07)
             ((4096, 4096, 16384), sm90, 1), // the fastest
         ] {
             let c = super::pick("bf16", mnk, &t).unwrap();
