@@ -2,8 +2,8 @@
 # Correctness of every generated kernel on the GPU machine, in one call; writes reports under $OUT
 # (or ./reports/gpu when $OUT is unset):
 #   check.txt      every named kernel x NN/NT/TN/TT x sizes 1, 17, 127, 1000, 1024, 4096 (not the
-#                  naive kernels), 300x17x1000, 64x1000x127, beta 0 and 0.5 (432 checks before the
-#                  16x128 and 64x128 tiles, 560 with them), against a
+#                  naive kernels), 300x17x1000, 64x1000x127, beta 0 and 0.5 (64 checks a
+#                  kernel; 432 before the 16x128 and 64x128 tiles), against a
 #                  float64 cuBLAS DGEMM reference
 #   memcheck.txt   compute-sanitizer memcheck of every kernel and layout at 300x17x1000 (ragged tiles)
 #   racecheck.txt  compute-sanitizer racecheck of every kernel and layout at 127x129x65
@@ -12,8 +12,9 @@
 #   tensor-core GEMMs (hgemm-sm80, bgemm-sm80, tf32gemm-sm80, hgemm-sm80-bias-relu, all four
 #   layouts): check at the same sizes as the SIMT GEMMs against cuBLAS DGEMM of the rounded
 #   operands (256 checks), memcheck at 300x17x1000, racecheck at 127x129x65; then the SM90
-#   GEMMs (hgemm-sm90, bgemm-sm90 in all four layouts, tf32gemm-sm90 in TN, and the earlier steps
-#   of their recipe hgemm-sm90-tma and hgemm-sm90-cpasync in TN: 176 checks), memcheck
+#   GEMMs (hgemm-sm90, bgemm-sm90 and their 128x128 tiles in all four layouts, tf32gemm-sm90 in
+#   TN, and the earlier steps of their recipe hgemm-sm90-tma and hgemm-sm90-cpasync in TN: 304
+#   checks), memcheck
 #   at 300x17x1000, racecheck and synccheck at 127x129x65; then
 #   hgemm-sm80 with an FP16 C and bgemm-sm80 with a BF16 C (--out-dtype), all four layouts at the
 #   same sizes (128 checks), memcheck at 300x17x1000, racecheck (hgemm) at 127x129x65
@@ -36,7 +37,7 @@ TC="hgemm-sm80 bgemm-sm80 tf32gemm-sm80 hgemm-sm80-bias-relu"
 TCL="--layout NN --layout NT --layout TN --layout TT"
 "$CUTE" check $TC $TCL >> "$OUT/check.txt" 2>&1 || status=1
 tail -1 "$OUT/check.txt"
-SM90="hgemm-sm90 bgemm-sm90"
+SM90="hgemm-sm90 bgemm-sm90 hgemm-sm90-128x128 bgemm-sm90-128x128"
 "$CUTE" check $SM90 $TCL >> "$OUT/check.txt" 2>&1 || status=1
 tail -1 "$OUT/check.txt"
 "$CUTE" check tf32gemm-sm90 hgemm-sm90-tma hgemm-sm90-cpasync --layout TN >> "$OUT/check.txt" 2>&1 || status=1
