@@ -114,6 +114,9 @@ pub struct Sm90Tile {
 }
 
 impl Sm90Tile {
+    /// The rows of every SM90 tile: two consumer warpgroups of 64.
+    pub const M: i64 = 128;
+
     /// 128x256 in 4 stages (`hgemm-sm90`, `bgemm-sm90`, ...): 48 KiB a stage of 16-bit A and B.
     pub const WIDE: Sm90Tile = Sm90Tile { n: 256, stages: 4 };
     /// 128x128 in 6 stages (`hgemm-`/`bgemm-sm90-128x128`): twice the tiles of the wide one,
@@ -160,8 +163,14 @@ pub fn plan_for(name: &str, layout: GemmLayout, target: &Target) -> Result<GemmP
             in_flight: GEMV_IN_FLIGHT,
         })
     };
+    let simt = SIMT_TILES.iter().find(|(n, _)| *n == name).map(|&(_, t)| t);
     let (policy, epilogue) = if let Some((elem, tile)) = sm80_tile_of(name) {
         (tensor_core(elem, tile)?, Epilogue::linear())
+    } else if let Some(t) = simt {
+        (
+            Policy::Pipelined(Box::new(simt_tile(name, layout, target, t)?)),
+            Epilogue::linear(),
+        )
     } else {
         match name {
             // Consecutive threads take consecutive columns (n): C stores are strided.
@@ -182,44 +191,6 @@ pub fn plan_for(name: &str, layout: GemmLayout, target: &Target) -> Result<GemmP
             ),
             "tiled-16" => (Policy::SmemTiled { tile: 16 }, Epilogue::linear()),
             "tiled-32" => (Policy::SmemTiled { tile: 32 }, Epilogue::linear()),
-            "sgemm-sm80" => (
-                Policy::Pipelined(Box::new(sgemm_sm80(name, layout, target)?)),
-                Epilogue::linear(),
-            ),
-            "sgemm-sm80-16x128" => (
-                Policy::Pipelined(Box::new(simt_tile(name, layout, target, SimtTile::WIDE)?)),
-                Epilogue::linear(),
-            ),
-            "sgemm-sm80-64x128" => (
-                Policy::Pipelined(Box::new(simt_tile(name, layout, target, SimtTile::MID)?)),
-                Epilogue::linear(),
-            ),
-            "sgemm-sm80-128x32" => (
-                Policy::Pipelined(Box::new(simt_tile(name, layout, target, SimtTile::TALL)?)),
-                Epilogue::linear(),
-            ),
-            "sgemm-sm80-256x128" => (
-                Policy::Pipelined(Box::new(simt_tile(
-                    name,
-                    layout,
-                    target,
-                    SimtTile::LARGE_M,
-                )?)),
-                Epilogue::linear(),
-            ),
-            "sgemm-sm80-128x256" => (
-                Policy::Pipelined(Box::new(simt_tile(
-                    name,
-                    layout,
-                    target,
-                    SimtTile::LARGE_N,
-                )?)),
-                Epilogue::linear(),
-            ),
-            "sgemm-sm80-8x256" => (
-                Policy::Pipelined(Box::new(simt_tile(name, layout, target, SimtTile::NARROW)?)),
-                Epilogue::linear(),
-            ),
             "sgemm-sm80-bias-relu" => (
                 Policy::Pipelined(Box::new(sgemm_sm80(name, layout, target)?)),
                 Epilogue::bias_relu(Bias::PerRow),
@@ -316,6 +287,18 @@ fn sgemm_sm80(name: &str, layout: GemmLayout, target: &Target) -> Result<Pipelin
     // asks for what fits.
     simt_tile(name, layout, target, SimtTile::SQUARE)
 }
+
+/// The SIMT GEMMs built by [`simt_tile`] alone, and their tiles: the square tile first (the
+/// FP32 selector's family, `select::FAMILY`).
+pub const SIMT_TILES: [(&str, SimtTile); 7] = [
+    ("sgemm-sm80", SimtTile::SQUARE),
+    ("sgemm-sm80-16x128", SimtTile::WIDE),
+    ("sgemm-sm80-64x128", SimtTile::MID),
+    ("sgemm-sm80-8x256", SimtTile::NARROW),
+    ("sgemm-sm80-128x32", SimtTile::TALL),
+    ("sgemm-sm80-256x128", SimtTile::LARGE_M),
+    ("sgemm-sm80-128x256", SimtTile::LARGE_N),
+];
 
 /// The tile family of the SM80 SIMT GEMMs: a CTA tile, the thread layout over its (M, N) and
 /// the CTAs per SM it is built for.
@@ -873,7 +856,7 @@ fn tensor_core_sm90(
         Major::K => GmmaMajor::K,
         Major::MN => GmmaMajor::MN,
     };
-    let (bm, bn, stages, threads) = (128, tile.n, tile.stages, 256);
+    let (bm, bn, stages, threads) = (Sm90Tile::M, tile.n, tile.stages, 256);
     let bk = 1024 / i64::from(elem.bits()); // 128 bytes of K: one SW128 row
                                             // the atom's name and its template arguments, as C++ spells them
     let (op_name, majors) = match elem {

@@ -18,7 +18,7 @@
 //! 416 CTAs for 396 slots, a second wave of 20.
 
 use crate::gemm::{GemmLayout, GemmPlan, SplitKMode};
-use crate::named::{SimtTile, GEMV_ROWS};
+use crate::named::{SimtTile, Sm90Tile, GEMV_ROWS};
 use crate::target::Target;
 
 /// The rows of C up to which the 16x128 tile is taken.
@@ -77,15 +77,7 @@ pub const SUITE: &[(i64, i64, i64)] = &[
 
 /// The named kernels the FP32 selector takes (the heuristic the first two; `cute tune` times
 /// all), and their tiles: the square tile first.
-pub const FAMILY: [(&str, SimtTile); 7] = [
-    ("sgemm-sm80", SimtTile::SQUARE),
-    ("sgemm-sm80-16x128", SimtTile::WIDE),
-    ("sgemm-sm80-64x128", SimtTile::MID),
-    ("sgemm-sm80-8x256", SimtTile::NARROW),
-    ("sgemm-sm80-128x32", SimtTile::TALL),
-    ("sgemm-sm80-256x128", SimtTile::LARGE_M),
-    ("sgemm-sm80-128x256", SimtTile::LARGE_N),
-];
+pub const FAMILY: [(&str, SimtTile); 7] = crate::named::SIMT_TILES;
 
 /// The selectors by name (`cute run NAME`, `cute tune NAME`) and the dtype each picks for.
 pub const SELECTORS: [(&str, &str); 3] = [("sgemm", "f32"), ("hgemm", "f16"), ("bgemm", "bf16")];
@@ -174,8 +166,10 @@ pub const SM80_WIDE_TILE_MAX_M: i64 = 64;
 /// The rows of C up to which the 16-bit selector splits the SM80 GEMM's 16x128 tile.
 pub const SM80_FEW_ROWS_MAX_M: i64 = 16;
 
-/// The SM90 GEMMs' CTA tile (M, N, K of 16-bit values).
-const SM90_TILE: (i64, i64, i64) = (128, 256, 64);
+/// `ceil(a / b)` of a count `a` (negative: 0) by a positive `b`, saturating.
+fn ceil_div(a: i64, b: i64) -> i64 {
+    a.max(0).saturating_add(b - 1) / b
+}
 
 /// The CTA tile of the SM80 GEMM `name` on `target` (`named::sm80_cta`: the 128x256 tile is
 /// 128x128 where its stages do not fit a CTA). Every family's SM80 name is in that table (a
@@ -306,8 +300,7 @@ fn large_tile(layout: GemmLayout, mnk: (i64, i64, i64), target: &Target) -> Opti
         (Major::K, Major::K) => return None,
     };
     let (bm, bn, _) = tile.cta;
-    let ceil = |a: i64, b: i64| a.max(0).saturating_add(b - 1) / b;
-    let ctas = ceil(mnk.0, bm).saturating_mul(ceil(mnk.1, bn));
+    let ctas = ceil_div(mnk.0, bm).saturating_mul(ceil_div(mnk.1, bn));
     let sms = target.sms.max(1);
     if ctas.saturating_mul(LARGE_TILE_MIN_SM_FILL.1) < sms.saturating_mul(LARGE_TILE_MIN_SM_FILL.0)
     {
@@ -383,17 +376,19 @@ pub fn candidates(dtype: &str, (m, n, k): (i64, i64, i64), target: &Target) -> V
 }
 
 /// A 16-bit GEMM at `(m, n, k)`: the SM90 kernel when its 128x256 tiles number at least half
-/// the SMs ([`SM90_MIN_SM_FRACTION`]); else the SM80 kernel split K ways as [`splits`] says for
-/// one CTA an SM — its 16x128 tile up to [`SM80_FEW_ROWS_MAX_M`] rows, its 64x128 tile up to
-/// [`SM80_WIDE_TILE_MAX_M`], its 128x32 tile above for at most [`FEW_COLUMNS_MAX_N`] columns
-/// (a slice keeping 4 k-tiles, unsplit where K is short), its 128x128 tile otherwise — unless K
-/// is too short to split (one slice), where the SM90 kernel starts sooner. On a target without
-/// wgmma, the SM80 kernel's 128x256 tile. Fitted to `cute tune bgemm` on an H200 (2026-12-06)
-/// and the few-row and few-column tiles on an H100 (2026-12-07).
+/// the SMs ([`SM90_MIN_SM_FRACTION`]); its 128x128 tile where those fill
+/// [`SM90_SQUARE_MIN_SM_FILL`] of them and M > [`SM80_WIDE_TILE_MAX_M`]; else the SM80 kernel
+/// split K ways as [`splits`] says for one CTA an SM — its 16x128 tile up to
+/// [`SM80_FEW_ROWS_MAX_M`] rows, its 64x128 tile up to [`SM80_WIDE_TILE_MAX_M`], its 128x32 tile
+/// above for at most [`FEW_COLUMNS_MAX_N`] columns (a slice keeping 4 k-tiles, unsplit where K
+/// is short), its 128x128 tile otherwise — unless K is too short to split (one slice), where the
+/// SM90 kernel's 128x128 tile starts sooner. On a target without wgmma, the SM80 kernel's
+/// 128x256 tile. Fitted to `cute tune bgemm` on an H200 (2026-12-06, 2026-12-07) and the
+/// few-row and few-column tiles on an H100 (2026-12-07).
 pub fn tensor_core(f: TensorCoreFamily, mnk: (i64, i64, i64), target: &Target) -> Choice {
-    let ceil = |a: i64, b: i64| a.max(0).saturating_add(b - 1) / b;
     let (m, n, _) = mnk;
-    let tiles = ceil(m, SM90_TILE.0).saturating_mul(ceil(n, SM90_TILE.1));
+    let tiles_of = |t: Sm90Tile| ceil_div(m, Sm90Tile::M).saturating_mul(ceil_div(n, t.n));
+    let (tiles, square) = (tiles_of(Sm90Tile::WIDE), tiles_of(Sm90Tile::SQUARE));
     let sms = target.sms.max(1);
     if !target.has(crate::target::Feature::Wgmma) {
         let first = format!("{target} has no wgmma: the SM80 kernel");
@@ -407,30 +402,21 @@ pub fn tensor_core(f: TensorCoreFamily, mnk: (i64, i64, i64), target: &Target) -
     }
     // measured on an H200 (2026-12-06): with 32 tiles (1 to 128 x 8192 x 8192, 1024^3) the SM80
     // kernel split 2-4 ways ran 1.1-1.5x faster than the SM90 one; with 128 (2048^3) the SM90 one
-    let sm90 = |why: String| Choice {
-        name: f.sm90,
+    let unsplit = |name: &'static str, why: String| Choice {
+        name,
         splits: 1,
         mode: SplitKMode::None,
         reasons: vec![why],
     };
-    let square = ceil(m, 128).saturating_mul(ceil(n, 128));
-    let (num, den) = SM90_SQUARE_MIN_SM_FILL;
-    if tiles.saturating_mul(SM90_MIN_SM_FRACTION) < sms
-        && m > SM80_WIDE_TILE_MAX_M
-        && square.saturating_mul(den) >= sms.saturating_mul(num)
-    {
-        return Choice {
-            name: f.sm90_square,
-            splits: 1,
-            mode: SplitKMode::None,
-            reasons: vec![format!(
-                "{tiles} output tiles of 128x256, under 1/{SM90_MIN_SM_FRACTION} of the {sms} SMs; {square} of 128x128, at least {num}/{den} of them: the SM90 kernel's 128x128 tile"
-            )],
-        };
-    }
     if tiles.saturating_mul(SM90_MIN_SM_FRACTION) >= sms {
-        return sm90(format!(
+        return unsplit(f.sm90, format!(
             "{tiles} output tiles of 128x256, at least 1/{SM90_MIN_SM_FRACTION} of the {sms} SMs: the SM90 kernel"
+        ));
+    }
+    let (num, den) = SM90_SQUARE_MIN_SM_FILL;
+    if m > SM80_WIDE_TILE_MAX_M && square.saturating_mul(den) >= sms.saturating_mul(num) {
+        return unsplit(f.sm90_square, format!(
+            "{tiles} output tiles of 128x256, under 1/{SM90_MIN_SM_FRACTION} of the {sms} SMs; {square} of 128x128, at least {num}/{den} of them: the SM90 kernel's 128x128 tile"
         ));
     }
     let few_columns = m > SM80_WIDE_TILE_MAX_M && n <= FEW_COLUMNS_MAX_N;
@@ -447,13 +433,9 @@ pub fn tensor_core(f: TensorCoreFamily, mnk: (i64, i64, i64), target: &Target) -
     if s == 1 && !few_columns {
         // its 128x128 tile: twice the CTAs (64x1000x127 on an H200: 125.9% of cuBLAS against
         // the 128x256 tile's 102.8%)
-        return Choice {
-            name: f.sm90_square,
-            reasons: vec![format!(
-                "{tiles} output tiles of 128x256, under 1/{SM90_MIN_SM_FRACTION} of the {sms} SMs, but the SM80 kernel would not split ({why}): the SM90 kernel's 128x128 tile"
-            )],
-            ..sm90(String::new())
-        };
+        return unsplit(f.sm90_square, format!(
+            "{tiles} output tiles of 128x256, under 1/{SM90_MIN_SM_FRACTION} of the {sms} SMs, but the SM80 kernel would not split ({why}): the SM90 kernel's 128x128 tile"
+        ));
     }
     let first = format!(
         "{tiles} output tiles of 128x256, under 1/{SM90_MIN_SM_FRACTION} of the {sms} SMs: the SM80 kernel, its {}x{} tile (M = {m})",
@@ -491,7 +473,6 @@ pub fn tensor_core_candidates(
             });
         }
     }
-    let ceil = |a: i64, b: i64| a.max(0).saturating_add(b - 1) / b;
     let wide = needs_wide_indices(mnk);
     // each tile as its plan is built: its CTA tile and the CTAs an SM it asks for
     let tn = GemmLayout::all()[2];
@@ -505,10 +486,10 @@ pub fn tensor_core_candidates(
         {
             continue;
         }
-        let ctas = ceil(mnk.0, bm).saturating_mul(ceil(mnk.1, bn));
+        let ctas = ceil_div(mnk.0, bm).saturating_mul(ceil_div(mnk.1, bn));
         for &s in TUNED_SPLITS {
             let fits =
-                ceil(mnk.2, bk) / s >= 2 && ctas.saturating_mul(s) <= 4 * target.sms * per_sm;
+                ceil_div(mnk.2, bk) / s >= 2 && ctas.saturating_mul(s) <= 4 * target.sms * per_sm;
             if s == 1 || (!wide && fits) {
                 Candidate::both(name, s).for_each(&mut add);
             }
@@ -588,7 +569,6 @@ pub fn sgemm_candidates(m: i64, n: i64, k: i64, target: &Target) -> Vec<Candidat
             || (bm < 128 && m <= SMALL_TILES_TUNED_MAX_M)
             || (bn < 128 && n <= SMALL_TILES_TUNED_MAX_M)
     });
-    let ceil = |a: i64, b: i64| a.max(0).saturating_add(b - 1) / b;
     let wide = needs_wide_indices((m, n, k));
     for &(name, tile) in tiles {
         let (bm, bn, bk) = tile.cta;
@@ -596,11 +576,11 @@ pub fn sgemm_candidates(m: i64, n: i64, k: i64, target: &Target) -> Vec<Candidat
         if bm < WIDE_TILE_MAX_M && m > WIDE_TILE_MAX_M {
             continue;
         }
-        let ctas = ceil(m, bm).saturating_mul(ceil(n, bn));
+        let ctas = ceil_div(m, bm).saturating_mul(ceil_div(n, bn));
         let slots = target.sms.max(1) * per_sm(tile, target);
         for &s in TUNED_SPLITS {
-            let fits =
-                s == 1 || (!wide && ceil(k, bk) / s >= 2 && ctas.saturating_mul(s) <= 4 * slots);
+            let fits = s == 1
+                || (!wide && ceil_div(k, bk) / s >= 2 && ctas.saturating_mul(s) <= 4 * slots);
             for c in Candidate::both(name, s).filter(|_| fits) {
                 if !out.contains(&c) {
                     out.push(c);
@@ -676,9 +656,8 @@ fn fills_half(tile: SimtTile, target: &Target, mnk: (i64, i64, i64)) -> bool {
     let per_sm = per_sm(tile, target);
     let (s, _) = splits(tile.cta, per_sm, target.sms, mnk);
     let (bm, bn, _) = tile.cta;
-    let ceil = |a: i64, b: i64| a.max(0).saturating_add(b - 1) / b;
-    let ctas = ceil(mnk.0, bm)
-        .saturating_mul(ceil(mnk.1, bn))
+    let ctas = ceil_div(mnk.0, bm)
+        .saturating_mul(ceil_div(mnk.1, bn))
         .saturating_mul(s);
     ctas.saturating_mul(2) >= target.sms.max(1) * per_sm
 }
