@@ -212,7 +212,7 @@ fn run_splits_k_and_refuses_what_it_cannot_split() {
         assert!(out.contains("4 slices of K = 1000"), "{out}");
         assert_eq!(out.matches(": pass").count(), 2, "{out}");
     }
-    // an SM80 tensor-core GEMM splits too; a TMA plan says why it does not
+    // an SM80 tensor-core GEMM splits too
     let o = cute(&[
         "run",
         "hgemm-sm80",
@@ -237,7 +237,21 @@ fn run_splits_k_and_refuses_what_it_cannot_split() {
             text(&o)
         );
     }
+    // an SM90 (TMA) GEMM splits in parallel, a CTA a tile and slice; serially it says why not
     let o = cute(&["run", "bgemm-sm90", "--m", "64", "--split-k", "3"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    if cute_runtime::nvrtc_or_skip!() {
+        assert_eq!(text(&o).matches("NVRTC sm_90a:").count(), 2, "{}", text(&o));
+    }
+    let o = cute(&[
+        "run",
+        "bgemm-sm90",
+        "--m",
+        "64",
+        "--split-k",
+        "3",
+        "--serial",
+    ]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(text(&o).contains("loads by TMA"), "{}", text(&o));
     for (args, why) in [

@@ -122,6 +122,11 @@ impl Sm90Tile {
     /// 128x128 in 6 stages (`hgemm-`/`bgemm-sm90-128x128`): twice the tiles of the wide one,
     /// for problems whose 128x256 tiles leave SMs idle (32 KiB a stage).
     pub const SQUARE: Sm90Tile = Sm90Tile { n: 128, stages: 6 };
+
+    /// BLK_K for operands of `elem`: 128 bytes of K, one SW128 row (64 16-bit values).
+    pub fn blk_k(elem: ElemType) -> i64 {
+        1024 / i64::from(elem.bits())
+    }
 }
 
 /// The plan called `name` for a layout, for the default target (`sm_90a`, the H100/H200).
@@ -857,8 +862,8 @@ fn tensor_core_sm90(
         Major::MN => GmmaMajor::MN,
     };
     let (bm, bn, stages, threads) = (Sm90Tile::M, tile.n, tile.stages, 256);
-    let bk = 1024 / i64::from(elem.bits()); // 128 bytes of K: one SW128 row
-                                            // the atom's name and its template arguments, as C++ spells them
+    let bk = Sm90Tile::blk_k(elem);
+    // the atom's name and its template arguments, as C++ spells them
     let (op_name, majors) = match elem {
         ElemType::Tf32 => (format!("SM90_64x{bn}x8_F32TF32TF32_SS_TN"), vec![]),
         ElemType::E4M3 => (format!("SM90_64x{bn}x32_F32E4M3E4M3_SS_TN"), vec![]),

@@ -88,8 +88,8 @@ pub fn selector_dtype(name: &str) -> Option<&'static str> {
 }
 
 /// A 16-bit tensor-core family of the selector: the SM90 GEMM (wgmma over TMA, 128x256 tiles,
-/// a persistent CTA an SM; it does not split K) and the SM80 one (mma.sync over `cp.async`,
-/// which does).
+/// a persistent CTA an SM; split K in parallel, a CTA a tile and slice) and the SM80 one
+/// (mma.sync over `cp.async`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TensorCoreFamily {
     pub dtype: &'static str,
@@ -186,7 +186,8 @@ impl TensorCoreFamily {
             .chain(self.sm80_narrow)
     }
 
-    /// Whether `name` is one of the SM90 kernels (which run unsplit, on a target with wgmma).
+    /// Whether `name` is one of the SM90 kernels (on a target with wgmma; unsplit or parallel
+    /// split-K).
     fn is_sm90(self, name: &str) -> bool {
         name == self.sm90 || name == self.sm90_square
     }
@@ -224,12 +225,12 @@ pub fn takes_plan_at(
 }
 
 /// Whether the selector of `dtype` takes `name` in `splits` slices of K run as `mode` on
-/// `target`: a kernel it takes ([`takes`]); split only if it has a `cp.async` pipeline (not an
-/// SM90 kernel); serial split-K in 2 to [`SERIAL_MAX_SPLITS`] slices; stream-K for the FP32
-/// (SIMT) kernels alone; an SM90 kernel only on a target with wgmma. A tuning-cache entry that
-/// fails this is not used.
+/// `target`: a kernel it takes ([`takes`]); serial split-K in 2 to [`SERIAL_MAX_SPLITS`] slices
+/// of a `cp.async` pipeline (an SM90 kernel splits in parallel only); stream-K for the FP32
+/// (SIMT) kernels alone; an SM90 kernel only on a target with wgmma; a GEMV unsplit. A
+/// tuning-cache entry that fails this is not used.
 pub fn takes_plan(dtype: &str, name: &str, splits: i64, mode: SplitKMode, target: &Target) -> bool {
-    // the SM90 GEMMs and the GEMVs run as one kernel
+    // the SM90 GEMMs split in parallel alone, the GEMVs not at all
     let sm90 = family(dtype).is_some_and(|f| f.is_sm90(name));
     let gemv = gemv_of(dtype) == Some(name);
     let mode_fits = match mode {
@@ -241,7 +242,9 @@ pub fn takes_plan(dtype: &str, name: &str, splits: i64, mode: SplitKMode, target
     takes(dtype, name)
         && splits >= 1
         && mode_fits
-        && !(sm90 && (splits > 1 || !target.has(crate::target::Feature::Wgmma)))
+        && !(sm90
+            && (!matches!(mode, SplitKMode::None | SplitKMode::Parallel)
+                || !target.has(crate::target::Feature::Wgmma)))
         && !(gemv && mode != SplitKMode::None)
 }
 
@@ -449,9 +452,10 @@ pub fn tensor_core(f: TensorCoreFamily, mnk: (i64, i64, i64), target: &Target) -
     }
 }
 
-/// The 16-bit plans `cute tune` times: the heuristic's pick, the SM90 kernel, and the SM80 one
-/// unsplit and at the slices of [`TUNED_SPLITS`] that keep two k-tiles a slice and at most four
-/// CTAs an SM.
+/// The 16-bit plans `cute tune` times: the heuristic's pick, the SM90 kernel's tiles unsplit and
+/// in parallel split-K in 2 to [`SM90_TUNED_MAX_SPLITS`] slices that keep two k-tiles a slice in
+/// at most two waves (C above 16 rows), and the SM80 one unsplit and at the slices that keep two k-tiles a slice and
+/// at most four CTAs an SM.
 pub fn tensor_core_candidates(
     f: TensorCoreFamily,
     mnk: (i64, i64, i64),
@@ -464,16 +468,30 @@ pub fn tensor_core_candidates(
             out.push(c);
         }
     };
+    let wide = needs_wide_indices(mnk);
     if target.has(crate::target::Feature::Wgmma) {
-        for name in [f.sm90, f.sm90_square] {
+        for (name, tile) in [(f.sm90, Sm90Tile::WIDE), (f.sm90_square, Sm90Tile::SQUARE)] {
             add(Candidate {
                 name,
                 splits: 1,
                 mode: SplitKMode::None,
             });
+            // split in parallel: a CTA a tile and slice, at most two waves, where C has more
+            // rows than the SM80 16x128 tile's (a 128-row tile of a few rows wastes its MMAs)
+            let sm90_bk = Sm90Tile::blk_k(cute_layout::ElemType::F16);
+            let ctas = ceil_div(mnk.0, Sm90Tile::M).saturating_mul(ceil_div(mnk.1, tile.n));
+            let split = !wide && mnk.0 > SM80_FEW_ROWS_MAX_M;
+            for s in (2..=SM90_TUNED_MAX_SPLITS).filter(|_| split) {
+                if ceil_div(mnk.2, sm90_bk) / s >= 2 && ctas.saturating_mul(s) <= 2 * target.sms {
+                    add(Candidate {
+                        name,
+                        splits: s,
+                        mode: SplitKMode::Parallel,
+                    });
+                }
+            }
         }
     }
-    let wide = needs_wide_indices(mnk);
     // each tile as its plan is built: its CTA tile and the CTAs an SM it asks for
     let tn = GemmLayout::all()[2];
     let built = f.sm80_names().filter_map(|name| {
@@ -497,6 +515,11 @@ pub fn tensor_core_candidates(
     }
     out
 }
+
+/// The most slices `cute tune` splits the SM90 GEMMs into: on an H100 (2026-12-07,
+/// `reports/2026-12-07-h100-issue17-sm90-split.txt`) their splits ran fastest in 2 to 4 slices
+/// (at 64 and 128 x 4096², 512³, 1024³) and never beat the SM80 split or the SM90 tile unsplit.
+pub const SM90_TUNED_MAX_SPLITS: i64 = 4;
 
 /// The rows of C up to which `cute tune` also times the 16x128 and 64x128 tiles.
 pub const SMALL_TILES_TUNED_MAX_M: i64 = 128;
@@ -724,15 +747,13 @@ fn splits_with(
     (s, why)
 }
 
-/// [`splits`] for a plan (its tile and CTAs per SM; 1 for a plan without a `cp.async`
-/// pipeline).
+/// [`splits`] for a plan (its tile and CTAs per SM, one for an SM90 plan's split partials;
+/// 1 for a plan without a k-tile pipeline).
 pub fn plan_splits(plan: &GemmPlan, mnk: (i64, i64, i64)) -> (i64, String) {
-    match plan.cp_async_pipeline() {
-        Some((cta, per_sm)) => splits(cta, per_sm, plan.target.sms, mnk),
-        None => (
-            1,
-            format!("{}: no split-K (no cp.async pipeline)", plan.name),
-        ),
+    let per_sm = plan.cp_async_pipeline().map_or(1, |(_, per_sm)| per_sm);
+    match plan.split_k_tile() {
+        Some(cta) => splits(cta, per_sm, plan.target.sms, mnk),
+        None => (1, format!("{}: no split-K (no k-tile pipeline)", plan.name)),
     }
 }
 
@@ -926,13 +947,29 @@ mod tests {
                 .any(|c| c.name == name));
         }
         assert!(small.len() <= 64, "{}", small.len());
-        assert!(!takes_plan(
+        // the SM90 GEMMs split in parallel (a CTA a tile and slice), never serially
+        assert!(takes_plan(
             "bf16",
             "bgemm-sm90",
             8,
             SplitKMode::Parallel,
             &t
         ));
+        assert!(!takes_plan(
+            "bf16",
+            "bgemm-sm90-128x128",
+            2,
+            SplitKMode::Serial,
+            &t
+        ));
+        let sm90_split = Candidate {
+            name: "bgemm-sm90-128x128",
+            splits: 4,
+            mode: SplitKMode::Parallel,
+        };
+        assert!(!small.contains(&sm90_split), "{small:?}");
+        let rows64 = candidates("bf16", (64, 4096, 4096), &t);
+        assert!(rows64.contains(&sm90_split), "{rows64:?}");
         assert!(!takes_plan(
             "bf16",
             "bgemm-sm90",
@@ -964,7 +1001,7 @@ mod tests {
             "bf16",
             "bgemm-sm90-128x128",
             2,
-            SplitKMode::Parallel,
+            SplitKMode::Stream,
             &t
         ));
         assert!(candidates("bf16", (8192, 8192, 8192), &t).len() <= 4);

@@ -99,11 +99,35 @@ fn k_is_cut_into_whole_k_tiles_and_never_into_empty_splits() {
     assert_eq!(k_chunk(&p, 100, 0), None);
 }
 
+/// The SM90 TMA GEMMs split: CTA `z`'s boxes start at `k = z Kc` of the whole tensor maps, so
+/// a slice's last box past K (the last slice's, K not a multiple of BLK_K) reads TMA's zero fill;
+/// the persistent plans' partials run a CTA per tile and slice. Both tiles, K-major and
+/// MN-major operands, a 16-bit C after the reduction.
 #[test]
-fn a_tma_plan_is_refused_with_the_reason() {
-    let p = plan("hgemm-sm90", GemmLayout::parse("TN").unwrap()).unwrap();
+fn sm90_split_k_agrees_with_float64() {
+    for (name, layout, size, beta, splits, seed) in [
+        ("bgemm-sm90-128x128", "TN", (130, 40, 333), 0.5, 3, 50),
+        ("hgemm-sm90", "NT", (20, 260, 200), 0.0, 2, 51),
+        ("bgemm-sm90", "NN", (7, 9, 450), -0.75, 4, 52),
+    ] {
+        let p = plan(name, GemmLayout::parse(layout).unwrap()).unwrap();
+        assert_eq!(check(&p, size, beta, splits, seed), splits, "{name}");
+    }
+    let p = plan("bgemm-sm90-128x128", GemmLayout::parse("TT").unwrap())
+        .unwrap()
+        .with_output(ElemType::Bf16)
+        .unwrap();
+    check(&p, (65, 129, 300), 0.5, 2, 53);
+}
+
+#[test]
+fn a_plan_without_a_k_tile_pipeline_is_refused_with_the_reason() {
+    let p = plan("tiled-16", GemmLayout::parse("TN").unwrap()).unwrap();
     let e = p.with_split_k().unwrap_err().to_string();
-    assert!(e.contains("split-K") && e.contains("TMA"), "{e}");
+    assert!(
+        e.contains("split-K") && e.contains("k-tile pipeline"),
+        "{e}"
+    );
 }
 
 /// Runs `plan`'s serial split-K at `size` (at most `splits` slices) and checks C and that the

@@ -466,22 +466,41 @@ impl GemmPlan {
         }
     }
 
+    /// The CTA tile `(BLK_M, BLK_N, BLK_K)` of a plan that parallel split-K cuts along K: the
+    /// `cp.async` pipelines ([`GemmPlan::cp_async_pipeline`]) and the SM90 TMA ones (whose split
+    /// moves the TMA boxes' K coordinate instead of a pointer). `None` for the others.
+    pub fn split_k_tile(&self) -> Option<(i64, i64, i64)> {
+        match &self.policy {
+            Policy::TensorCore(p) if p.tma => Some(p.cta),
+            _ => self.cp_async_pipeline().map(|(cta, _)| cta),
+        }
+    }
+
     /// The partial-products kernel of a parallel split-K (CUTLASS's `GemmSplitKParallel`): CTA
     /// `z` of the grid's third dimension takes the k range `[z Kc, min(z Kc + Kc, K))` (`Kc`, a
     /// multiple of BLK_K, is the kernel's last parameter; the grid has `ceil(K / Kc)` of them)
     /// and stores its product unscaled, in FP32, to the workspace slice `C + z ldC N` (alpha 1,
     /// beta 0, no bias); `recipes::split_k_reduce` of the plan before this sums the slices into
     /// C through its epilogue. For the plans whose every thread loads by `cp.async` (the SIMT
-    /// and SM80 tensor-core ones): a tensor map's base does not move with the split.
+    /// and SM80 tensor-core ones) and the SM90 TMA ones: there CTA `z`'s boxes start at
+    /// `k = z Kc` of the whole tensor map (the last slice's boxes past K read TMA's zero fill),
+    /// and the grid is a CTA per tile and slice — the partials of a persistent plan are built
+    /// without its persistence and cluster (each CTA stages its tile's FP32 product through
+    /// shared memory and stores it to its slice, where the persistent epilogue's TMA store
+    /// would need a map per slice).
     pub fn with_split_k(mut self) -> Result<GemmPlan, CodegenError> {
-        if self.cp_async_pipeline().is_none() {
+        if self.split_k_tile().is_none() {
             return Err(self.error(
                 "split-K",
-                "parallel split-K takes a pipelined cp.async plan (SIMT or SM80 tensor cores); this one loads by TMA or has no k-tile pipeline",
+                "parallel split-K takes a plan with a k-tile pipeline (SIMT, SM80 or SM90 tensor cores)",
             ));
         }
         if let Policy::TensorCore(p) = &mut self.policy {
             p.out = cute_layout::ElemType::F32;
+            if p.tma {
+                p.persistent = false;
+                p.cluster = (1, 1);
+            }
         }
         self.split_k = SplitKMode::Parallel;
         self.epilogue = Epilogue::linear();

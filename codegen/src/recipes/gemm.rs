@@ -63,6 +63,9 @@ pub(crate) struct Problem {
     pub id_c: Tensor,
     /// The CTAs along K (the grid's third dimension): `ceil(K / Kc)` for split-K partials, 1.
     pub splits: Int,
+    /// The first k of the CTA's range of K (`z Kc` for a split-K slice, 0): where A's and B's
+    /// TMA boxes start along K (the pointer operands are moved there already).
+    pub k0: Int,
     /// Serial split-K's semaphores, one per output tile `(ceil(M/BLK_M), ceil(N/BLK_N))`.
     pub sem: Option<Tensor>,
     /// Stream-K's schedule of the CTA's units.
@@ -107,8 +110,8 @@ impl Problem {
         let e = layout_err(&plan.name, "problem tensors");
         let bias = declare_bias(k, plan, [&m, &n])?;
         let mut stream = None;
-        let (a, b, c, kk, splits) = match plan.split_k {
-            SplitKMode::None => (a, b, c, kk, s(1)),
+        let (a, b, c, kk, splits, k0) = match plan.split_k {
+            SplitKMode::None => (a, b, c, kk, s(1), s(0)),
             SplitKMode::Parallel => split_k(k, [a, b, c], [&m, &n, &kk], true, &e)?,
             SplitKMode::Serial => split_k(k, [a, b, c], [&m, &n, &kk], false, &e)?,
             SplitKMode::Stream => {
@@ -136,6 +139,7 @@ impl Problem {
             id_b,
             id_c,
             splits,
+            k0,
             sem,
             stream,
         })
@@ -477,7 +481,7 @@ impl StreamK {
         [a, b, c]: [Tensor; 3],
         [m, n]: [&Int; 2],
         e: &LayoutErr<'_>,
-    ) -> Result<(Tensor, Tensor, Tensor, Int, Int)> {
+    ) -> Result<(Tensor, Tensor, Tensor, Int, Int, Int)> {
         let (bm, bn) = self.tile;
         let (k0, kl) = (Int::index("sk_k0"), Int::index("sk_kl"));
         let from_k0 = |t: &Tensor, rows: &Int| k_range(t, rows, &k0, &kl, e);
@@ -497,7 +501,14 @@ impl StreamK {
             }
             _ => c,
         };
-        Ok((from_k0(&a, m)?, from_k0(&b, n)?, slots, kl.clone(), s(1)))
+        Ok((
+            from_k0(&a, m)?,
+            from_k0(&b, n)?,
+            slots,
+            kl.clone(),
+            s(1),
+            k0,
+        ))
     }
 }
 
@@ -512,14 +523,15 @@ fn k_range(t: &Tensor, rows: &Int, k0: &Int, len: &Int, e: &LayoutErr<'_>) -> Re
 /// The split-K slices' view of the problem (`GemmPlan::with_split_k`,
 /// `with_serial_split_k`): declares `Kc`, and gives CTA `z = bz` A `(M,K')` and B `(N,K')`
 /// from k = `z Kc` on, `K' = min(Kc, K - z Kc)` (CuTe's `domain_offset`), C (with `slices`:
-/// parallel split-K) its workspace slice `(M,N)` at `z ldC N`, and the splits `ceil(K / Kc)`.
+/// parallel split-K) its workspace slice `(M,N)` at `z ldC N`, the splits `ceil(K / Kc)` and
+/// `z Kc`.
 fn split_k(
     k: &mut KernelBuilder,
     [a, b, c]: [Tensor; 3],
     [m, n, kk]: [&Int; 3],
     slices: bool,
     e: &LayoutErr<'_>,
-) -> Result<(Tensor, Tensor, Tensor, Int, Int)> {
+) -> Result<(Tensor, Tensor, Tensor, Int, Int, Int)> {
     let kc = k.param_int("Kc");
     let z = KernelBuilder::block_idx(2);
     let k0 = z.mul(&kc).map_err(e)?;
@@ -539,7 +551,7 @@ fn split_k(
         _ => c,
     };
     let splits = kk.ceil_div(&kc).map_err(e)?;
-    Ok((from_k0(&a, m)?, from_k0(&b, n)?, c, k_here, splits))
+    Ok((from_k0(&a, m)?, from_k0(&b, n)?, c, k_here, splits, k0))
 }
 
 /// The tensor `t` with its pointer moved to the element at `coord` (its layout kept).

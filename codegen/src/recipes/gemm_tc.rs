@@ -137,8 +137,10 @@ pub fn tensor_core(plan: &GemmPlan, p: &TensorCore, _width: IndexWidth) -> Resul
             Some(t) => (t.blk[0].clone(), t.blk[1].clone()),
             None => (KernelBuilder::block_idx(0), KernelBuilder::block_idx(1)),
         };
-        let origin =
-            |b: &Int, rows: i64| -> Result<[Int; 2]> { Ok([b.mul(&s(rows)).map_err(&e)?, s(0)]) };
+        // the boxes of k-tile 0 start at the CTA's first k (a split-K slice's `z Kc`)
+        let origin = |b: &Int, rows: i64| -> Result<[Int; 2]> {
+            Ok([b.mul(&s(rows)).map_err(&e)?, pr.k0.clone()])
+        };
         let ml = super::gemm_ws::WsMainloop {
             p,
             thr_mma: &thr_mma,
