@@ -55,7 +55,7 @@ impl Method {
     }
 }
 
-/// The timed runs of a benchmark (after 3 warm-ups) and how they are timed; a count alone is
+/// The timed runs of a benchmark (after 3 warm-ups and [`WARM_UP`]) and how they are timed; a count alone is
 /// [`Method::Auto`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Reps {
@@ -87,7 +87,31 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-/// Times `f` with events: `warmup` runs, then the median of `reps`.
+/// The least wall time the warm-up of a timing keeps the GPU busy (each run waited for):
+/// after a compile or a shape's setup the GPU idles at low clocks, and a few runs of a 20 µs
+/// kernel do not bring them up (an H100, 2026-12-07: the first plan `cute tune` timed at a
+/// shape, 512³ BF16, ran 29.0 µs there and 18.2 µs in the suite's bench).
+pub const WARM_UP: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// The most warm-up runs (a kernel of a microsecond stops here, short of [`WARM_UP`]).
+const MAX_WARM_UP_RUNS: usize = 2000;
+
+/// Runs `f` at least `runs` times and until [`WARM_UP`] has passed, each run waited for.
+fn warm_up(gpu: &Gpu, runs: usize, f: &mut impl FnMut() -> Result<()>) -> Result<()> {
+    let start = std::time::Instant::now();
+    let mut done = 0;
+    while done < runs || (start.elapsed() < WARM_UP && done < MAX_WARM_UP_RUNS) {
+        f()?;
+        gpu.stream
+            .synchronize()
+            .map_err(RuntimeError::driver("warm-up"))?;
+        done += 1;
+    }
+    Ok(())
+}
+
+/// Times `f` with events: at least `warmup` runs and [`WARM_UP`] of them, then the median of
+/// `reps`.
 pub(crate) fn time(
     gpu: &Gpu,
     warmup: usize,
@@ -100,9 +124,7 @@ pub(crate) fn time(
         ));
     }
     let ev = |what: &'static str| RuntimeError::driver(format!("timing event: {what}"));
-    for _ in 0..warmup {
-        f()?;
-    }
+    warm_up(gpu, warmup, &mut f)?;
     let mut samples = Vec::with_capacity(reps);
     for _ in 0..reps {
         let event = || {

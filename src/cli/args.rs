@@ -87,7 +87,7 @@ Examples:
   cute bench sgemm bgemm-sm90 --suite --chart suite.svg
 
 The kernel and cuBLAS SGEMM (CUBLAS_PEDANTIC_MATH, pure FP32) in the same process: CUDA
-events, 3 warm-ups, median of 20; at 1024^3 .. 8192^3 and 8192x2048x4096 unless --m/--n/--k.";
+events, warm-up of 3 runs and 10 ms, median of 20; at 1024^3 .. 8192^3 and 8192x2048x4096 unless --m/--n/--k.";
 
 const TUNE_EXAMPLES: &str = "\
 Examples:

@@ -651,7 +651,7 @@ pub fn bench_all(a: &BenchArgs) -> ExitCode {
         Err(e) => return fail(e),
     };
     let arch = a.plan.target();
-    println!("# {} ({}), {arch}; cuBLAS SGEMM in CUBLAS_PEDANTIC_MATH (pure FP32); CUDA events, 3 warm-ups, median of 20", gpu.name, gpu.arch);
+    println!("# {} ({}), {arch}; cuBLAS SGEMM in CUBLAS_PEDANTIC_MATH (pure FP32); CUDA events, warm-up of 3 runs and 10 ms, median of 20", gpu.name, gpu.arch);
     println!("| kernel | layout | M x N x K | ms | TFLOP/s | cuBLAS TFLOP/s | % of cuBLAS |");
     println!("|---|---|---|---:|---:|---:|---:|");
     for p in &planned {

@@ -257,8 +257,8 @@ pub(super) fn bench_plans(
     Ok(gpu_and_blas(|why| println!("skipped: {why}"))?.map(|(g, b)| (plans, g, b)))
 }
 
-/// The split-K kernels timed as one GEMM beside cuBLAS (CUDA events, 3 warm-ups, median of
-/// 20).
+/// The split-K kernels timed as one GEMM beside cuBLAS (CUDA events, a warm-up of 3 runs and
+/// 10 ms, median of 20).
 fn time(
     gpu: &Gpu,
     blas: &CudaBlas,
@@ -286,7 +286,7 @@ pub fn bench(a: &BenchArgs, split: Split, sizes: &[(i64, i64, i64)]) -> ExitCode
         true => "serial split-K (one kernel, the slices in turn)",
         false => "parallel split-K (partials + reduction)",
     };
-    println!("# {} ({}), {}; {mode} beside cuBLAS SGEMM in CUBLAS_PEDANTIC_MATH; CUDA events, 3 warm-ups, median of 20", gpu.name, gpu.arch, a.plan.target());
+    println!("# {} ({}), {}; {mode} beside cuBLAS SGEMM in CUBLAS_PEDANTIC_MATH; CUDA events, warm-up of 3 runs and 10 ms, median of 20", gpu.name, gpu.arch, a.plan.target());
     table_header();
     for plan in plans {
         let (name, layout) = (plan.name.clone(), plan.layout);
@@ -324,7 +324,7 @@ pub fn bench_selected(a: &BenchArgs, sizes: &[(i64, i64, i64)]) -> ExitCode {
         Ok(None) => return ExitCode::SUCCESS,
         Err(e) => return fail(e),
     };
-    println!("# {} ({}), {}; the selector's FP32 GEMM beside cuBLAS SGEMM in CUBLAS_PEDANTIC_MATH; CUDA events, 3 warm-ups, median of 20", gpu.name, gpu.arch, a.plan.target());
+    println!("# {} ({}), {}; the selector's FP32 GEMM beside cuBLAS SGEMM in CUBLAS_PEDANTIC_MATH; CUDA events, warm-up of 3 runs and 10 ms, median of 20", gpu.name, gpu.arch, a.plan.target());
     let tuned = tuned_table_of(&gpu, true);
     table_header();
     for layout in layouts {

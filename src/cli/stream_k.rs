@@ -87,7 +87,7 @@ fn on_gpu(
     })
 }
 
-/// Both kernels timed as one GEMM beside cuBLAS (CUDA events, 3 warm-ups, median of 20).
+/// Both kernels timed as one GEMM beside cuBLAS (CUDA events, warm-up of 3 runs and 10 ms, median of 20).
 fn time(
     gpu: &Gpu,
     blas: &CudaBlas,
@@ -106,7 +106,7 @@ pub fn bench(a: &BenchArgs, sizes: &[(i64, i64, i64)]) -> ExitCode {
         Ok(None) => return ExitCode::SUCCESS,
         Err(e) => return fail(e),
     };
-    println!("# {} ({}), {}; stream-K (partials + reduction, the CTAs column: G) beside cuBLAS SGEMM in CUBLAS_PEDANTIC_MATH; CUDA events, 3 warm-ups, median of 20", gpu.name, gpu.arch, a.plan.target());
+    println!("# {} ({}), {}; stream-K (partials + reduction, the CTAs column: G) beside cuBLAS SGEMM in CUBLAS_PEDANTIC_MATH; CUDA events, warm-up of 3 runs and 10 ms, median of 20", gpu.name, gpu.arch, a.plan.target());
     table_header();
     for plan in plans {
         let (name, layout) = (plan.name.clone(), plan.layout);

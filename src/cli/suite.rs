@@ -56,7 +56,7 @@ pub fn bench(a: &BenchArgs) -> ExitCode {
         Ok(None) => return ExitCode::SUCCESS,
         Err(e) => return fail(e),
     };
-    println!("# {} ({}), {}; the suite, each kernel beside cuBLAS of its dtype (SGEMM in CUBLAS_PEDANTIC_MATH for FP32, cublasGemmEx for the tensor cores); CUDA events, 3 warm-ups, median of 20; † cuBLAS under 10 µs: both timed launch to launch (100 back-to-back launches an event pair)", gpu.name, gpu.arch, a.plan.target());
+    println!("# {} ({}), {}; the suite, each kernel beside cuBLAS of its dtype (SGEMM in CUBLAS_PEDANTIC_MATH for FP32, cublasGemmEx for the tensor cores); CUDA events, warm-up of 3 runs and 10 ms, median of 20; † cuBLAS under 10 µs: both timed launch to launch (100 back-to-back launches an event pair)", gpu.name, gpu.arch, a.plan.target());
     let mut rows = Vec::new();
     let mut failed = 0;
     for name in &a.names {

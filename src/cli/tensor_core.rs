@@ -145,7 +145,7 @@ pub fn bench(a: &BenchArgs) -> ExitCode {
         Ok(b) => b,
         Err(e) => return fail(e),
     };
-    println!("# {} ({}); cublasGemmEx (A, B and C of the kernel's types; FP32 compute, TF32 tensor cores for tf32; cublasLtMatmul of E4M3 into BF16 for fp8); CUDA events, 3 warm-ups, median of 20", gpu.name, gpu.arch);
+    println!("# {} ({}); cublasGemmEx (A, B and C of the kernel's types; FP32 compute, TF32 tensor cores for tf32; cublasLtMatmul of E4M3 into BF16 for fp8); CUDA events, warm-up of 3 runs and 10 ms, median of 20", gpu.name, gpu.arch);
     println!("| kernel | layout | M x N x K | ms | TFLOP/s | cuBLAS TFLOP/s | % of cuBLAS |");
     println!("|---|---|---|---:|---:|---:|---:|");
     let default = [(4096, 4096, 4096), (8192, 8192, 8192)];

@@ -57,7 +57,7 @@ pub fn tune(a: &TuneArgs) -> ExitCode {
         "f32" => "cuBLAS SGEMM (CUBLAS_PEDANTIC_MATH)",
         _ => "cublasGemmEx of the same types",
     };
-    println!("# tuning the {dtype} selector on {device}, {}; each plan beside {baseline}; CUDA events, 3 warm-ups, median of 20", a.plan.target());
+    println!("# tuning the {dtype} selector on {device}, {}; each plan beside {baseline}; CUDA events, warm-up of 3 runs and 10 ms, median of 20", a.plan.target());
     println!("# {}", tuning::load(&device).describe(&path));
     let mut results = Vec::new();
     for &layout in &layouts {
