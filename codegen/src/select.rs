@@ -20,6 +20,7 @@
 use crate::gemm::{GemmLayout, GemmPlan, SplitKMode};
 use crate::named::{SimtTile, Sm90Tile, GEMV_ROWS};
 use crate::target::Target;
+use cute_layout::ElemType;
 
 /// The rows of C up to which the 16x128 tile is taken.
 pub const WIDE_TILE_MAX_M: i64 = 16;
@@ -155,6 +156,17 @@ pub const SM90_MIN_SM_FRACTION: i64 = 2;
 /// (1024³, 128 x 8192²) it was the fastest plan timed, with 32 or fewer (128 x 4096², 512³) the
 /// SM80 kernel split K ways.
 pub const SM90_SQUARE_MIN_SM_FILL: (i64, i64) = (3, 8);
+
+/// The fewest k-tiles a slice of the SM90 GEMM's split keeps: below, the SM80 kernel splits
+/// (on an H100, 2026-12-07, at 512³ — 8 k-tiles — the SM80 128x128 tile ran 15-17 µs, the SM90
+/// one split 2 ways 17.7).
+pub const SM90_SPLIT_MIN_K_TILES: i64 = 16;
+
+/// The slices the 16-bit selector splits the SM90 GEMM's 128x128 tile into, at most: on an H100
+/// (2026-12-07 15:33 and 15:37 UTC, `reports/2026-12-07-h100-issue17-warm-up.txt`) at 128 x
+/// 4096² it ran 28.2 µs in 2 slices, 29.2-29.5 in 3, 29.9-31.2 in 4, 30.0-30.8 unsplit, the
+/// SM80 pick before it (128x128 in 4) 31.4-32.0 and its 64x128 tile in 4 29.2.
+pub const SM90_SPLITS: i64 = 2;
 
 /// The rows of C up to which the 16-bit selector splits the SM80 GEMM's 64x128 tile (its
 /// 16x128 one up to [`SM80_FEW_ROWS_MAX_M`]); more rows take its 128x128 tile. On an H100
@@ -380,7 +392,9 @@ pub fn candidates(dtype: &str, (m, n, k): (i64, i64, i64), target: &Target) -> V
 
 /// A 16-bit GEMM at `(m, n, k)`: the SM90 kernel when its 128x256 tiles number at least half
 /// the SMs ([`SM90_MIN_SM_FRACTION`]); its 128x128 tile where those fill
-/// [`SM90_SQUARE_MIN_SM_FILL`] of them and M > [`SM80_WIDE_TILE_MAX_M`]; else the SM80 kernel
+/// [`SM90_SQUARE_MIN_SM_FILL`] of them and M > [`SM80_WIDE_TILE_MAX_M`]; for such M and more
+/// than [`FEW_COLUMNS_MAX_N`] columns, that tile split K ways in parallel (at most
+/// [`SM90_SPLITS`], [`SM90_SPLIT_MIN_K_TILES`] k-tiles a slice) where K is that long; else the SM80 kernel
 /// split K ways as [`splits`] says for one CTA an SM — its 16x128 tile up to
 /// [`SM80_FEW_ROWS_MAX_M`] rows, its 64x128 tile up to [`SM80_WIDE_TILE_MAX_M`], its 128x32 tile
 /// above for at most [`FEW_COLUMNS_MAX_N`] columns (a slice keeping 4 k-tiles, unsplit where K
@@ -423,6 +437,26 @@ pub fn tensor_core(f: TensorCoreFamily, mnk: (i64, i64, i64), target: &Target) -
         ));
     }
     let few_columns = m > SM80_WIDE_TILE_MAX_M && n <= FEW_COLUMNS_MAX_N;
+    if m > SM80_WIDE_TILE_MAX_M && !few_columns {
+        let cta = (
+            Sm90Tile::M,
+            Sm90Tile::SQUARE.n,
+            Sm90Tile::blk_k(ElemType::F16),
+        );
+        let (s, why) = splits_with(cta, 1, sms, mnk, SM90_SPLIT_MIN_K_TILES);
+        if s > 1 {
+            let s = s.min(SM90_SPLITS);
+            return Choice {
+                name: f.sm90_square,
+                splits: s,
+                mode: SplitKMode::Parallel,
+                reasons: vec![
+                    format!("{square} output tiles of 128x128, under {num}/{den} of the {sms} SMs, M = {m} > {SM80_WIDE_TILE_MAX_M}: the SM90 kernel's 128x128 tile split K ways"),
+                    format!("{why}; at most {SM90_SPLITS} slices"),
+                ],
+            };
+        }
+    }
     let name = match m {
         _ if m <= SM80_FEW_ROWS_MAX_M => f.sm80_narrow[0],
         _ if m <= SM80_WIDE_TILE_MAX_M => f.sm80_narrow[1],
@@ -478,7 +512,7 @@ pub fn tensor_core_candidates(
             });
             // split in parallel: a CTA a tile and slice, at most two waves, where C has more
             // rows than the SM80 16x128 tile's (a 128-row tile of a few rows wastes its MMAs)
-            let sm90_bk = Sm90Tile::blk_k(cute_layout::ElemType::F16);
+            let sm90_bk = Sm90Tile::blk_k(ElemType::F16);
             let ctas = ceil_div(mnk.0, Sm90Tile::M).saturating_mul(ceil_div(mnk.1, tile.n));
             let split = !wide && mnk.0 > SM80_FEW_ROWS_MAX_M;
             for s in (2..=SM90_TUNED_MAX_SPLITS).filter(|_| split) {
@@ -865,7 +899,7 @@ mod tests {
             ((1, 4096, 4096), rows16, 4),    // the fastest (H100)
             ((16, 4096, 4096), rows16, 4),   // the fastest (H100)
             ((64, 4096, 4096), rows64, 4),   // the fastest (H100)
-            ((128, 4096, 4096), small, 4),   // 99% of the 64x128 tile in 4 (2026-12-07)
+            ((128, 4096, 4096), square, 2),  // the fastest (H100, 2026-12-07 15:33)
             // not timed: the 128x256 tile in 4 slices was the fastest before these tiles
             ((1, 8192, 8192), rows16, 2),
             ((64, 8192, 8192), rows64, 2),
