@@ -293,7 +293,7 @@ fn sgemm_sm80(name: &str, layout: GemmLayout, target: &Target) -> Result<Pipelin
     simt_tile(name, layout, target, SimtTile::SQUARE)
 }
 
-/// The SIMT GEMMs built by [`simt_tile`] alone, and their tiles: the square tile first (the
+/// The SIMT GEMMs built by `simt_tile` alone, and their tiles: the square tile first (the
 /// FP32 selector's family, `select::FAMILY`).
 pub const SIMT_TILES: [(&str, SimtTile); 7] = [
     ("sgemm-sm80", SimtTile::SQUARE),

@@ -270,7 +270,7 @@ pub fn pick(dtype: &str, (m, n, k): (i64, i64, i64), target: &Target) -> Option<
 
 /// The heuristic's pick for `dtype` at `(m, n, k)` in `layout`: [`pick`], but for FP32 the
 /// GEMV where it fits the shape and layout ([`gemv_fits`]) and B is at most [`GEMV_MAX_B`]
-/// elements, and a large tile where the square one would run unsplit ([`large_tile`]). The
+/// elements, and a large tile where the square one would run unsplit (`large_tile`). The
 /// 16-bit GEMVs are `cute tune` candidates only (on an H100, 2026-12-07, the BF16 ones ran
 /// 0.78x and 0.74x the split 16x128 tensor-core tile at 1 x 4096², TN and TT).
 pub fn pick_in(
@@ -551,8 +551,8 @@ pub fn tensor_core_candidates(
 }
 
 /// The most slices `cute tune` splits the SM90 GEMMs into: on an H100 (2026-12-07,
-/// `reports/2026-12-07-h100-issue17-sm90-split.txt`) their splits ran fastest in 2 to 4 slices
-/// (at 64 and 128 x 4096², 512³, 1024³) and never beat the SM80 split or the SM90 tile unsplit.
+/// `reports/2026-12-07-h100-issue17-sm90-split.txt`, `-warm-up.txt`) their splits ran fastest
+/// in 2 to 4 slices (at 64 and 128 x 4096², 512³, 1024³), 6 to 16 slower at every shape.
 pub const SM90_TUNED_MAX_SPLITS: i64 = 4;
 
 /// The rows of C up to which `cute tune` also times the 16x128 and 64x128 tiles.
@@ -610,7 +610,7 @@ impl Candidate {
 }
 
 /// The FP32 plans `cute tune` times at `(m, n, k)`: the 128x128 tile (and the 16x128 and 64x128
-/// tiles up to [`SMALL_TILES_TUNED_MAX_M`] rows), each unsplit and at the slices of [`TUNED_SPLITS`] that keep
+/// tiles up to [`SMALL_TILES_TUNED_MAX_M`] rows), each unsplit and at the slices of `TUNED_SPLITS` that keep
 /// two k-tiles a slice and give at most four CTAs a slot; the heuristic's pick always among
 /// them, first.
 pub fn sgemm_candidates(m: i64, n: i64, k: i64, target: &Target) -> Vec<Candidate> {
