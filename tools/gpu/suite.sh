@@ -7,7 +7,7 @@
 #   tune_bf16.txt cute tune bgemm --suite (TN)
 #   suite.txt     cute bench sgemm bgemm --suite, after the tunes (the tuned plans), and the
 #                 chart suite.svg
-#   checks.txt    compute-sanitizer memcheck / racecheck of tensor-core and 64x128 split-K,
+#   checks.txt    compute-sanitizer memcheck / racecheck of tensor-core (SM80 and SM90) and 64x128 split-K,
 #                 parallel and serial, cute check sgemm-sm80-64x128, split-K at K = 65536
 # A fresh cache folder, so the tunes start from no tuning cache. Usage (from the repository
 # root, a release build carried): tools/gpu/suite.sh [cute] [examples folder]
@@ -22,6 +22,8 @@ cp "$CUTE_CACHE_DIR/tuning.txt" "$OUT/" 2>/dev/null
   timeout 60 "$SAN" --tool memcheck "$CUTE" run bgemm-sm80 --layout TN --m 300 --n 17 --k 1000 --split-k 3
   timeout 60 "$SAN" --tool memcheck "$CUTE" run hgemm-sm80 --layout NT --m 300 --n 17 --k 1000 --split-k 3
   timeout 60 "$SAN" --tool racecheck "$CUTE" run bgemm-sm80 --layout TN --m 127 --n 129 --k 650 --split-k 4
+  timeout 60 "$SAN" --tool memcheck "$CUTE" run bgemm-sm90-128x128 --layout TN --m 300 --n 170 --k 1000 --split-k 3
+  timeout 60 "$SAN" --tool racecheck "$CUTE" run bgemm-sm90 --layout NT --m 130 --n 267 --k 333 --split-k 2
   timeout 60 "$CUTE" check sgemm-sm80-64x128
   timeout 60 "$SAN" --tool memcheck "$CUTE" run sgemm-sm80-64x128 --layout TN --m 300 --n 17 --k 1000 --split-k 3
   timeout 60 "$SAN" --tool racecheck "$CUTE" run sgemm-sm80-64x128 --layout NN --m 127 --n 129 --k 650 --split-k 4
