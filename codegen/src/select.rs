@@ -168,6 +168,13 @@ pub const SM90_SPLIT_MIN_K_TILES: i64 = 16;
 /// SM80 pick before it (128x128 in 4) 31.4-32.0 and its 64x128 tile in 4 29.2.
 pub const SM90_SPLITS: i64 = 2;
 
+/// The fewest k-tiles a slice keeps when the 16-bit selector splits the SM80 GEMM's 128x128
+/// or 128x32 tile. At 512³ (8 k-tiles) the 128x128 tile ran 15.5 µs in 2 slices and 17.1 in 4
+/// (H100, 2026-12-07 15:33 UTC, warmed up), 15.2 in 3 and 17.3 in 4 (H200, 13:27 UTC); at 256³
+/// (4 k-tiles) the SM90 128x128 tile unsplit, which the selector takes where this one would not
+/// split, ran 13.6 µs, the 2 slices 13.8.
+pub const SM80_LONG_SLICE_K_TILES: i64 = 4;
+
 /// The rows of C up to which the 16-bit selector splits the SM80 GEMM's 64x128 tile (its
 /// 16x128 one up to [`SM80_FEW_ROWS_MAX_M`]); more rows take its 128x128 tile. On an H100
 /// (2026-12-07, `reports/2026-12-07-h100-issue17-run4.txt`) against 4096², TN, the 16x128
@@ -398,7 +405,8 @@ pub fn candidates(dtype: &str, (m, n, k): (i64, i64, i64), target: &Target) -> V
 /// split K ways as [`splits`] says for one CTA an SM — its 16x128 tile up to
 /// [`SM80_FEW_ROWS_MAX_M`] rows, its 64x128 tile up to [`SM80_WIDE_TILE_MAX_M`], its 128x32 tile
 /// above for at most [`FEW_COLUMNS_MAX_N`] columns (a slice keeping 4 k-tiles, unsplit where K
-/// is short), its 128x128 tile otherwise — unless K is too short to split (one slice), where the
+/// is short), its 128x128 tile otherwise (also 4 k-tiles a slice, [`SM80_LONG_SLICE_K_TILES`])
+/// — unless K is too short to split (one slice), where the
 /// SM90 kernel's 128x128 tile starts sooner. On a target without wgmma, the SM80 kernel's
 /// 128x256 tile. Fitted to `cute tune bgemm` on an H200 (2026-12-06, 2026-12-07) and the
 /// few-row and few-column tiles on an H100 (2026-12-07).
@@ -464,8 +472,12 @@ pub fn tensor_core(f: TensorCoreFamily, mnk: (i64, i64, i64), target: &Target) -
         _ => f.sm80_small,
     };
     let tile = sm80_cta(name, target);
-    // the few-column tile's CTAs are short: a slice keeps twice the k-tiles
-    let min_k_tiles = MIN_K_TILES_PER_SLICE * if few_columns { 2 } else { 1 };
+    // the few-column tile's CTAs are short, and the 128x128 tile's slices of 2 k-tiles do not
+    // pay for their reduction: those keep more k-tiles a slice
+    let min_k_tiles = match few_columns || name == f.sm80_small {
+        true => SM80_LONG_SLICE_K_TILES,
+        false => MIN_K_TILES_PER_SLICE,
+    };
     let (s, why) = splits_with(tile, 1, sms, mnk, min_k_tiles);
     if s == 1 && !few_columns {
         // its 128x128 tile: twice the CTAs (64x1000x127 on an H200: 125.9% of cuBLAS against
@@ -892,8 +904,8 @@ mod tests {
         let square = "bgemm-sm90-128x128";
         let (rows16, rows64) = ("bgemm-sm80-16x128", "bgemm-sm80-64x128");
         for (mnk, name, splits) in [
-            ((256, 256, 256), small, 2),     // 90% of 1 slice
-            ((512, 512, 512), small, 4),     // 88% of 3 slices (2026-12-07)
+            ((256, 256, 256), square, 1),    // the fastest (H100, 2026-12-07 15:33)
+            ((512, 512, 512), small, 2),     // 95% of 1 slice; 4 slices 86% (H100, 15:33)
             ((1024, 1024, 1024), square, 1), // the fastest (2026-12-07)
             ((2048, 2048, 2048), sm90, 1),   // the fastest
             ((1, 4096, 4096), rows16, 4),    // the fastest (H100)
