@@ -1,8 +1,8 @@
 //! The GEMM selectors (issue 17's heuristics): from a problem's shape, layout and target, which
 //! kernel and how many slices of K (parallel split-K, `recipes::split_k_reduce`) — in
 //! microseconds, with the reasons in words (`cute run sgemm --explain`). FP32 ([`sgemm`]) picks
-//! a SIMT tile ([`crate::named::SimtTile`]); FP16 and BF16 ([`tensor_core`]) the SM90 GEMM or
-//! the SM80 one split. A tuned plan of the tuning cache (`cute tune`) comes before them.
+//! a SIMT tile ([`crate::named::SimtTile`]); FP16 and BF16 ([`tensor_core`]) the SM90 GEMM,
+//! unsplit or split, or the SM80 one split. A tuned plan of the tuning cache (`cute tune`) comes before them.
 //!
 //! The FP32 rules, fitted to `cute tune --suite` on an H100 and then an H200 (2026-12-06;
 //! docs/performance.md): a few rows of C (M at most 16) take the 16x128 tile, whose CTAs do not
@@ -154,7 +154,8 @@ pub const SM90_MIN_SM_FRACTION: i64 = 2;
 /// own tiles number at least `(numerator, denominator)` of the SMs and C has more rows than
 /// the SM80 64x128 tile's: on an H200 (2026-12-07, `tools/gpu/sm90_square.sh`) with 64 tiles
 /// (1024³, 128 x 8192²) it was the fastest plan timed, with 32 or fewer (128 x 4096², 512³) the
-/// SM80 kernel split K ways.
+/// SM80 kernel split K ways (since the SM90 split: that tile in 2 slices at 128 x 4096²,
+/// [`SM90_SPLITS`]).
 pub const SM90_SQUARE_MIN_SM_FILL: (i64, i64) = (3, 8);
 
 /// The fewest k-tiles a slice of the SM90 GEMM's split keeps: below, the SM80 kernel splits
@@ -460,7 +461,7 @@ pub fn tensor_core(f: TensorCoreFamily, mnk: (i64, i64, i64), target: &Target) -
                 mode: SplitKMode::Parallel,
                 reasons: vec![
                     format!("{square} output tiles of 128x128, under {num}/{den} of the {sms} SMs, M = {m} > {SM80_WIDE_TILE_MAX_M}: the SM90 kernel's 128x128 tile split K ways"),
-                    format!("{why}; at most {SM90_SPLITS} slices"),
+                    format!("{why}; at most {SM90_SPLITS} slices: {s}, {} CTAs", square.saturating_mul(s)),
                 ],
             };
         }

@@ -142,8 +142,8 @@ pub(crate) fn time(
     Ok(median(samples))
 }
 
-/// Times `f` launched [`BACK_TO_BACK`] times between one event pair, per launch: `warmup`
-/// runs, then the median of `samples` such batches. What a stream of small GEMMs costs each,
+/// Times `f` launched [`BACK_TO_BACK`] times between one event pair, per launch: a warm-up of
+/// `warmup` batches and [`WARM_UP`], then the median of `samples` such batches. What a stream of small GEMMs costs each,
 /// launch to launch.
 pub(crate) fn time_back_to_back(
     gpu: &Gpu,

@@ -211,8 +211,8 @@ pub fn selected(
     mnk: (i64, i64, i64),
 ) -> Option<Selected> {
     let c = select::pick_in(dtype, layout, mnk, &target)?;
-    // a tuned plan the selector would not take here is not used (an SM90 kernel split, or on a
-    // target without wgmma; a split for a problem of the class too large to split; a GEMV where
+    // a tuned plan the selector would not take here is not used (an SM90 kernel split serially,
+    // or on a target without wgmma; a split for a problem of the class too large to split; a GEMV where
     // the problem's rows or K do not suit it)
     let hit = tuned.and_then(|t| t.get(dtype, layout, mnk)).filter(|e| {
         let plan = (e.kernel.as_str(), e.splits, e.mode);

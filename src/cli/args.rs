@@ -281,7 +281,8 @@ pub struct EmitArgs {
 pub struct RunArgs {
     /// The kernel, or a selector: sgemm, the FP32 GEMM it picks for the shape (a tile of the
     /// SIMT family, split-K where its tiles leave SMs idle); hgemm / bgemm, the FP16 / BF16 one
-    /// (the SM90 GEMM, or the SM80 one split K ways); a tuned plan of the tuning cache first
+    /// (the SM90 GEMM, unsplit or split K ways, or the SM80 one split K ways); a tuned plan of
+    /// the tuning cache first
     #[arg(value_name = "NAME", value_parser = kernel_or_selector())]
     pub name: String,
     /// Say which kernel and split the selector picked, and why
@@ -298,14 +299,15 @@ pub struct RunArgs {
 /// Split-K of `run` and `bench`.
 #[derive(Args, Debug, Clone)]
 pub struct SplitOpts {
-    /// Split K over S slices (the cp.async GEMMs: SIMT and SM80 tensor cores): each CTA's
+    /// Split K over S slices (the GEMMs with a k-tile pipeline: SIMT, SM80 and SM90): each CTA's
     /// partial product into an FP32 workspace, then a reduction that applies the epilogue
     /// (parallel split-K); `auto` picks S from the shape: enough CTAs to fill the SMs, at least
     /// 2 k-tiles a slice
     #[arg(long, value_name = "S|auto", value_parser = parse_split)]
     pub split_k: Option<Split>,
     /// With --split-k: serial split-K instead, one kernel whose slices add into C in turn,
-    /// ordered by a semaphore per output tile (no workspace, no second launch; C in FP32)
+    /// ordered by a semaphore per output tile (no workspace, no second launch; C in FP32; not
+    /// the SM90 GEMMs)
     #[arg(long, requires = "split_k")]
     pub serial: bool,
     /// Stream-K instead (the SIMT GEMMs): one persistent CTA a CTA slot of the GPU, the k-tiles

@@ -24,8 +24,9 @@ use super::gpu::{gpu_and_blas, gpu_for_run, label};
 use super::text::fail;
 use super::usage;
 
-/// Refuses `--split-k` for what is no GEMM (the recipes). A GEMM whose plan cannot split K (a
-/// TMA pipeline) is refused by `GemmPlan::with_split_k`, with the reason.
+/// Refuses `--split-k` for what is no GEMM (the recipes). A GEMM whose plan cannot split K as
+/// asked (no k-tile pipeline; a TMA pipeline split serially) is refused by
+/// `GemmPlan::with_split_k` / `with_serial_split_k`, with the reason.
 pub fn refuse(sub: &str, names: &[&str]) -> Result<(), clap::Error> {
     match names.iter().find(|n| super::recipe::is_recipe(n)) {
         Some(n) => Err(usage_error(
@@ -216,8 +217,8 @@ fn on_gpu(
 }
 
 /// A GEMM of several kernels (`launch` queues them on a problem's buffers) checked against
-/// the float64 reference with beta 0 and 0.5, then timed beside cuBLAS SGEMM (CUDA events, 3
-/// warm-ups, median of 20), the time printed.
+/// the float64 reference with beta 0 and 0.5, then timed beside cuBLAS SGEMM (CUDA events, a
+/// warm-up of 3 runs and 10 ms, median of 20), the time printed.
 pub(super) fn check_and_time(
     gpu: &Gpu,
     blas: &CudaBlas,

@@ -189,7 +189,7 @@ fn compile(k: &cute::codegen::Kernel) -> Result<(), RuntimeError> {
     super::gpu::compile_step(k, k.target.name()).map(drop)
 }
 
-/// `cute run NAME --split-k S|auto` of an SM80 tensor-core GEMM: its split-K checked with beta
+/// `cute run NAME --split-k S|auto` of an SM80 or SM90 tensor-core GEMM: its split-K checked with beta
 /// 0 and 0.5 against the float64 reference, then timed beside `cublasGemmEx`.
 fn run_split(
     gpu: &Gpu,

@@ -457,7 +457,8 @@ impl GemmPlan {
 
     /// The CTA tile `(BLK_M, BLK_N, BLK_K)` and CTAs per SM of a plan whose every thread loads
     /// its k-tiles by `cp.async` (the SIMT and SM80 tensor-core pipelines): the plans that split
-    /// K (`None` for the others).
+    /// K serially and by stream-K (`None` for the others; parallel split-K takes the SM90 TMA
+    /// plans too, [`GemmPlan::split_k_tile`]).
     pub fn cp_async_pipeline(&self) -> Option<((i64, i64, i64), i64)> {
         match &self.policy {
             Policy::Pipelined(p) => Some((p.cta, p.min_blocks_per_sm)),
