@@ -60,17 +60,24 @@ pub fn tune(a: &TuneArgs) -> ExitCode {
     println!("# tuning the {dtype} selector on {device}, {}; each plan beside {baseline}; CUDA events, warm-up of 3 runs and 10 ms, median of 20", a.plan.target());
     println!("# {}", tuning::load(&device).describe(&path));
     let mut results = Vec::new();
+    let mut picks = Vec::new();
     for &layout in &layouts {
         for &mnk in &sizes {
             let blas = tc_blas.as_ref().unwrap_or(&blas);
             match tune_one(a, dtype, &gpu, blas, layout, mnk) {
-                Ok(r) => results.push(r),
+                Ok((r, pick)) => {
+                    picks.push((layout, mnk, pick));
+                    results.push(r);
+                }
                 Err(e) => {
                     eprintln!("the tuning cache {} is unchanged", path.display());
                     return fail(e);
                 }
             }
         }
+    }
+    if let Some(s) = picks_summary(&picks) {
+        println!("\n{s}");
     }
     let n = results.len();
     match tuning::record(&device, results) {
@@ -82,8 +89,41 @@ pub fn tune(a: &TuneArgs) -> ExitCode {
     }
 }
 
+/// How far the heuristic's picks were from the fastest plans (issue 17's bar: within 5%): the
+/// shapes within it and the furthest pick, for a tune of several shapes (`None` for one).
+fn picks_summary(picks: &[Pick]) -> Option<String> {
+    if picks.len() < 2 {
+        return None;
+    }
+    let ran: Vec<_> = picks
+        .iter()
+        .filter_map(|&(l, s, p)| p.map(|p| (l, s, p)))
+        .collect();
+    let within = ran.iter().filter(|x| x.2 >= PICK_WITHIN).count();
+    let mut out = format!(
+        "the heuristic's pick ran within {:.0}% of the fastest plan at {within} of {} shapes",
+        100.0 * (1.0 - PICK_WITHIN),
+        picks.len()
+    );
+    if let Some((l, (m, n, k), p)) = ran.iter().min_by(|x, y| x.2.total_cmp(&y.2)) {
+        out += &format!(
+            "; the furthest: {l} {m} x {n} x {k}, at {:.1}% of the fastest's speed",
+            100.0 * p
+        );
+    }
+    Some(out)
+}
+
+/// A tuned shape and the heuristic's pick's share of the fastest plan's speed there (`None`:
+/// the pick did not run).
+type Pick = (GemmLayout, (i64, i64, i64), Option<f64>);
+
+/// The share of the fastest plan's speed a pick within 5% of it reaches.
+const PICK_WITHIN: f64 = 0.95;
+
 /// Times every candidate at `mnk` in `layout`; prints a row each and a line on the heuristic's
-/// pick against the fastest; gives the fastest.
+/// pick against the fastest; gives the fastest and the pick's share of its speed (`None`
+/// where the pick did not run).
 fn tune_one(
     a: &TuneArgs,
     dtype: &str,
@@ -91,7 +131,7 @@ fn tune_one(
     blas: &CudaBlas,
     layout: GemmLayout,
     (m, n, k): (i64, i64, i64),
-) -> Result<(ShapeClass, Tuned), RuntimeError> {
+) -> Result<((ShapeClass, Tuned), Option<f64>), RuntimeError> {
     let target = a.plan.target();
     let candidates = select::candidates_in(dtype, layout, (m, n, k), &target);
     if candidates.is_empty() {
@@ -131,14 +171,16 @@ fn tune_one(
             "{layout} {m}x{n}x{k}: no plan ran"
         )));
     };
-    let pick = match timed.first() {
-        Some((c, _, t)) if *c == candidates[0] => {
-            format!(
-                "the heuristic's pick runs at {:.1}% of its speed",
-                100.0 * ms / t
-            )
-        }
-        _ => "the heuristic's pick did not run".to_string(),
+    let share = match timed.first() {
+        Some((c, _, t)) if *c == candidates[0] => Some(ms / t),
+        _ => None,
+    };
+    let pick = match share {
+        Some(x) => format!(
+            "the heuristic's pick runs at {:.1}% of its speed",
+            100.0 * x
+        ),
+        None => "the heuristic's pick did not run".to_string(),
     };
     println!(
         "best: {} in {made} slices{}, {ms:.4} ms; {pick}",
@@ -152,7 +194,7 @@ fn tune_one(
         ms,
         at: (m, n, k),
     };
-    Ok((ShapeClass::of(dtype, layout, (m, n, k)), tuned))
+    Ok(((ShapeClass::of(dtype, layout, (m, n, k)), tuned), share))
 }
 
 /// How a plan that made `slices` slices ran: its mode, or one kernel where a split made one
@@ -211,4 +253,32 @@ fn time_candidate(
         made,
         launch_to_launch: t.launch_to_launch,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_summary_counts_the_picks_within_5_percent_and_names_the_furthest() {
+        let (tn, nn) = (GemmLayout::all()[2], GemmLayout::all()[0]);
+        let picks = [
+            (tn, (512, 512, 512), Some(0.86)),
+            (tn, (1024, 1024, 1024), Some(1.0)),
+            (nn, (64, 4096, 4096), Some(0.951)),
+            (tn, (1, 1, 1), None),
+        ];
+        let s = picks_summary(&picks).unwrap();
+        assert!(
+            s.contains("within 5% of the fastest plan at 2 of 4 shapes"),
+            "{s}"
+        );
+        assert!(
+            s.contains("the furthest: TN 512 x 512 x 512, at 86.0%"),
+            "{s}"
+        );
+        assert_eq!(picks_summary(&picks[..1]), None);
+        let none = [(tn, (1, 1, 1), None), (nn, (2, 2, 2), None)];
+        assert!(!picks_summary(&none).unwrap().contains("furthest"));
+    }
 }
