@@ -1017,6 +1017,16 @@ mod tests {
         assert!(!small.contains(&sm90_split), "{small:?}");
         let rows64 = candidates("bf16", (64, 4096, 4096), &t);
         assert!(rows64.contains(&sm90_split), "{rows64:?}");
+        // a tuned SM90 split is used where the problem takes 32-bit indices, not past them
+        let tn = GemmLayout::all()[2];
+        let split = ("bgemm-sm90-128x128", 2, SplitKMode::Parallel);
+        assert!(takes_plan_at("bf16", split, tn, (128, 4096, 4096), &t));
+        assert!(!takes_plan_at("bf16", split, tn, (128, 1 << 25, 4096), &t));
+        // `--split-k auto` of an SM90 plan: its tile, one CTA an SM
+        let plan = crate::named::plan("bgemm-sm90-128x128", tn).unwrap();
+        assert_eq!(plan_splits(&plan, (128, 4096, 4096)).0, 4);
+        let plan = crate::named::plan("tiled-16", tn).unwrap();
+        assert_eq!(plan_splits(&plan, (128, 4096, 4096)).0, 1);
         assert!(!takes_plan(
             "bf16",
             "bgemm-sm90",
