@@ -123,9 +123,16 @@ impl Sm90Tile {
     /// for problems whose 128x256 tiles leave SMs idle (32 KiB a stage).
     pub const SQUARE: Sm90Tile = Sm90Tile { n: 128, stages: 6 };
 
-    /// BLK_K for operands of `elem`: 128 bytes of K, one SW128 row (64 16-bit values).
-    pub fn blk_k(elem: ElemType) -> i64 {
-        1024 / i64::from(elem.bits())
+    /// The CTA tile `(BLK_M, BLK_N, BLK_K)` for operands of `elem`: BLK_K is 128 bytes of K,
+    /// one SW128 row (64 16-bit values).
+    pub fn cta(self, elem: ElemType) -> (i64, i64, i64) {
+        (Sm90Tile::M, self.n, 1024 / i64::from(elem.bits()))
+    }
+
+    /// The output tiles of an `m x n` C (a negative size: none), saturating.
+    pub fn tiles(self, m: i64, n: i64) -> i64 {
+        let ceil = |a: i64, b: i64| a.max(0).saturating_add(b - 1) / b;
+        ceil(m, Sm90Tile::M).saturating_mul(ceil(n, self.n))
     }
 }
 
@@ -861,8 +868,7 @@ fn tensor_core_sm90(
         Major::K => GmmaMajor::K,
         Major::MN => GmmaMajor::MN,
     };
-    let (bm, bn, stages, threads) = (Sm90Tile::M, tile.n, tile.stages, 256);
-    let bk = Sm90Tile::blk_k(elem);
+    let ((bm, bn, bk), stages, threads) = (tile.cta(elem), tile.stages, 256);
     // the atom's name and its template arguments, as C++ spells them
     let (op_name, majors) = match elem {
         ElemType::Tf32 => (format!("SM90_64x{bn}x8_F32TF32TF32_SS_TN"), vec![]),

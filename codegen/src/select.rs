@@ -413,8 +413,7 @@ pub fn candidates(dtype: &str, (m, n, k): (i64, i64, i64), target: &Target) -> V
 /// few-row and few-column tiles on an H100 (2026-12-07).
 pub fn tensor_core(f: TensorCoreFamily, mnk: (i64, i64, i64), target: &Target) -> Choice {
     let (m, n, _) = mnk;
-    let tiles_of = |t: Sm90Tile| ceil_div(m, Sm90Tile::M).saturating_mul(ceil_div(n, t.n));
-    let (tiles, square) = (tiles_of(Sm90Tile::WIDE), tiles_of(Sm90Tile::SQUARE));
+    let (tiles, square) = (Sm90Tile::WIDE.tiles(m, n), Sm90Tile::SQUARE.tiles(m, n));
     let sms = target.sms.max(1);
     if !target.has(crate::target::Feature::Wgmma) {
         let first = format!("{target} has no wgmma: the SM80 kernel");
@@ -447,11 +446,7 @@ pub fn tensor_core(f: TensorCoreFamily, mnk: (i64, i64, i64), target: &Target) -
     }
     let few_columns = m > SM80_WIDE_TILE_MAX_M && n <= FEW_COLUMNS_MAX_N;
     if m > SM80_WIDE_TILE_MAX_M && !few_columns {
-        let cta = (
-            Sm90Tile::M,
-            Sm90Tile::SQUARE.n,
-            Sm90Tile::blk_k(ElemType::F16),
-        );
+        let cta = Sm90Tile::SQUARE.cta(ElemType::F16);
         let (s, why) = splits_with(cta, 1, sms, mnk, SM90_SPLIT_MIN_K_TILES);
         if s > 1 {
             let s = s.min(SM90_SPLITS);
@@ -525,8 +520,8 @@ pub fn tensor_core_candidates(
             });
             // split in parallel: a CTA a tile and slice, at most two waves, where C has more
             // rows than the SM80 16x128 tile's (a 128-row tile of a few rows wastes its MMAs)
-            let sm90_bk = Sm90Tile::blk_k(ElemType::F16);
-            let ctas = ceil_div(mnk.0, Sm90Tile::M).saturating_mul(ceil_div(mnk.1, tile.n));
+            let sm90_bk = tile.cta(ElemType::F16).2;
+            let ctas = tile.tiles(mnk.0, mnk.1);
             let split = !wide && mnk.0 > SM80_FEW_ROWS_MAX_M;
             for s in (2..=SM90_TUNED_MAX_SPLITS).filter(|_| split) {
                 if ceil_div(mnk.2, sm90_bk) / s >= 2 && ctas.saturating_mul(s) <= 2 * target.sms {
@@ -794,12 +789,10 @@ fn splits_with(
     (s, why)
 }
 
-/// [`splits`] for a plan (its tile and CTAs per SM, one for an SM90 plan's split partials;
-/// 1 for a plan without a k-tile pipeline).
+/// [`splits`] for a plan (its tile and CTAs per SM; 1 for a plan without a k-tile pipeline).
 pub fn plan_splits(plan: &GemmPlan, mnk: (i64, i64, i64)) -> (i64, String) {
-    let per_sm = plan.cp_async_pipeline().map_or(1, |(_, per_sm)| per_sm);
-    match plan.split_k_tile() {
-        Some(cta) => splits(cta, per_sm, plan.target.sms, mnk),
+    match plan.split_k_pipeline() {
+        Some((cta, per_sm)) => splits(cta, per_sm, plan.target.sms, mnk),
         None => (1, format!("{}: no split-K (no k-tile pipeline)", plan.name)),
     }
 }

@@ -458,7 +458,7 @@ impl GemmPlan {
     /// The CTA tile `(BLK_M, BLK_N, BLK_K)` and CTAs per SM of a plan whose every thread loads
     /// its k-tiles by `cp.async` (the SIMT and SM80 tensor-core pipelines): the plans that split
     /// K serially and by stream-K (`None` for the others; parallel split-K takes the SM90 TMA
-    /// plans too, [`GemmPlan::split_k_tile`]).
+    /// plans too, [`GemmPlan::split_k_pipeline`]).
     pub fn cp_async_pipeline(&self) -> Option<((i64, i64, i64), i64)> {
         match &self.policy {
             Policy::Pipelined(p) => Some((p.cta, p.min_blocks_per_sm)),
@@ -467,13 +467,14 @@ impl GemmPlan {
         }
     }
 
-    /// The CTA tile `(BLK_M, BLK_N, BLK_K)` of a plan that parallel split-K cuts along K: the
-    /// `cp.async` pipelines ([`GemmPlan::cp_async_pipeline`]) and the SM90 TMA ones (whose split
-    /// moves the TMA boxes' K coordinate instead of a pointer). `None` for the others.
-    pub fn split_k_tile(&self) -> Option<(i64, i64, i64)> {
+    /// The CTA tile `(BLK_M, BLK_N, BLK_K)` and CTAs per SM of a plan that parallel split-K
+    /// cuts along K: the `cp.async` pipelines ([`GemmPlan::cp_async_pipeline`]) and the SM90
+    /// TMA ones (whose split moves the TMA boxes' K coordinate instead of a pointer). `None`
+    /// for the others.
+    pub fn split_k_pipeline(&self) -> Option<((i64, i64, i64), i64)> {
         match &self.policy {
-            Policy::TensorCore(p) if p.tma => Some(p.cta),
-            _ => self.cp_async_pipeline().map(|(cta, _)| cta),
+            Policy::TensorCore(p) if p.tma => Some((p.cta, p.min_blocks_per_sm)),
+            _ => self.cp_async_pipeline(),
         }
     }
 
@@ -490,7 +491,7 @@ impl GemmPlan {
     /// shared memory and stores it to its slice, where the persistent epilogue's TMA store
     /// would need a map per slice).
     pub fn with_split_k(mut self) -> Result<GemmPlan, CodegenError> {
-        if self.split_k_tile().is_none() {
+        if self.split_k_pipeline().is_none() {
             return Err(self.error(
                 "split-K",
                 "parallel split-K takes a plan with a k-tile pipeline (SIMT, SM80 or SM90 tensor cores)",

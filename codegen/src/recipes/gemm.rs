@@ -110,8 +110,22 @@ impl Problem {
         let e = layout_err(&plan.name, "problem tensors");
         let bias = declare_bias(k, plan, [&m, &n])?;
         let mut stream = None;
-        let (a, b, c, kk, splits, k0) = match plan.split_k {
-            SplitKMode::None => (a, b, c, kk, s(1), s(0)),
+        let KRange {
+            a,
+            b,
+            c,
+            k: kk,
+            splits,
+            k0,
+        } = match plan.split_k {
+            SplitKMode::None => KRange {
+                a,
+                b,
+                c,
+                k: kk,
+                splits: s(1),
+                k0: s(0),
+            },
             SplitKMode::Parallel => split_k(k, [a, b, c], [&m, &n, &kk], true, &e)?,
             SplitKMode::Serial => split_k(k, [a, b, c], [&m, &n, &kk], false, &e)?,
             SplitKMode::Stream => {
@@ -481,7 +495,7 @@ impl StreamK {
         [a, b, c]: [Tensor; 3],
         [m, n]: [&Int; 2],
         e: &LayoutErr<'_>,
-    ) -> Result<(Tensor, Tensor, Tensor, Int, Int, Int)> {
+    ) -> Result<KRange> {
         let (bm, bn) = self.tile;
         let (k0, kl) = (Int::index("sk_k0"), Int::index("sk_kl"));
         let from_k0 = |t: &Tensor, rows: &Int| k_range(t, rows, &k0, &kl, e);
@@ -501,15 +515,27 @@ impl StreamK {
             }
             _ => c,
         };
-        Ok((
-            from_k0(&a, m)?,
-            from_k0(&b, n)?,
-            slots,
-            kl.clone(),
-            s(1),
+        Ok(KRange {
+            a: from_k0(&a, m)?,
+            b: from_k0(&b, n)?,
+            c: slots,
+            k: kl.clone(),
+            splits: s(1),
             k0,
-        ))
+        })
     }
+}
+
+/// A CTA's view of the problem along K: A `(M,K')`, B `(N,K')` and C (or its workspace slice or
+/// slot) as the CTA's range of K sees them, that range's length `K'`, the CTAs along K (the
+/// grid's third dimension) and the range's first k.
+struct KRange {
+    a: Tensor,
+    b: Tensor,
+    c: Tensor,
+    k: Int,
+    splits: Int,
+    k0: Int,
 }
 
 /// `t` (`(rows,K)`) from k = `k0` on, `len` long (CuTe's `domain_offset`; its strides kept).
@@ -531,7 +557,7 @@ fn split_k(
     [m, n, kk]: [&Int; 3],
     slices: bool,
     e: &LayoutErr<'_>,
-) -> Result<(Tensor, Tensor, Tensor, Int, Int, Int)> {
+) -> Result<KRange> {
     let kc = k.param_int("Kc");
     let z = KernelBuilder::block_idx(2);
     let k0 = z.mul(&kc).map_err(e)?;
@@ -551,7 +577,14 @@ fn split_k(
         _ => c,
     };
     let splits = kk.ceil_div(&kc).map_err(e)?;
-    Ok((from_k0(&a, m)?, from_k0(&b, n)?, c, k_here, splits, k0))
+    Ok(KRange {
+        a: from_k0(&a, m)?,
+        b: from_k0(&b, n)?,
+        c,
+        k: k_here,
+        splits,
+        k0,
+    })
 }
 
 /// The tensor `t` with its pointer moved to the element at `coord` (its layout kept).

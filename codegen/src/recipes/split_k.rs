@@ -49,7 +49,7 @@ const TILE: (i64, i64) = (32, 8);
 /// that makes (`ceil(K / Kc)`, at most `splits`; every one takes at least one k element).
 /// `None` for a plan that does not split K or non-positive sizes.
 pub fn k_chunk(plan: &GemmPlan, k: i64, splits: i64) -> Option<(i64, i64)> {
-    let bk = plan.split_k_tile()?.2;
+    let bk = plan.split_k_pipeline()?.0 .2;
     if k <= 0 || splits <= 0 || bk <= 0 {
         return None;
     }
