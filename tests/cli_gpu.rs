@@ -114,6 +114,36 @@ fn emit_refuses_unknown_kernels_and_layouts() {
     }
 }
 
+/// `--pad-k-major`: the K-major operands' shared tiles padded to 132-value columns (both in
+/// TN, B in NN, none in NT), the reads' addresses without XOR; other plans built as named.
+#[test]
+fn emit_pads_the_k_major_tiles_when_asked() {
+    let emit = |args: &[&str]| {
+        let o = cute(args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", text(&o));
+        text(&o)
+    };
+    let padded = "(_128,_32,_3):(_1,_132,_4224)";
+    let tn = emit(&["emit", "sgemm-sm80", "--layout", "TN", "--pad-k-major"]);
+    assert!(tn.contains(&format!("// sA: {padded}")), "{tn}");
+    assert!(tn.contains(&format!("// sB: {padded}")), "{tn}");
+    assert!(!tn.contains("cute_swizzle<"), "{tn}");
+    assert!(tn.contains("101360 bytes"), "{tn}");
+    let nn = emit(&["emit", "sgemm-sm80", "--layout", "NN", "--pad-k-major"]);
+    assert!(nn.contains("// sA: (_128,_32,_3):(_1,_128,_4096)"), "{nn}");
+    assert!(nn.contains(&format!("// sB: {padded}")), "{nn}");
+    // as named: TN swizzles both
+    let named = emit(&["emit", "sgemm-sm80", "--layout", "TN"]);
+    assert!(
+        named.contains("// sA: Sw<3,2,5> o _0 o (_128,_32,_3)"),
+        "{named}"
+    );
+    let nt = ["emit", "sgemm-sm80", "--layout", "NT"];
+    assert_eq!(emit(&nt), emit(&[&nt[..], &["--pad-k-major"]].concat()));
+    let tc = ["emit", "hgemm-sm80"];
+    assert_eq!(emit(&tc), emit(&[&tc[..], &["--pad-k-major"]].concat()));
+}
+
 #[test]
 fn emit_takes_a_k_block_unroll_and_refuses_one_that_does_not_fit() {
     // the whole k-tile unrolled, and the named kernel's 8 k blocks per trip

@@ -246,3 +246,19 @@ fn a_trip_form_needing_more_than_1_kib_alignment_is_not_emitted() {
         .source
         .contains("#pragma unroll 2\n    for (int kb = 0; kb < 8; ++kb)"));
 }
+
+/// Padding the K-major tiles of a plan without SIMT shared tiles is refused with a typed error
+/// naming the plan and the part.
+#[test]
+fn padded_k_major_tiles_need_a_simt_pipelined_plan() {
+    for name in ["sgemm-gemv", "hgemm-sm80", "bgemm-sm90", "naive-rows"] {
+        let plan = named::plan(name, GemmLayout::parse("TN").unwrap()).unwrap();
+        match plan.with_padded_k_major() {
+            Err(CodegenError::Plan { plan, part, msg }) => {
+                assert_eq!((plan.as_str(), part), (name, "padded K-major tile"));
+                assert!(msg.contains("only a SIMT pipelined plan"), "{msg}");
+            }
+            other => panic!("{name}: {:?}", other.map(|p| p.name)),
+        }
+    }
+}

@@ -338,7 +338,8 @@ fn parse_split(s: &str) -> Result<Split, String> {
 
 #[derive(Args, Debug)]
 pub struct CheckArgs {
-    /// The kernels (default: every one; with --k-block-unroll, every one with a k-block loop)
+    /// The kernels (default: every one; with --k-block-unroll or --pad-k-major, every one with a
+    /// k-block loop)
     #[arg(value_name = "NAME", value_parser = kernel_name())]
     pub names: Vec<String>,
     /// Run the kernels' IR in the CPU interpreter (every thread of every block, barriers and
@@ -556,6 +557,12 @@ pub struct PlanOpts {
     /// swizzle's phases): 32 unrolls the whole k-tile, a slower NVRTC compile for a faster kernel
     #[arg(long, value_name = "N", value_parser = value_parser!(i64).range(1..))]
     pub k_block_unroll: Option<i64>,
+    /// Pad the K-major operands' shared tiles (columns of rows + 4 values, as CuTe's SIMT
+    /// sgemm_sm80 pads them) instead of swizzling them: the MMA's reads then need no XOR. The
+    /// SIMT pipelined plans (sgemm-sm80 and its tiles, simt-hier; the FP32 selector's picks
+    /// among them); other plans are built as named
+    #[arg(long)]
+    pub pad_k_major: bool,
     /// The target GPU architecture: the kernel is verified and written for it (shared memory,
     /// registers, CTAs per SM) and compiled for it by NVRTC
     #[arg(long, value_enum, value_name = "ARCH", default_value_t = Arch::Sm90a)]
@@ -645,9 +652,15 @@ impl PlanOpts {
         self.arch.target()
     }
 
-    /// The named plan `name` in `layout` for --arch, with --k-block-unroll's trips.
+    /// The named plan `name` in `layout` for --arch, with --k-block-unroll's trips and
+    /// --pad-k-major's tiles.
     pub fn plan(&self, name: &str, layout: GemmLayout) -> Result<GemmPlan, CodegenError> {
         let plan = plan_unrolled(name, layout, &self.target(), self.k_block_unroll)?;
+        let pipelined = matches!(plan.policy, gemm::Policy::Pipelined(_));
+        let plan = match self.pad_k_major && pipelined {
+            true => plan.with_padded_k_major()?,
+            false => plan,
+        };
         match self.out_dtype {
             Some(o) => plan.with_output(o.elem()),
             None => Ok(plan),

@@ -464,8 +464,8 @@ fn check_cpu(a: &CheckArgs, said: &mut Said) -> ExitCode {
     }
 }
 
-/// The kernels of a `check`: those named, else every one (with --k-block-unroll, every one
-/// that has a k-block loop).
+/// The kernels of a `check`: those named, else every one (with --k-block-unroll or
+/// --pad-k-major, every one that has a k-block loop).
 fn check_names(a: &CheckArgs) -> Vec<String> {
     if !a.names.is_empty() {
         return a.names.clone();
@@ -478,7 +478,7 @@ fn check_names(a: &CheckArgs) -> Vec<String> {
     };
     NAMES
         .iter()
-        .filter(|n| a.plan.k_block_unroll.is_none() || pipelined(n))
+        .filter(|n| (a.plan.k_block_unroll.is_none() && !a.plan.pad_k_major) || pipelined(n))
         .map(|s| s.to_string())
         .collect()
 }

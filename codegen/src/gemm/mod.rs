@@ -12,6 +12,7 @@ mod verify;
 pub(crate) use frag::{copy as frag_copy, mma as frag_mma, tensor as frag_tensor};
 pub use plan::{
     Bias, Epilogue, GemmLayout, GemmPlan, Gemv, Major, Pipelined, Policy, SplitKMode, TensorCore,
+    K_MAJOR_PAD,
 };
 pub(crate) use verify::{bank_ways, copy_bank_ways, smem_offsets};
 

@@ -1092,17 +1092,28 @@ fn load_frags(w: &mut Writer, plan: &GemmPlan, parts: &Parts, buf: &str, kb: &st
 mod tests {
     use super::trips::load_frags_trip;
     use super::*;
-    use crate::gemm::GemmLayout;
+    use crate::gemm::{GemmLayout, Major};
 
-    /// Calls `f` with every named pipelined plan's name, layout, policy and partitions.
+    /// Calls `f` with every named pipelined plan's name, layout, policy and partitions, and
+    /// again with its K-major tiles padded (`with_padded_k_major`) where it has one.
     fn each_pipelined(mut f: impl FnMut(&str, GemmLayout, &Pipelined, &Parts)) {
         for name in crate::named::NAMES {
             for layout in GemmLayout::all() {
                 let plan = crate::named::plan(name, layout).unwrap();
-                let Policy::Pipelined(p) = &plan.policy else {
+                if !matches!(plan.policy, Policy::Pipelined(_)) {
                     continue;
-                };
-                f(name, layout, p, &partitions(&plan, p).unwrap());
+                }
+                let mut plans = vec![plan.clone()];
+                if layout.a == Major::K || layout.b == Major::K {
+                    plans.push(plan.with_padded_k_major().unwrap());
+                }
+                for plan in &plans {
+                    let Policy::Pipelined(p) = &plan.policy else {
+                        unreachable!()
+                    };
+                    verify::pipelined(plan, p).unwrap();
+                    f(name, layout, p, &partitions(plan, p).unwrap());
+                }
             }
         }
     }

@@ -185,7 +185,8 @@ mod tests {
 
     /// The plans the trip-form test runs: the named `sgemm-sm80` in trips of 8 in every layout,
     /// and, in NN and TN, B swizzled by every `Sw<B,2,S>` with B in 1..=3 and S in 3..=6, each
-    /// with 2, 3 and 4 stages (those the verifier refuses are left out).
+    /// with 2, 3 and 4 stages, their tiles compact (k stride 128) or padded (132; the named
+    /// K-major tiles' form) (those the verifier refuses are left out).
     fn plans() -> Vec<GemmPlan> {
         let mut out = Vec::new();
         for layout in GemmLayout::all() {
@@ -199,12 +200,12 @@ mod tests {
                 }
             }
             for stages in 2..=4 {
-                for sw in &swizzles {
+                for (sw, pad) in swizzles.iter().map(|&sw| (sw, 0)).chain([(None, 4)]) {
                     let mut plan = named.clone();
                     let Policy::Pipelined(p) = &mut plan.policy else {
                         unreachable!()
                     };
-                    restage(p, stages, *sw);
+                    restage(p, stages, sw, pad);
                     out.push(plan);
                 }
             }
@@ -213,11 +214,12 @@ mod tests {
     }
 
     /// `p` with `stages` shared stages (and B's swizzle replaced when `sw` is given).
-    fn restage(p: &mut Pipelined, stages: i64, sw: Option<Swizzle>) {
+    fn restage(p: &mut Pipelined, stages: i64, sw: Option<Swizzle>, pad: i64) {
         let tile = |l: &Layout| {
             let (m, k) = (l.shape().leaves()[0].clone(), l.shape().leaves()[1].clone());
-            let st = l.stride().leaves()[2].clone();
-            Layout::new(tup![m, k, s(stages)], tup![s(1), s(128), st]).unwrap()
+            let ld = 128 + pad;
+            let st = s(ld * k.as_static().unwrap());
+            Layout::new(tup![m, k, s(stages)], tup![s(1), s(ld), st]).unwrap()
         };
         p.stages = stages;
         p.smem_a = p.smem_a.map(|l| Ok(tile(l))).unwrap();
