@@ -142,6 +142,20 @@ fn emit_pads_the_k_major_tiles_when_asked() {
     assert_eq!(emit(&nt), emit(&[&nt[..], &["--pad-k-major"]].concat()));
     let tc = ["emit", "hgemm-sm80"];
     assert_eq!(emit(&tc), emit(&[&tc[..], &["--pad-k-major"]].concat()));
+    // the tuning cache keeps plans as named: a tune of padded tiles is refused before any GPU
+    let o = cute(&[
+        "tune",
+        "sgemm",
+        "--pad-k-major",
+        "--m",
+        "64",
+        "--n",
+        "64",
+        "--k",
+        "64",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("--pad-k-major: the tuning cache keeps the plans as named"));
 }
 
 #[test]

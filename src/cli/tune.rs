@@ -20,6 +20,13 @@ use super::text::fail;
 
 /// `cute tune sgemm|hgemm|bgemm [--m M --n N --k K | --suite] [--layout L]...`.
 pub fn tune(a: &TuneArgs) -> ExitCode {
+    if a.plan.pad_k_major {
+        return super::usage(super::args::usage_error(
+            "tune",
+            clap::error::ErrorKind::ArgumentConflict,
+            "--pad-k-major: the tuning cache keeps the plans as named, and `cute run` builds them so; time padded tiles with `cute bench --pad-k-major`",
+        ));
+    }
     let sizes = match a.size.one(1) {
         Some(one) => vec![one],
         None => select::SUITE.to_vec(),
