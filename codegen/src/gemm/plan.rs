@@ -412,7 +412,7 @@ impl GemmPlan {
             }
             _ => Err(self.error(
                 "k-block unroll",
-                "only a pipelined plan (sgemm-sm80, sgemm-sm80-bias-relu, simt-hier) has a k-block loop",
+                "only a pipelined plan (the SIMT ones: sgemm-sm80 and its tiles, sgemm-sm80-bias-relu, simt-hier) has a k-block loop",
             )),
         }
     }
