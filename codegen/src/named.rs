@@ -131,8 +131,8 @@ impl Sm90Tile {
 
     /// The output tiles of an `m x n` C (a negative size: none), saturating.
     pub fn tiles(self, m: i64, n: i64) -> i64 {
-        let ceil = |a: i64, b: i64| a.max(0).saturating_add(b - 1) / b;
-        ceil(m, Sm90Tile::M).saturating_mul(ceil(n, self.n))
+        use crate::target::ceil_div;
+        ceil_div(m, Sm90Tile::M).saturating_mul(ceil_div(n, self.n))
     }
 }
 

@@ -19,7 +19,7 @@
 
 use crate::gemm::{GemmLayout, GemmPlan, SplitKMode};
 use crate::named::{SimtTile, Sm90Tile, GEMV_ROWS};
-use crate::target::Target;
+use crate::target::{ceil_div, Target};
 use cute_layout::ElemType;
 
 /// The rows of C up to which the 16x128 tile is taken.
@@ -185,11 +185,6 @@ pub const SM80_WIDE_TILE_MAX_M: i64 = 64;
 
 /// The rows of C up to which the 16-bit selector splits the SM80 GEMM's 16x128 tile.
 pub const SM80_FEW_ROWS_MAX_M: i64 = 16;
-
-/// `ceil(a / b)` of a count `a` (negative: 0) by a positive `b`, saturating.
-fn ceil_div(a: i64, b: i64) -> i64 {
-    a.max(0).saturating_add(b - 1) / b
-}
 
 /// The CTA tile of the SM80 GEMM `name` on `target` (`named::sm80_cta`: the 128x256 tile is
 /// 128x128 where its stages do not fit a CTA). Every family's SM80 name is in that table (a

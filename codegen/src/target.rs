@@ -537,8 +537,9 @@ impl FromStr for Target {
     }
 }
 
-fn ceil_div(a: i64, b: i64) -> i64 {
-    (a + b - 1) / b
+/// `ceil(a / b)` of a count `a` (negative: 0) by a positive `b`, saturating.
+pub(crate) fn ceil_div(a: i64, b: i64) -> i64 {
+    a.max(0).saturating_add(b - 1) / b
 }
 
 fn round_up(a: i64, unit: i64) -> i64 {

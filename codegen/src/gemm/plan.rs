@@ -17,27 +17,9 @@ use crate::target::Target;
 /// banks apart.
 pub const K_MAJOR_PAD: i64 = 4;
 
-/// `(rows, BK, stages)` of `tile` padded: `(1, rows + K_MAJOR_PAD, (rows + K_MAJOR_PAD) BK)`.
-fn padded(plan: &str, tile: &AnyLayout) -> Result<AnyLayout, CodegenError> {
-    let err = |msg: String| CodegenError::Plan {
-        plan: plan.to_string(),
-        part: "padded K-major tile",
-        msg,
-    };
-    let shape = tile.shape_layout().shape().clone();
-    let dims: Vec<i64> = shape
-        .leaves()
-        .iter()
-        .filter_map(|x| x.as_static())
-        .collect();
-    let [rows, bk, _] = dims[..] else {
-        return Err(err(format!("{tile}: a static (rows, BK, stages) tile")));
-    };
-    let ld = rows + K_MAJOR_PAD;
-    Layout::new(shape, tup![s(1), s(ld), s(ld * bk)])
-        .map(AnyLayout::Plain)
-        .map_err(|e| err(e.to_string()))
-}
+/// The plans with a k-tile pipeline of SIMT copies (`Policy::Pipelined`), as errors name them.
+const SIMT_PIPELINED: &str =
+    "the SIMT ones: sgemm-sm80 and its tiles, sgemm-sm80-bias-relu, simt-hier";
 
 /// Which mode of an operand is contiguous.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,6 +79,28 @@ impl GemmLayout {
     pub fn c_layout(&self) -> Layout {
         operand("M", "ldC", Major::MN).with_second_mode("N")
     }
+}
+
+/// `(rows, BK, stages)` of `tile` padded: `(1, rows + K_MAJOR_PAD, (rows + K_MAJOR_PAD) BK)`.
+fn padded(plan: &str, tile: &AnyLayout) -> Result<AnyLayout, CodegenError> {
+    let err = |msg: String| CodegenError::Plan {
+        plan: plan.to_string(),
+        part: "padded K-major tile",
+        msg,
+    };
+    let shape = tile.shape_layout().shape().clone();
+    let dims: Vec<i64> = shape
+        .leaves()
+        .iter()
+        .filter_map(|x| x.as_static())
+        .collect();
+    let [rows, bk, _] = dims[..] else {
+        return Err(err(format!("{tile}: a static (rows, BK, stages) tile")));
+    };
+    let ld = rows + K_MAJOR_PAD;
+    Layout::new(shape, tup![s(1), s(ld), s(ld * bk)])
+        .map(AnyLayout::Plain)
+        .map_err(|e| err(e.to_string()))
 }
 
 fn operand(rows: &str, ld: &str, major: Major) -> Layout {
@@ -412,7 +416,7 @@ impl GemmPlan {
             }
             _ => Err(self.error(
                 "k-block unroll",
-                "only a pipelined plan (the SIMT ones: sgemm-sm80 and its tiles, sgemm-sm80-bias-relu, simt-hier) has a k-block loop",
+                format!("only a pipelined plan ({SIMT_PIPELINED}) has a k-block loop"),
             )),
         }
     }
@@ -430,7 +434,7 @@ impl GemmPlan {
         let Policy::Pipelined(p) = &mut self.policy else {
             return Err(self.error(
                 "padded K-major tile",
-                "only a SIMT pipelined plan (sgemm-sm80 and its tiles, simt-hier) transposes a K-major operand into shared memory",
+                format!("only a SIMT pipelined plan ({SIMT_PIPELINED}) transposes a K-major operand into shared memory"),
             ));
         };
         for (major, tile) in [(a, &mut p.smem_a), (b, &mut p.smem_b)] {
