@@ -576,9 +576,10 @@ fn best_swizzle(
     bk: i64,
 ) -> cute_layout::Result<AnyLayout> {
     let row_bits = rows.trailing_zeros() as i64; // log2 of the column length in elements
-                                                 // No swizzle first, then the widest: XOR targets at word bits [2, 2+B), and bits from 5 up
-                                                 // do not change the bank, so B <= 3. The search stops at the lower bound (1-way reads and
-                                                 // writes); on a tie the earlier candidate stays.
+
+    // No swizzle first, then the widest: XOR targets at word bits [2, 2+B), and bits from 5 up
+    // do not change the bank, so B <= 3. The search stops at the lower bound (1-way reads and
+    // writes); on a tie the earlier candidate stays.
     let mut candidates = vec![None];
     candidates.extend(
         (1..=3)

@@ -80,7 +80,8 @@ fn tile_kernel(
     let ra = frag(&mut k, "rA", Operand::A, &sa, elem)?; // (V,MMA_M,MMA_K)
     let rb = frag(&mut k, "rB", Operand::B, &sb, elem)?; // (V,MMA_N,MMA_K)
     let acc = frag(&mut k, "acc", Operand::C, &gc, ElemType::F32)?; // (V,MMA_M,MMA_N)
-                                                                    // smem -> registers: ldmatrix, as make_tiled_copy_A/B partition and retile
+
+    // smem -> registers: ldmatrix, as make_tiled_copy_A/B partition and retile
     for (atom_op, sm, r, which) in [
         (ldsm.0, &sa, &ra, Operand::A),
         (ldsm.1, &sb, &rb, Operand::B),

@@ -562,7 +562,8 @@ fn split_k(
     let z = KernelBuilder::block_idx(2);
     let k0 = z.mul(&kc).map_err(e)?;
     let k_here = kc.min(&kk.sub(&k0).map_err(e)?).map_err(e)?; // K'
-                                                               // the tensor from k0 on (its K mode K' long), and C's slice z
+
+    // the tensor from k0 on (its K mode K' long), and C's slice z
     let from_k0 = |t: &Tensor, rows: &Int| k_range(t, rows, &k0, &k_here, e);
     let slice = Int::symbol("ldC")
         .mul(n)

@@ -406,7 +406,8 @@ impl Operand3 {
         e: &LayoutErr<'_>,
     ) -> Result<()> {
         let [g, c, st] = self.slices(kt, stage, e)?; // (CPY,CPY_M,CPY_K)
-                                                     // rolled loops over the copy's repeats: the edge path runs rarely, so it stays small
+
+        // rolled loops over the copy's repeats: the edge path runs rarely, so it stays small
         let extent = |i: usize| -> Result<Int> {
             g.layout()
                 .shape_layout()

@@ -172,12 +172,14 @@ pub fn tiled_with_smem(plan: &GemmPlan, t: i64, smem: &Layout) -> Result<Kernel>
     let tile = Tiler::from_shape(&tup![s(t), s(t)]);
     let s_a = k.smem("sA", F32, smem.clone()); // (BLK_M,BLK_K)
     let s_b = k.smem("sB", F32, smem.clone()); // (BLK_N,BLK_K)
-                                               // the loads: one element of each operand tile per thread, threads along its contiguous mode
+
+    // the loads: one element of each operand tile per thread, threads along its contiguous mode
     let thr_a = load_threads(t, layout.a).map_err(&e)?; // (BLK_M,BLK_K) -> tid
     let thr_b = load_threads(t, layout.b).map_err(&e)?; // (BLK_N,BLK_K) -> tid
     let t_as_a = k.bind("tAsA", s_a.local_partition(&thr_a, &tid, None).map_err(&e)?); // (1,1)
     let t_bs_b = k.bind("tBsB", s_b.local_partition(&thr_b, &tid, None).map_err(&e)?); // (1,1)
-                                                                                       // the compute: thread (tm,tn) of (T,T):(1,T) reads row tm of sA and row tn of sB
+
+    // the compute: thread (tm,tn) of (T,T):(1,T) reads row tm of sA and row tn of sB
     let thr_c = Layout::col_major(&tup![s(t), s(t)]).map_err(&e)?; // (BLK_M,BLK_N) -> tid
     let m_of = make_step([s(1).into(), X]);
     let n_of = make_step([X, s(1).into()]);

@@ -97,7 +97,8 @@ pub fn wgmma_tile(atom: &str, k: i64) -> Result<Kernel> {
     let gc = Tensor::new(c, Layout::col_major(&tup![s(m), s(n)]).map_err(&e)?);
     let sa = kb.smem_aligned("sA", elem, sla, 1024); // (64,K), aligned to SW128's 1024 bytes
     let sb = kb.smem_aligned("sB", g.b, slb, 1024); // (N,K)
-                                                    // gmem -> smem: one element per thread per copy, 128 threads over the tile
+
+    // gmem -> smem: one element per thread per copy, 128 threads over the tile
     for (gt, st, t) in [(&ga, &sa, elem), (&gb, &sb, g.b)] {
         let one = CopyAtom::new(CopyOp::UniversalCopy { bits: t.bits() }, t).map_err(&e)?;
         let rows = gt
@@ -125,8 +126,9 @@ pub fn wgmma_tile(atom: &str, k: i64) -> Result<Kernel> {
     kb.sync();
     let thr_mma = mma.get_slice(&tid).map_err(&e)?;
     let t_ca = kb.bind("tCsA", thr_mma.partition(Operand::A, &sa).map_err(&e)?); // (MMA,MMA_M,MMA_K)
-                                                                                 // RS: A goes through the thread's registers (its fragment of the atom's ALayout), copied
-                                                                                 // from the shared tile one value at a time
+
+    // RS: A goes through the thread's registers (its fragment of the atom's ALayout), copied
+    // from the shared tile one value at a time
     let t_ca = match g.a_in_registers {
         false => t_ca,
         true => {
@@ -143,7 +145,8 @@ pub fn wgmma_tile(atom: &str, k: i64) -> Result<Kernel> {
     };
     let t_cb = kb.bind("tCsB", thr_mma.partition(Operand::B, &sb).map_err(&e)?); // (MMA,MMA_N,MMA_K)
     let t_cc = thr_mma.partition(Operand::C, &gc).map_err(&e)?; // (MMA,MMA_M,MMA_N)
-                                                                // the accumulator in the atom's type (FP16: two values a register, S32: integers)
+
+    // the accumulator in the atom's type (FP16: two values a register, S32: integers)
     let acc = kb.regs(
         "acc",
         g.d,
