@@ -586,6 +586,7 @@ fn random_case(rng: &mut Rng, cmd: &str) -> Case {
                                 "--layout",
                                 "--report",
                                 "--k-block-unroll",
+                                "--k-major-tile",
                                 "--list",
                             ][..],
                         )

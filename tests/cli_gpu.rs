@@ -83,7 +83,7 @@ fn the_tensor_core_gemms_emit_and_run_without_a_gpu() {
 }
 
 /// `--arch` is the target the kernel is written for: two CTAs per SM of sgemm-sm80 fit an
-/// sm_90a SM (the default), one an sm_80 SM (164 KiB for 96 KiB per CTA).
+/// sm_90a SM (the default), one an sm_80 SM (164 KiB for 97.5 KiB per CTA).
 #[test]
 fn emit_writes_the_kernel_for_the_arch_asked_for() {
     let src = |args: &[&str]| {
@@ -114,39 +114,61 @@ fn emit_refuses_unknown_kernels_and_layouts() {
     }
 }
 
-/// `--pad-k-major`: the K-major operands' shared tiles padded to 132-value columns (both in
-/// TN, B in NN, none in NT), the reads' addresses without XOR; other plans built as named.
+/// The K-major operands' shared tiles: padded to 132-value columns as named (both in TN, B in
+/// NN, none in NT), the reads' addresses without XOR; `--k-major-tile swizzled` swizzles them;
+/// other plans are built as named whatever the flag.
 #[test]
-fn emit_pads_the_k_major_tiles_when_asked() {
+fn emit_takes_the_k_major_tile_form_asked_for() {
     let emit = |args: &[&str]| {
         let o = cute(args);
         assert_eq!(o.status.code(), Some(0), "{args:?}: {}", text(&o));
         text(&o)
     };
     let padded = "(_128,_32,_3):(_1,_132,_4224)";
-    let tn = emit(&["emit", "sgemm-sm80", "--layout", "TN", "--pad-k-major"]);
+    let tn = emit(&["emit", "sgemm-sm80", "--layout", "TN"]);
     assert!(tn.contains(&format!("// sA: {padded}")), "{tn}");
     assert!(tn.contains(&format!("// sB: {padded}")), "{tn}");
     assert!(!tn.contains("cute_swizzle<"), "{tn}");
     assert!(tn.contains("101360 bytes"), "{tn}");
-    let nn = emit(&["emit", "sgemm-sm80", "--layout", "NN", "--pad-k-major"]);
+    assert_eq!(
+        tn,
+        emit(&[
+            "emit",
+            "sgemm-sm80",
+            "--layout",
+            "TN",
+            "--k-major-tile",
+            "padded"
+        ])
+    );
+    let nn = emit(&["emit", "sgemm-sm80", "--layout", "NN"]);
     assert!(nn.contains("// sA: (_128,_32,_3):(_1,_128,_4096)"), "{nn}");
     assert!(nn.contains(&format!("// sB: {padded}")), "{nn}");
-    // as named: TN swizzles both
-    let named = emit(&["emit", "sgemm-sm80", "--layout", "TN"]);
+    let swizzled = emit(&[
+        "emit",
+        "sgemm-sm80",
+        "--layout",
+        "TN",
+        "--k-major-tile",
+        "swizzled",
+    ]);
     assert!(
-        named.contains("// sA: Sw<3,2,5> o _0 o (_128,_32,_3)"),
-        "{named}"
+        swizzled.contains("// sA: Sw<3,2,5> o _0 o (_128,_32,_3)"),
+        "{swizzled}"
     );
     let nt = ["emit", "sgemm-sm80", "--layout", "NT"];
-    assert_eq!(emit(&nt), emit(&[&nt[..], &["--pad-k-major"]].concat()));
     let tc = ["emit", "hgemm-sm80"];
-    assert_eq!(emit(&tc), emit(&[&tc[..], &["--pad-k-major"]].concat()));
-    // the tuning cache keeps plans as named: a tune of padded tiles is refused before any GPU
+    for form in ["padded", "swizzled"] {
+        let with = |args: &[&str]| emit(&[args, &["--k-major-tile", form]].concat());
+        assert_eq!(emit(&nt), with(&nt));
+        assert_eq!(emit(&tc), with(&tc));
+    }
+    // the tuning cache keeps plans as named: a tune of other tiles is refused before any GPU
     let o = cute(&[
         "tune",
         "sgemm",
-        "--pad-k-major",
+        "--k-major-tile",
+        "swizzled",
         "--m",
         "64",
         "--n",
@@ -155,7 +177,7 @@ fn emit_pads_the_k_major_tiles_when_asked() {
         "64",
     ]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
-    assert!(text(&o).contains("--pad-k-major: the tuning cache keeps the plans as named"));
+    assert!(text(&o).contains("--k-major-tile: the tuning cache keeps the plans as named"));
 }
 
 #[test]
@@ -170,7 +192,14 @@ fn emit_takes_a_k_block_unroll_and_refuses_one_that_does_not_fit() {
     assert!(text(&o).contains("#pragma unroll\n      for (cute_idx kb1 = 0; kb1 < 8; ++kb1)"));
     for (args, why) in [
         (
-            &["emit", "sgemm-sm80", "--k-block-unroll", "4"][..],
+            &[
+                "emit",
+                "sgemm-sm80",
+                "--k-block-unroll",
+                "4",
+                "--k-major-tile",
+                "swizzled",
+            ][..],
             "4 is not a multiple of the 8 swizzle phases of shared B",
         ),
         (
@@ -192,7 +221,13 @@ fn emit_takes_a_k_block_unroll_and_refuses_one_that_does_not_fit() {
             "3 must be even and divide BK = 32",
         ),
         (
-            &["check", "--k-block-unroll", "4"],
+            &[
+                "check",
+                "--k-block-unroll",
+                "4",
+                "--k-major-tile",
+                "swizzled",
+            ],
             "4 is not a multiple of the 8 swizzle phases",
         ),
     ] {

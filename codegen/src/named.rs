@@ -5,12 +5,15 @@ use cute_layout::atom::{
     MmaAtom, MmaOp, Operand, TiledMma,
 };
 use cute_layout::{
-    compose_swizzle, s, tile_to_shape, tup, AnyLayout, ElemType, Layout, MemSpace, ModeOrder,
-    Swizzle, Tiler,
+    compose_swizzle, s, tile_to_shape, tup, AnyLayout, ElemType, Layout, ModeOrder, Swizzle, Tiler,
 };
 
 use crate::error::{CodegenError, Result};
-use crate::gemm::{Bias, Epilogue, GemmLayout, GemmPlan, Major, Pipelined, Policy, TensorCore};
+use crate::gemm::k_major::best_tile;
+use crate::gemm::{
+    Bias, Epilogue, GemmLayout, GemmPlan, KMajorTile, Major, Pipelined, Policy, TensorCore,
+    K_MAJOR_PAD,
+};
 use crate::target::Target;
 
 /// The names, in the order `cute emit --list` prints them.
@@ -290,11 +293,11 @@ fn ctas_that_fit(target: &Target, p: &Pipelined, want: i64, registers: i64) -> i
 }
 
 /// The CuTe-ly SM80 SGEMM: 128x128x32 tile, 256 threads, 3 stages of 128-bit `cp.async.cg`,
-/// UniversalFMA 16x16 with the M permutation `(16,4,2):(4,1,64)`, swizzled K-major shared tiles.
+/// UniversalFMA 16x16 with the M permutation `(16,4,2):(4,1,64)`, padded K-major shared tiles.
 fn sgemm_sm80(name: &str, layout: GemmLayout, target: &Target) -> Result<Pipelined> {
     // 128 registers, two CTAs per SM in every layout: in trips of 8 k blocks each layout's
     // kernel fits 128 registers without spilling (left unbounded, TN's took 150 and one CTA per
-    // SM: 74% of cuBLAS on the H200 instead of 85%). Two CTAs of 96 KiB fit the 228 KiB of an
+    // SM: 74% of cuBLAS on the H200 instead of 85%). Two CTAs of 96 to 99 KiB fit the 228 KiB of an
     // sm_90a SM, not the 164 KiB of an sm_80 one or the 100 KiB of sm_86/sm_89: there the recipe
     // asks for what fits.
     simt_tile(name, layout, target, SimtTile::SQUARE)
@@ -334,6 +337,21 @@ impl SimtTile {
     pub fn smem_bytes(&self, stages: i64) -> i64 {
         let (bm, bn, bk) = self.cta;
         4 * (bm + bn) * bk * stages
+    }
+
+    /// Whether the tile's K-major operands in `layout` may take padded shared tiles
+    /// ([`GemmPlan::with_padded_k_major`]'s form) at `stages` on `target`: where the padded A
+    /// and B fit a block and leave as many CTAs per SM (at 128 registers) as unpadded ones.
+    pub fn pads_k_major(&self, layout: GemmLayout, stages: i64, target: &Target) -> bool {
+        let (bm, bn, bk) = self.cta;
+        let pad = |major| if major == Major::K { K_MAJOR_PAD } else { 0 };
+        let padded = 4 * (bm + pad(layout.a) + bn + pad(layout.b)) * bk * stages;
+        let threads = self.threads.0 * self.threads.1;
+        let ctas = |bytes| {
+            self.ctas_per_sm
+                .min(target.ctas_per_sm(threads, 128, bytes))
+        };
+        padded <= target.smem_per_block && ctas(padded) >= ctas(self.smem_bytes(stages))
     }
 
     /// [`Self::STAGES`], or two where a block of `target` can't hold three stages of the tile
@@ -409,7 +427,11 @@ impl SimtTile {
 /// A SIMT SGEMM of tile `t`: 3 stages of `cp.async` (128-bit along M-/N-major operands),
 /// UniversalFMA over `t.threads` with M and N permuted so each thread's rows and columns are
 /// runs of 4 (its fragments load as 128-bit vectors from the M-/N-major shared tiles), k blocks
-/// in trips of 8.
+/// in trips of 8. K-major operands take padded shared tiles where those fit as many CTAs per
+/// SM (`SimtTile::pads_k_major`) and conflict no more than a swizzle, swizzled ones elsewhere:
+/// on an H100 (2026-12-07, `reports/2026-12-07-h100-padded-k-major.txt`, alternating) padded
+/// 256x128 TN / TT / NN ran 89.0 / 95.5 / 98.0% of cuBLAS at 4096³ against swizzled 81.7 /
+/// 89.5 / 95.6%, 128x256 TT 98.4 against 96.8, the square tile within half a point; none slower.
 fn simt_tile(name: &str, layout: GemmLayout, target: &Target, t: SimtTile) -> Result<Pipelined> {
     let e = lerr(name, "plan");
     let ((bm, bn, bk), (tm, tn)) = (t.cta, t.threads);
@@ -440,8 +462,22 @@ fn simt_tile(name: &str, layout: GemmLayout, target: &Target, t: SimtTile) -> Re
     .map_err(&e)?;
     let threads = tm * tn;
     let stages = t.stages_on(target);
-    let (copy_a, smem_a) = operand(name, layout.a, bm, bk, stages, threads, &mma, Operand::A)?;
-    let (copy_b, smem_b) = operand(name, layout.b, bn, bk, stages, threads, &mma, Operand::B)?;
+    let k_major: &[KMajorTile] = match t.pads_k_major(layout, stages, target) {
+        true => &[KMajorTile::Padded, KMajorTile::Swizzled],
+        false => &[KMajorTile::Swizzled],
+    };
+    let tile = |major, rows, which| {
+        operand(
+            name,
+            major,
+            (rows, bk, stages, threads),
+            &mma,
+            which,
+            k_major,
+        )
+    };
+    let (copy_a, smem_a) = tile(layout.a, bm, Operand::A)?;
+    let (copy_b, smem_b) = tile(layout.b, bn, Operand::B)?;
     let mut p = Pipelined {
         cta: t.cta,
         smem_a,
@@ -479,8 +515,19 @@ fn simt_hier(name: &str, layout: GemmLayout) -> Result<Pipelined> {
         ],
     )
     .map_err(&e)?;
-    let (copy_a, smem_a) = operand(name, layout.a, 128, 8, 2, 128, &mma, Operand::A)?;
-    let (copy_b, smem_b) = operand(name, layout.b, 32, 8, 2, 128, &mma, Operand::B)?;
+    // swizzled: padded, NVRTC spills its NN kernel (4 bytes)
+    let tile = |major, rows, which| {
+        operand(
+            name,
+            major,
+            (rows, 8, 2, 128),
+            &mma,
+            which,
+            &[KMajorTile::Swizzled],
+        )
+    };
+    let (copy_a, smem_a) = tile(layout.a, 128, Operand::A)?;
+    let (copy_b, smem_b) = tile(layout.b, 32, Operand::B)?;
     Ok(Pipelined {
         cta: (128, 32, 8),
         smem_a,
@@ -498,18 +545,16 @@ fn simt_hier(name: &str, layout: GemmLayout) -> Result<Pipelined> {
 /// The gmem -> smem copy and the shared layout of one operand (`rows x bk x stages`). The shared
 /// tile is always M-/N-major, so the MMA reads 128-bit vectors. An M-/N-major operand is copied
 /// with 128-bit `cp.async.cg` (as wide as the tile allows); a K-major one with 32-bit `cp.async.ca`,
-/// 8 consecutive threads walking K (one full 32-byte sector per row), transposing into the shared tile, whose swizzle the
-/// bank-conflict analysis picks.
-#[allow(clippy::too_many_arguments)]
+/// 8 consecutive threads walking K (one full 32-byte sector per row), transposing into the
+/// shared tile, whose padding or swizzle the bank-conflict analysis picks. `shape` is (rows,
+/// BK, stages, threads).
 fn operand(
     name: &str,
     major: Major,
-    rows: i64,
-    bk: i64,
-    stages: i64,
-    threads: i64,
+    (rows, bk, stages, threads): (i64, i64, i64, i64),
     mma: &TiledMma,
     which: Operand,
+    k_major: &[KMajorTile],
 ) -> Result<(cute_layout::atom::TiledCopy, AnyLayout)> {
     let e = lerr(
         name,
@@ -558,58 +603,10 @@ fn operand(
             let thr = Layout::new(tup![s(tr), s(tk)], tup![s(tk), s(1)]).map_err(&e)?;
             let val = Layout::new(tup![s(1), s(1)], tup![s(0), s(0)]).map_err(&e)?;
             let copy = make_tiled_copy(&atom, &thr, &val).map_err(&e)?;
-            let smem = best_swizzle(mma, which, &copy, &smem, rows, bk).map_err(&e)?;
+            let smem = best_tile(mma, which, &copy, (rows, bk, stages), k_major).map_err(&e)?;
             Ok((copy, smem))
         }
     }
-}
-
-/// The swizzle (none, or `Swizzle<B,2,S>` XORing K bits into the 16-byte groups of a row) with
-/// the fewest bank conflicts for the transposing copy's writes plus the MMA's 128-bit reads; the
-/// smallest on ties.
-fn best_swizzle(
-    mma: &TiledMma,
-    which: Operand,
-    copy: &cute_layout::atom::TiledCopy,
-    smem: &Layout,
-    rows: i64,
-    bk: i64,
-) -> cute_layout::Result<AnyLayout> {
-    let row_bits = rows.trailing_zeros() as i64; // log2 of the column length in elements
-
-    // No swizzle first, then the widest: XOR targets at word bits [2, 2+B), and bits from 5 up
-    // do not change the bank, so B <= 3. The search stops at the lower bound (1-way reads and
-    // writes); on a tie the earlier candidate stays.
-    let mut candidates = vec![None];
-    candidates.extend(
-        (1..=3)
-            .rev()
-            .filter_map(|b| Swizzle::new(b, 2, row_bits - 2).ok())
-            .map(Some),
-    );
-    let tid = cute_layout::Int::index("tid");
-    let (mma_thr, copy_thr) = (mma.get_slice(&tid)?, copy.get_slice(&tid)?);
-    const LOWER_BOUND: i64 = 4 + 1;
-    let mut best = (i64::MAX, AnyLayout::Plain(smem.clone()));
-    for sw in candidates {
-        let l = match sw {
-            Some(sw) => compose_swizzle(sw, smem),
-            None => AnyLayout::Plain(smem.clone()),
-        };
-        let (t, swz) = crate::gemm::frag_tensor(&format!("s{which}"), MemSpace::Smem, &l);
-        let f = crate::gemm::frag_mma(&mma_thr, which, &t, swz)?;
-        let reads = crate::gemm::bank_ways(&f, f.mode_size(1), bk, 128).unwrap_or(i64::MAX);
-        let w = crate::gemm::frag_copy(&copy_thr, &t, swz, false)?;
-        let writes = crate::gemm::copy_bank_ways(&w, 32).unwrap_or(i64::MAX);
-        let cost = reads.saturating_mul(4).saturating_add(writes);
-        if cost < best.0 {
-            best = (cost, l);
-        }
-        if best.0 <= LOWER_BOUND {
-            break;
-        }
-    }
-    Ok(best.1)
 }
 
 /// The SM80 tensor-core GEMM of `elem` (FP16, BF16, or TF32 with BLK_K 32; FP32 accumulate): a 128x256x64 CTA tile of 8

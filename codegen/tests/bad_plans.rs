@@ -1,7 +1,7 @@
 //! A plan that breaks an invariant is refused with a typed error naming the plan, the part and the
 //! failed condition; nothing panics and no CUDA is written.
 
-use cute_codegen::gemm::Policy;
+use cute_codegen::gemm::{KMajorTile, Policy};
 use cute_codegen::{emit, named, CodegenError, GemmLayout, GemmPlan};
 use cute_layout::{s, tup, AnyLayout, Layout};
 
@@ -109,8 +109,11 @@ fn k_block_unroll_must_keep_the_indices_static() {
     let mut plan = sgemm();
     pipelined(&mut plan).k_block_unroll = Some(3);
     refused(&plan, "k-block unroll", "3 must be even and divide BK = 32");
-    // NN swizzles B with 8 phases along K: a factor of 4 would index them at run time
-    let mut nn = named::plan("sgemm-sm80", GemmLayout::parse("NN").unwrap()).unwrap();
+    // NN's swizzled B has 8 phases along K: a factor of 4 would index them at run time (its
+    // padded B, as named, has none)
+    let mut nn = named::plan("sgemm-sm80", GemmLayout::parse("NN").unwrap())
+        .and_then(|p| p.with_k_major_tile(KMajorTile::Swizzled))
+        .unwrap();
     pipelined(&mut nn).k_block_unroll = Some(4);
     refused(
         &nn,
@@ -247,15 +250,15 @@ fn a_trip_form_needing_more_than_1_kib_alignment_is_not_emitted() {
         .contains("#pragma unroll 2\n    for (int kb = 0; kb < 8; ++kb)"));
 }
 
-/// Padding the K-major tiles of a plan without SIMT shared tiles is refused with a typed error
+/// Choosing the K-major tiles of a plan without SIMT shared tiles is refused with a typed error
 /// naming the plan and the part.
 #[test]
-fn padded_k_major_tiles_need_a_simt_pipelined_plan() {
+fn k_major_tiles_need_a_simt_pipelined_plan() {
     for name in ["sgemm-gemv", "hgemm-sm80", "bgemm-sm90", "naive-rows"] {
         let plan = named::plan(name, GemmLayout::parse("TN").unwrap()).unwrap();
-        match plan.with_padded_k_major() {
+        match plan.with_k_major_tile(KMajorTile::Padded) {
             Err(CodegenError::Plan { plan, part, msg }) => {
-                assert_eq!((plan.as_str(), part), (name, "padded K-major tile"));
+                assert_eq!((plan.as_str(), part), (name, "K-major tile"));
                 assert!(msg.contains("only a SIMT pipelined plan"), "{msg}");
             }
             other => panic!("{name}: {:?}", other.map(|p| p.name)),

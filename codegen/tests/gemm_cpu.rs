@@ -11,6 +11,7 @@
 
 use std::time::Instant;
 
+use cute_codegen::gemm::KMajorTile;
 use cute_codegen::interp::run;
 use cute_codegen::ir::{Barrier, Kernel, Stmt};
 use cute_codegen::named::{plan, NAMES};
@@ -77,12 +78,13 @@ fn named_gemms_as_built_for_64_bit_indices() {
     }
 }
 
-/// The SIMT pipelined plans with their K-major shared tiles padded (`with_padded_k_major`, `cute
-/// ... --pad-k-major`) agree with the reference in every layout, with 32- and 64-bit indices,
-/// in one k-tile and over several (130x67x33, 127x129x65), the interpreter checking the
-/// transposing copies' writes against the MMA's reads.
+/// The SIMT pipelined plans with their K-major shared tiles swizzled (`with_k_major_tile`, `cute
+/// ... --k-major-tile swizzled`; as named, they are padded where that fits) agree with the
+/// reference in every layout, with 32- and 64-bit indices, in one k-tile and over several
+/// (130x67x33, 127x129x65), the interpreter checking the transposing copies' writes against
+/// the MMA's reads.
 #[test]
-fn padded_k_major_tiles_agree_in_every_layout() {
+fn swizzled_k_major_tiles_agree_in_every_layout() {
     use cute_codegen::cuda::IndexWidth;
     let pipelined = cute_codegen::named::SIMT_TILES
         .iter()
@@ -90,7 +92,9 @@ fn padded_k_major_tiles_agree_in_every_layout() {
         .chain(["sgemm-sm80-bias-relu", "simt-hier"]);
     for (i, name) in pipelined.enumerate() {
         for layout in GemmLayout::all() {
-            let p = plan(name, layout).unwrap().with_padded_k_major().unwrap();
+            let p = plan(name, layout)
+                .and_then(|p| p.with_k_major_tile(KMajorTile::Swizzled))
+                .unwrap();
             for (j, width) in [IndexWidth::I32, IndexWidth::I64].into_iter().enumerate() {
                 let kernel = cute_codegen::recipes::gemm_for(&p, width).unwrap();
                 for (k, size) in [(130, 67, 33), (127, 129, 65)].into_iter().enumerate() {

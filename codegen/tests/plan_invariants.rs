@@ -3,13 +3,20 @@
 //! the kernel did before the check existed (computed something else, faulted, or did not
 //! compile); two holes were fixed in the emitter instead and are tested as such.
 
-use cute_codegen::gemm::{Pipelined, Policy};
+use cute_codegen::gemm::{KMajorTile, Pipelined, Policy};
 use cute_codegen::{emit, named, CodegenError, GemmLayout, GemmPlan};
 use cute_layout::atom::{make_tiled_copy, make_tiled_mma, CopyAtom, CopyOp, MmaAtom, MmaOp};
 use cute_layout::{compose_swizzle, s, tup, AnyLayout, ElemType, Layout, Swizzle, Tiler};
 
 fn plan(name: &str, layout: &str) -> GemmPlan {
     named::plan(name, GemmLayout::parse(layout).unwrap()).unwrap()
+}
+
+/// The named plan with its K-major shared tiles swizzled, not padded.
+fn swizzled(name: &str, layout: &str) -> GemmPlan {
+    plan(name, layout)
+        .with_k_major_tile(KMajorTile::Swizzled)
+        .unwrap()
 }
 
 fn pipelined(plan: &mut GemmPlan) -> &mut Pipelined {
@@ -115,7 +122,7 @@ fn a_negative_swizzle_shift_moves_bits_up() {
 /// cosize(A)` come from the unswizzled cosize, so stage 2 of sA writes into sB.
 #[test]
 fn swizzle_image_outside_the_allocation_is_refused() {
-    let mut plan = renamed(plan("sgemm-sm80", "TT"), "swzoob");
+    let mut plan = renamed(swizzled("sgemm-sm80", "TT"), "swzoob");
     let p = pipelined(&mut plan);
     let AnyLayout::Composed(c) = &p.smem_a else {
         panic!("TT's A is K-major and swizzled")
@@ -254,7 +261,7 @@ fn copy_destination_not_vector_aligned_is_refused() {
 /// next multiple of 128 bytes.
 #[test]
 fn shared_b_starts_128_byte_aligned() {
-    let mut plan = renamed(plan("sgemm-sm80", "TN"), "sbalign");
+    let mut plan = renamed(swizzled("sgemm-sm80", "TN"), "sbalign");
     let p = pipelined(&mut plan);
     p.smem_a = AnyLayout::Plain(lay3((128, 32, 3), (1, 128, 4097)));
     p.k_block_unroll = None;

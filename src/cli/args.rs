@@ -8,7 +8,7 @@ use clap::builder::PossibleValuesParser;
 use clap::error::ErrorKind;
 use clap::{value_parser, Args, Parser, Subcommand, ValueEnum};
 use cute::codegen::cuda::IndexWidth;
-use cute::codegen::gemm::{self, emit_by, emit_with};
+use cute::codegen::gemm::{self, emit_by, emit_with, KMajorTile};
 use cute::codegen::named::{plan_unrolled, GEMV_NAMES, NAMES, TENSOR_CORE_NAMES};
 use cute::codegen::recipes;
 use cute::codegen::{CodegenError, GemmLayout, GemmPlan, Kernel, Target};
@@ -338,7 +338,7 @@ fn parse_split(s: &str) -> Result<Split, String> {
 
 #[derive(Args, Debug)]
 pub struct CheckArgs {
-    /// The kernels (default: every one; with --k-block-unroll or --pad-k-major, every one with a
+    /// The kernels (default: every one; with --k-block-unroll or --k-major-tile, every one with a
     /// k-block loop)
     #[arg(value_name = "NAME", value_parser = kernel_name())]
     pub names: Vec<String>,
@@ -537,6 +537,25 @@ impl OutDtype {
     }
 }
 
+/// The form of a K-major operand's shared tile (`GemmPlan::with_k_major_tile`).
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KMajorTileArg {
+    /// Columns of rows + 4 values, as CuTe's SIMT sgemm_sm80 pads them: the MMA's reads need no
+    /// XOR, for 16 bytes a k row more shared memory
+    Padded,
+    /// Unpadded, swizzled (Swizzle<B,2,S>) where the bank analysis finds that conflicts less
+    Swizzled,
+}
+
+impl KMajorTileArg {
+    fn form(self) -> KMajorTile {
+        match self {
+            KMajorTileArg::Padded => KMajorTile::Padded,
+            KMajorTileArg::Swizzled => KMajorTile::Swizzled,
+        }
+    }
+}
+
 /// Which emitter writes a GEMM plan's CUDA.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Emitter {
@@ -557,12 +576,11 @@ pub struct PlanOpts {
     /// swizzle's phases): 32 unrolls the whole k-tile, a slower NVRTC compile for a faster kernel
     #[arg(long, value_name = "N", value_parser = value_parser!(i64).range(1..))]
     pub k_block_unroll: Option<i64>,
-    /// Pad the K-major operands' shared tiles (columns of rows + 4 values, as CuTe's SIMT
-    /// sgemm_sm80 pads them) instead of swizzling them: the MMA's reads then need no XOR. The
-    /// SIMT pipelined plans (sgemm-sm80 and its tiles, simt-hier; the FP32 selector's picks
-    /// among them); other plans are built as named
-    #[arg(long)]
-    pub pad_k_major: bool,
+    /// The K-major operands' shared tiles of the SIMT pipelined plans (sgemm-sm80 and its
+    /// tiles, simt-hier; the FP32 selector's picks among them) [default: as named: padded
+    /// where that fits as many CTAs per SM, else swizzled]; other plans are built as named
+    #[arg(long, value_enum, value_name = "FORM")]
+    pub k_major_tile: Option<KMajorTileArg>,
     /// The target GPU architecture: the kernel is verified and written for it (shared memory,
     /// registers, CTAs per SM) and compiled for it by NVRTC
     #[arg(long, value_enum, value_name = "ARCH", default_value_t = Arch::Sm90a)]
@@ -653,13 +671,13 @@ impl PlanOpts {
     }
 
     /// The named plan `name` in `layout` for --arch, with --k-block-unroll's trips and
-    /// --pad-k-major's tiles.
+    /// --k-major-tile's tiles.
     pub fn plan(&self, name: &str, layout: GemmLayout) -> Result<GemmPlan, CodegenError> {
         let plan = plan_unrolled(name, layout, &self.target(), self.k_block_unroll)?;
         let pipelined = matches!(plan.policy, gemm::Policy::Pipelined(_));
-        let plan = match self.pad_k_major && pipelined {
-            true => plan.with_padded_k_major()?,
-            false => plan,
+        let plan = match self.k_major_tile.filter(|_| pipelined) {
+            Some(form) => plan.with_k_major_tile(form.form())?,
+            None => plan,
         };
         match self.out_dtype {
             Some(o) => plan.with_output(o.elem()),

@@ -465,7 +465,7 @@ fn check_cpu(a: &CheckArgs, said: &mut Said) -> ExitCode {
 }
 
 /// The kernels of a `check`: those named, else every one (with --k-block-unroll or
-/// --pad-k-major, every one that has a k-block loop).
+/// --k-major-tile, every one that has a k-block loop).
 fn check_names(a: &CheckArgs) -> Vec<String> {
     if !a.names.is_empty() {
         return a.names.clone();
@@ -478,7 +478,9 @@ fn check_names(a: &CheckArgs) -> Vec<String> {
     };
     NAMES
         .iter()
-        .filter(|n| (a.plan.k_block_unroll.is_none() && !a.plan.pad_k_major) || pipelined(n))
+        .filter(|n| {
+            (a.plan.k_block_unroll.is_none() && a.plan.k_major_tile.is_none()) || pipelined(n)
+        })
         .map(|s| s.to_string())
         .collect()
 }

@@ -20,11 +20,11 @@ use super::text::fail;
 
 /// `cute tune sgemm|hgemm|bgemm [--m M --n N --k K | --suite] [--layout L]...`.
 pub fn tune(a: &TuneArgs) -> ExitCode {
-    if a.plan.pad_k_major {
+    if a.plan.k_major_tile.is_some() {
         return super::usage(super::args::usage_error(
             "tune",
             clap::error::ErrorKind::ArgumentConflict,
-            "--pad-k-major: the tuning cache keeps the plans as named, and `cute run` builds them so; time padded tiles with `cute bench --pad-k-major`",
+            "--k-major-tile: the tuning cache keeps the plans as named, and `cute run` builds them so; time the other tiles with `cute bench --k-major-tile`",
         ));
     }
     let sizes = match a.size.one(1) {

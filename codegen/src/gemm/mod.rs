@@ -3,6 +3,7 @@
 pub mod banks;
 pub(crate) mod common;
 mod frag;
+pub mod k_major;
 mod naive;
 pub(crate) mod pipelined;
 pub mod plan;
@@ -10,9 +11,9 @@ mod tiled;
 mod verify;
 
 pub(crate) use frag::{copy as frag_copy, mma as frag_mma, tensor as frag_tensor};
+pub use k_major::{KMajorTile, K_MAJOR_PAD};
 pub use plan::{
     Bias, Epilogue, GemmLayout, GemmPlan, Gemv, Major, Pipelined, Policy, SplitKMode, TensorCore,
-    K_MAJOR_PAD,
 };
 pub(crate) use verify::{bank_ways, copy_bank_ways, smem_offsets};
 

@@ -1092,10 +1092,10 @@ fn load_frags(w: &mut Writer, plan: &GemmPlan, parts: &Parts, buf: &str, kb: &st
 mod tests {
     use super::trips::load_frags_trip;
     use super::*;
-    use crate::gemm::{GemmLayout, Major};
+    use crate::gemm::{GemmLayout, KMajorTile, Major};
 
     /// Calls `f` with every named pipelined plan's name, layout, policy and partitions, and
-    /// again with its K-major tiles padded (`with_padded_k_major`) where it has one.
+    /// again with its K-major tiles in each form (`with_k_major_tile`) where it has one.
     fn each_pipelined(mut f: impl FnMut(&str, GemmLayout, &Pipelined, &Parts)) {
         for name in crate::named::NAMES {
             for layout in GemmLayout::all() {
@@ -1105,7 +1105,9 @@ mod tests {
                 }
                 let mut plans = vec![plan.clone()];
                 if layout.a == Major::K || layout.b == Major::K {
-                    plans.push(plan.with_padded_k_major().unwrap());
+                    for form in [KMajorTile::Padded, KMajorTile::Swizzled] {
+                        plans.push(plan.clone().with_k_major_tile(form).unwrap());
+                    }
                 }
                 for plan in &plans {
                     let Policy::Pipelined(p) = &plan.policy else {
@@ -1315,7 +1317,10 @@ mod tests {
     /// copies, one k block's fragment loads, and the epilogue with bias, ReLU and a user functor.
     #[test]
     fn emitter_pieces() {
-        let mut plan = crate::named::plan("sgemm-sm80", GemmLayout::parse("NN").unwrap()).unwrap();
+        // swizzled: the pieces of the split and XOR address forms
+        let mut plan = crate::named::plan("sgemm-sm80", GemmLayout::parse("NN").unwrap())
+            .and_then(|p| p.with_k_major_tile(KMajorTile::Swizzled))
+            .unwrap();
         plan.epilogue = crate::gemm::Epilogue {
             bias: Some(crate::gemm::Bias::PerCol),
             relu: true,

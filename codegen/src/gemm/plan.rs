@@ -7,15 +7,12 @@
 
 use std::fmt;
 
+use cute_layout::atom::Operand;
 use cute_layout::{s, tup, AnyLayout, Int, Layout};
 
+use super::k_major::{best_tile, KMajorTile};
 use crate::error::CodegenError;
 use crate::target::Target;
-
-/// The values a padded K-major shared column adds to its rows ([`GemmPlan::with_padded_k_major`]):
-/// one 16-byte vector, so each column starts 16-byte aligned and consecutive k's of a row fall 4
-/// banks apart.
-pub const K_MAJOR_PAD: i64 = 4;
 
 /// The plans with a k-tile pipeline of SIMT copies (`Policy::Pipelined`), as errors name them.
 const SIMT_PIPELINED: &str =
@@ -79,28 +76,6 @@ impl GemmLayout {
     pub fn c_layout(&self) -> Layout {
         operand("M", "ldC", Major::MN).with_second_mode("N")
     }
-}
-
-/// `(rows, BK, stages)` of `tile` padded: `(1, rows + K_MAJOR_PAD, (rows + K_MAJOR_PAD) BK)`.
-fn padded(plan: &str, tile: &AnyLayout) -> Result<AnyLayout, CodegenError> {
-    let err = |msg: String| CodegenError::Plan {
-        plan: plan.to_string(),
-        part: "padded K-major tile",
-        msg,
-    };
-    let shape = tile.shape_layout().shape().clone();
-    let dims: Vec<i64> = shape
-        .leaves()
-        .iter()
-        .filter_map(|x| x.as_static())
-        .collect();
-    let [rows, bk, _] = dims[..] else {
-        return Err(err(format!("{tile}: a static (rows, BK, stages) tile")));
-    };
-    let ld = rows + K_MAJOR_PAD;
-    Layout::new(shape, tup![s(1), s(ld), s(ld * bk)])
-        .map(AnyLayout::Plain)
-        .map_err(|e| err(e.to_string()))
 }
 
 fn operand(rows: &str, ld: &str, major: Major) -> Layout {
@@ -421,25 +396,34 @@ impl GemmPlan {
         }
     }
 
-    /// The plan with each K-major operand's shared tile `(rows, BK, stages)` padded instead of
-    /// swizzled (`cute ... --pad-k-major`): M-/N-major columns of `rows + K_MAJOR_PAD` values,
-    /// `(rows,BK,stages):(1,rows+4,(rows+4)*BK)`, as CuTe's SIMT `sgemm_sm80` pads its
-    /// transposed tiles. The transposing copy's warp (4 rows by 8 k's) still writes 32
-    /// distinct banks (`4 k + row`) and the MMA's 128-bit reads stay aligned; each read's
-    /// address is the thread's base plus a constant, where a swizzled tile XORs a k-dependent
-    /// value into every read. 16 bytes a k row more shared memory. An M-/N-major operand
-    /// (both in NT) keeps its tile; a plan with no k-tile pipeline of SIMT copies is refused.
-    pub fn with_padded_k_major(mut self) -> Result<GemmPlan, CodegenError> {
+    /// The plan with each K-major operand's shared tile `(rows, BK, stages)` in the form `form`
+    /// (`cute ... --k-major-tile`), where the named SIMT plans take the padded one wherever it
+    /// fits as many CTAs per SM (and conflicts no more), the swizzled one elsewhere (see
+    /// [`KMajorTile`]). An M-/N-major operand (both in NT) keeps its tile; a plan with no
+    /// k-tile pipeline of SIMT copies is refused.
+    pub fn with_k_major_tile(mut self, form: KMajorTile) -> Result<GemmPlan, CodegenError> {
         let (a, b, name) = (self.layout.a, self.layout.b, self.name.clone());
         let Policy::Pipelined(p) = &mut self.policy else {
             return Err(self.error(
-                "padded K-major tile",
+                "K-major tile",
                 format!("only a SIMT pipelined plan ({SIMT_PIPELINED}) transposes a K-major operand into shared memory"),
             ));
         };
-        for (major, tile) in [(a, &mut p.smem_a), (b, &mut p.smem_b)] {
+        let stages = p.stages;
+        let err = |msg: String| CodegenError::Plan {
+            plan: name.clone(),
+            part: "K-major tile",
+            msg,
+        };
+        let operands = [
+            (a, Operand::A, &p.copy_a, p.cta.0, &mut p.smem_a),
+            (b, Operand::B, &p.copy_b, p.cta.1, &mut p.smem_b),
+        ];
+        for (major, which, copy, rows, tile) in operands {
             if major == Major::K {
-                *tile = padded(&name, tile)?;
+                let shape = (rows, p.cta.2, stages);
+                *tile = best_tile(&p.mma, which, copy, shape, &[form])
+                    .map_err(|e| err(format!("{which}: {e}")))?;
             }
         }
         Ok(self)

@@ -186,7 +186,7 @@ mod tests {
     /// The plans the trip-form test runs: the named `sgemm-sm80` in trips of 8 in every layout,
     /// and, in NN and TN, B swizzled by every `Sw<B,2,S>` with B in 1..=3 and S in 3..=6, each
     /// with 2, 3 and 4 stages, their tiles compact (k stride 128) or padded (132, the form of
-    /// `GemmPlan::with_padded_k_major`) (those the verifier refuses are left out).
+    /// `KMajorTile::Padded`) (those the verifier refuses are left out).
     fn plans() -> Vec<GemmPlan> {
         let mut out = Vec::new();
         for layout in GemmLayout::all() {
