@@ -9,7 +9,7 @@ use cute_layout::{
 };
 
 use crate::error::{CodegenError, Result};
-use crate::gemm::k_major::best_tile;
+use crate::gemm::k_major::{best_tile, compact_tile};
 use crate::gemm::{
     Bias, Epilogue, GemmLayout, GemmPlan, KMajorTile, Major, Pipelined, Policy, TensorCore,
     K_MAJOR_PAD,
@@ -297,9 +297,9 @@ fn ctas_that_fit(target: &Target, p: &Pipelined, want: i64, registers: i64) -> i
 fn sgemm_sm80(name: &str, layout: GemmLayout, target: &Target) -> Result<Pipelined> {
     // 128 registers, two CTAs per SM in every layout: in trips of 8 k blocks each layout's
     // kernel fits 128 registers without spilling (left unbounded, TN's took 150 and one CTA per
-    // SM: 74% of cuBLAS on the H200 instead of 85%). Two CTAs of 96 to 99 KiB fit the 228 KiB of an
-    // sm_90a SM, not the 164 KiB of an sm_80 one or the 100 KiB of sm_86/sm_89: there the recipe
-    // asks for what fits.
+    // SM: 74% of cuBLAS on the H200 instead of 85%). Two CTAs of 96 to 99 KiB fit the 228 KiB
+    // of an sm_90a SM, not the 164 KiB of an sm_80 one or the 100 KiB of sm_86/sm_89: there the
+    // recipe asks for what fits.
     simt_tile(name, layout, target, SimtTile::SQUARE)
 }
 
@@ -335,17 +335,22 @@ impl SimtTile {
 
     /// The bytes of `stages` shared stages of the tile's A and B (FP32).
     pub fn smem_bytes(&self, stages: i64) -> i64 {
+        self.bytes(stages, (0, 0))
+    }
+
+    /// The bytes of `stages` stages of A and B (FP32) whose columns are `(pad_a, pad_b)`
+    /// values longer than their rows.
+    fn bytes(&self, stages: i64, (pad_a, pad_b): (i64, i64)) -> i64 {
         let (bm, bn, bk) = self.cta;
-        4 * (bm + bn) * bk * stages
+        4 * (bm + pad_a + bn + pad_b) * bk * stages
     }
 
     /// Whether the tile's K-major operands in `layout` may take padded shared tiles
-    /// ([`GemmPlan::with_padded_k_major`]'s form) at `stages` on `target`: where the padded A
-    /// and B fit a block and leave as many CTAs per SM (at 128 registers) as unpadded ones.
+    /// ([`KMajorTile::Padded`]) at `stages` on `target`: where the padded A and B fit a block
+    /// and leave as many CTAs per SM (at 128 registers) as unpadded ones.
     pub fn pads_k_major(&self, layout: GemmLayout, stages: i64, target: &Target) -> bool {
-        let (bm, bn, bk) = self.cta;
         let pad = |major| if major == Major::K { K_MAJOR_PAD } else { 0 };
-        let padded = 4 * (bm + pad(layout.a) + bn + pad(layout.b)) * bk * stages;
+        let padded = self.bytes(stages, (pad(layout.a), pad(layout.b)));
         let threads = self.threads.0 * self.threads.1;
         let ctas = |bytes| {
             self.ctas_per_sm
@@ -564,11 +569,6 @@ fn operand(
             "operand B"
         },
     );
-    let smem = Layout::new(
-        tup![s(rows), s(bk), s(stages)],
-        tup![s(1), s(rows), s(rows * bk)],
-    )
-    .map_err(&e)?;
     match major {
         Major::MN => {
             // vectors of 4 (or 2) along the contiguous mode
@@ -587,6 +587,7 @@ fn operand(
             let tk = threads / tr;
             let thr = Layout::new(tup![s(tr), s(tk)], tup![s(1), s(tr)]).map_err(&e)?;
             let val = Layout::new(tup![s(vec), s(1)], tup![s(1), s(0)]).map_err(&e)?;
+            let smem = compact_tile(rows, bk, stages).map_err(&e)?;
             Ok((
                 make_tiled_copy(&atom, &thr, &val).map_err(&e)?,
                 AnyLayout::Plain(smem),

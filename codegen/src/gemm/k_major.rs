@@ -25,13 +25,23 @@ pub enum KMajorTile {
     Swizzled,
 }
 
-/// The padded tile `(rows,BK,stages):(1,rows+K_MAJOR_PAD,(rows+K_MAJOR_PAD) BK)`.
-pub(crate) fn padded_tile(rows: i64, bk: i64, stages: i64) -> cute_layout::Result<Layout> {
-    let ld = rows + K_MAJOR_PAD;
+/// The M-/N-major shared tile `(rows,BK,stages):(1,ld,ld BK)` of columns `ld` values apart.
+fn tile(rows: i64, bk: i64, stages: i64, ld: i64) -> cute_layout::Result<Layout> {
     Layout::new(
         tup![s(rows), s(bk), s(stages)],
         tup![s(1), s(ld), s(ld * bk)],
     )
+}
+
+/// The compact tile `(rows,BK,stages):(1,rows,rows BK)` (an M-/N-major operand's, and the one
+/// a K-major operand's swizzles compose with).
+pub(crate) fn compact_tile(rows: i64, bk: i64, stages: i64) -> cute_layout::Result<Layout> {
+    tile(rows, bk, stages, rows)
+}
+
+/// The padded tile `(rows,BK,stages):(1,rows+K_MAJOR_PAD,(rows+K_MAJOR_PAD) BK)`.
+fn padded_tile(rows: i64, bk: i64, stages: i64) -> cute_layout::Result<Layout> {
+    tile(rows, bk, stages, rows + K_MAJOR_PAD)
 }
 
 /// The shared tile among `forms` (in order of preference) with the fewest bank conflicts for
@@ -44,10 +54,7 @@ pub(crate) fn best_tile(
     (rows, bk, stages): (i64, i64, i64),
     forms: &[KMajorTile],
 ) -> cute_layout::Result<AnyLayout> {
-    let plain = Layout::new(
-        tup![s(rows), s(bk), s(stages)],
-        tup![s(1), s(rows), s(rows * bk)],
-    )?;
+    let plain = compact_tile(rows, bk, stages)?;
     let candidates = candidates(&plain, (rows, bk, stages), forms)?;
     let tid = Int::index("tid");
     let (mma_thr, copy_thr) = (mma.get_slice(&tid)?, copy.get_slice(&tid)?);
