@@ -6,8 +6,9 @@
 //! [`Gemv::rows`] rows, its lanes stream B's column (K-major: contiguous along K) in 128-bit
 //! vectors, `(1, 32 V)` values a step, [`Gemv::in_flight`] steps loaded before the first is read
 //! (every warp is resident at once, so only its own loads in flight hide DRAM's latency), read
-//! the same k's of A's rows (K-major A in vectors, M-major A a value at a time: A is small and
-//! stays in cache), and accumulate in FP32 with
+//! the same k's of A's rows (K-major A in vectors from global memory; M-major A from a shared
+//! copy of the trip's k-range that the CTA's threads make once for its warps, k contiguous, so
+//! a lane reads it in vectors too), and accumulate in FP32 with
 //! `gemm(UniversalFMA)` over the `(ROWS, V)` and `(1, V)` fragments; a butterfly of shuffles
 //! sums each row's 32 lane partials, and lane 0 writes the column's rows through the epilogue.
 //! The grid is `(ceil(N / WARPS), ceil(M / ROWS))`: any M, N, K are computed (K a multiple of
@@ -74,10 +75,8 @@ fn gemv_k(plan: &GemmPlan, g: &Gemv) -> Result<Kernel> {
     let lanes = Layout::new(tup![s(1), s(32)], tup![s(0), s(1)]).map_err(&e)?;
     let vals = Layout::new(tup![s(1), s(v)], tup![s(0), s(1)]).map_err(&e)?;
     let atom_b = universal(v, g.elem).map_err(&e)?;
-    let atom_a = match layout.a {
-        Major::K => atom_b.clone(),
-        Major::MN => universal(1, g.elem).map_err(&e)?,
-    };
+    // A's vectors: from global memory (K-major) or from the shared copy (M-major)
+    let atom_a = atom_b.clone();
     let thr_of = |atom: &CopyAtom| -> Result<_> {
         let tiled = make_tiled_copy(atom, &lanes, &vals).map_err(&e)?;
         tiled.get_slice(&lane).map_err(&e)
@@ -119,10 +118,42 @@ fn gemv_k(plan: &GemmPlan, g: &Gemv) -> Result<Kernel> {
         "stream B's column along K: each lane {v} values a step, {u} steps of B in flight a trip, A's rows at the same k's"
     ));
     let step = |t: &Int, i: i64| t.mul(&s(u)).and_then(|x| x.add(&s(i))).map_err(&e);
+    let staged = match layout.a {
+        Major::K => None,
+        Major::MN => Some(StagedA::new(&mut k, g, &by, 32 * v * u, &e)?),
+    };
+    // the lane's share of step i of trip t (chunk c along K): from the shared copy, or
+    // predicated from global memory
+    let load_a = |k: &mut KernelBuilder, i: i64, c: &Int| -> Result<()> {
+        match &staged {
+            Some(st) => {
+                // the chunk's step i: rows 0.. of sA, as part_a takes block by of A
+                let here = st.s_a.local_tile(&tile_a, &coord(&s(0), &s(i)), None);
+                let src = here.and_then(|x| thr_a.partition_s(&x)).map_err(&e)?;
+                k.copy(&atom_a, &src, &r_a);
+            }
+            None => {
+                let pred = Pred {
+                    coord: part_a(&p.id_a, c).map_err(&e)?,
+                    bounds: vec![p.m.clone(), p.k.clone()],
+                };
+                k.fill(&r_a, 0.0);
+                k.copy_if(&atom_a, pred, &part_a(&p.a, c).map_err(&e)?, &r_a);
+            }
+        }
+        Ok(())
+    };
+    let stage_a = |k: &mut KernelBuilder, t: &Int| match &staged {
+        Some(st) => st.stage(k, &p, t, &e),
+        None => Ok(()),
+    };
     let ops = Operands {
-        atoms: (&atom_a, &atom_b),
-        parts: (&part_a, &part_b),
-        regs: (&r_a, &r_bs),
+        atom_b: &atom_b,
+        part_b: &part_b,
+        r_bs: &r_bs,
+        r_a: &r_a,
+        load_a: &load_a,
+        stage_a: &stage_a,
         fma: (&f_a_copy, &f_a, &f_b, &f_b),
         acc: &acc,
     };
@@ -237,10 +268,22 @@ fn gemv_n(plan: &GemmPlan, g: &Gemv) -> Result<Kernel> {
             .and_then(|x| x.add(&warp))
             .map_err(&e)
     };
+    let load_a = |k: &mut KernelBuilder, _: i64, c: &Int| -> Result<()> {
+        let pred = Pred {
+            coord: part_a(&p.id_a, c).map_err(&e)?,
+            bounds: vec![p.m.clone(), p.k.clone()],
+        };
+        k.fill(&r_a, 0.0);
+        k.copy_if(&atom_a, pred, &part_a(&p.a, c).map_err(&e)?, &r_a);
+        Ok(())
+    };
     let ops = Operands {
-        atoms: (&atom_a, &atom_b),
-        parts: (&part_a, &part_b),
-        regs: (&r_a, &r_bs),
+        atom_b: &atom_b,
+        part_b: &part_b,
+        r_bs: &r_bs,
+        r_a: &r_a,
+        load_a: &load_a,
+        stage_a: &|_, _| Ok(()),
         fma: (&f_a, &f_a, &f_b_copy, &f_b),
         acc: &acc,
     };
@@ -343,24 +386,30 @@ fn lane_sum(k: &mut KernelBuilder, one: &Tensor, var: &str, across: i64) {
     k.map(one, &[], EExpr::var(var), None);
 }
 
-/// The pieces of the K loop: A's and B's copy atoms, the partitions of a step (`(tensor,
-/// step coordinate along K) -> the thread's share`), A's registers and B's IN_FLIGHT
-/// registers, the FP32 fragments (A as the conversion writes it and as the FMA reads it, then
-/// B the same), and the accumulators.
+/// The pieces of the K loop: B's copy atom, its partition of a step (`(tensor, step coordinate
+/// along K) -> the thread's share`) and its IN_FLIGHT registers; A's load of step `i` of a trip
+/// (chunk `c` along K) into its registers, and the staging of a trip's A (`t`: nothing where A
+/// is read from global memory); the FP32 fragments (A as the conversion writes it and as the
+/// FMA reads it, then B the same), and the accumulators.
 type Part<'a> = &'a dyn Fn(&Tensor, &Int) -> cute_layout::Result<Tensor>;
+type LoadA<'a> = &'a dyn Fn(&mut KernelBuilder, i64, &Int) -> Result<()>;
+type StageA<'a> = &'a dyn Fn(&mut KernelBuilder, &Int) -> Result<()>;
 struct Operands<'a> {
-    atoms: (&'a CopyAtom, &'a CopyAtom),
-    parts: (Part<'a>, Part<'a>),
-    regs: (&'a Tensor, &'a [Tensor]),
+    atom_b: &'a CopyAtom,
+    part_b: Part<'a>,
+    r_bs: &'a [Tensor],
+    r_a: &'a Tensor,
+    load_a: LoadA<'a>,
+    stage_a: StageA<'a>,
     fma: (&'a Tensor, &'a Tensor, &'a Tensor, &'a Tensor),
     acc: &'a Tensor,
 }
 
 /// The K loop of both forms: `trips` rolled trips, each loading its IN_FLIGHT steps of B
 /// (`step(t, i)`: the coordinate along K of step `i` of trip `t`) before the first is read,
-/// then for each step A's values at the same k's, both widened to FP32, and
-/// `gemm(UniversalFMA)` into the accumulators. Every copy is predicated by the identity
-/// tensor's coordinates (zero past M, N or K).
+/// staging the trip's A where it is staged, then for each step A's values at the same k's,
+/// both widened to FP32, and `gemm(UniversalFMA)` into the accumulators. Every global copy is
+/// predicated by the identity tensor's coordinates (zero past M, N or K).
 fn k_loop(
     k: &mut KernelBuilder,
     p: &Problem,
@@ -369,27 +418,22 @@ fn k_loop(
     step: &dyn Fn(&Int, i64) -> Result<Int>,
     e: &LayoutErr<'_>,
 ) -> Result<()> {
-    let ((atom_a, atom_b), (part_a, part_b)) = (o.atoms, o.parts);
-    let ((r_a, r_bs), (f_a_in, f_a, f_b_in, f_b)) = (o.regs, o.fma);
+    let (f_a_in, f_a, f_b_in, f_b) = o.fma;
     k.for_("t", trips, Unroll::None, |k, t| {
-        for (i, r_b) in (0..).zip(r_bs) {
+        for (i, r_b) in (0..).zip(o.r_bs) {
             let c = step(&t, i)?;
             let pred = Pred {
-                coord: part_b(&p.id_b, &c).map_err(e)?,
+                coord: (o.part_b)(&p.id_b, &c).map_err(e)?,
                 bounds: vec![p.n.clone(), p.k.clone()],
             };
             k.fill(r_b, 0.0);
-            k.copy_if(atom_b, pred, &part_b(&p.b, &c).map_err(e)?, r_b);
+            k.copy_if(o.atom_b, pred, &(o.part_b)(&p.b, &c).map_err(e)?, r_b);
         }
-        for (i, r_b) in (0..).zip(r_bs) {
+        (o.stage_a)(k, &t)?;
+        for (i, r_b) in (0..).zip(o.r_bs) {
             let c = step(&t, i)?;
-            let pred = Pred {
-                coord: part_a(&p.id_a, &c).map_err(e)?,
-                bounds: vec![p.m.clone(), p.k.clone()],
-            };
-            k.fill(r_a, 0.0);
-            k.copy_if(atom_a, pred, &part_a(&p.a, &c).map_err(e)?, r_a);
-            k.map(f_a_in, &[r_a], EExpr::arg(0), None);
+            (o.load_a)(k, i, &c)?;
+            k.map(f_a_in, &[o.r_a], EExpr::arg(0), None);
             k.map(f_b_in, &[r_b], EExpr::arg(0), None);
             k.gemm(
                 &MmaAtom::new(MmaOp::universal_fma(F32, F32, F32, F32)),
@@ -401,6 +445,78 @@ fn k_loop(
         Ok(())
     })?;
     Ok(())
+}
+
+/// M-major A staged for a CTA's warps (B K-major): each trip the CTA's threads copy A's
+/// `(ROWS, KC)` chunk (KC = the trip's k's, `32 V IN_FLIGHT`) from global memory, `ROWS`
+/// threads down each column of A so a warp reads `32 / ROWS` whole columns' rows, through
+/// registers (zero past M and K) into `sA (ROWS, KC):(KC + PAD, _1)`, k contiguous, whose 32
+/// bytes of padding a row put a warp's `ROWS x 32 / ROWS` writes in distinct banks; the warps
+/// then read it as K-major A, in 128-bit vectors. Read from global memory directly, each warp
+/// would load its rows a value at a time, a 32-byte sector for every value or two, and each of
+/// the CTA's warps all of them again.
+struct StagedA {
+    /// `(ROWS, KC):(KC + PAD, _1)` in shared memory.
+    s_a: Tensor,
+    /// The thread's slice of the CTA's copy of the chunk, and its registers.
+    copy: cute_layout::atom::ThrCopy,
+    regs: Tensor,
+    atom: CopyAtom,
+    /// The chunk `(ROWS, KC)` and the CTA's block of rows.
+    tile: Tiler,
+    by: Int,
+}
+
+impl StagedA {
+    fn new(k: &mut KernelBuilder, g: &Gemv, by: &Int, kc: i64, e: &LayoutErr<'_>) -> Result<Self> {
+        let (rows, threads) = (g.rows, 32 * g.warps);
+        let pad = 32 / i64::from(g.elem.bits() / 8).max(1);
+        let s_a = k.smem(
+            "sA",
+            g.elem,
+            Layout::new(tup![s(rows), s(kc)], tup![s(kc + pad), s(1)]).map_err(e)?,
+        );
+        // (ROWS, THREADS / ROWS):(1, ROWS): consecutive threads down a column of A
+        let thr = Layout::new(tup![s(rows), s(threads / rows)], tup![s(1), s(rows)]).map_err(e)?;
+        let val = Layout::col_major(&tup![s(1), s(1)]).map_err(e)?;
+        let atom = universal(1, g.elem).map_err(e)?;
+        let copy = make_tiled_copy(&atom, &thr, &val)
+            .and_then(|t| t.get_slice(&KernelBuilder::tid()))
+            .map_err(e)?;
+        let frag = shape_of(&copy.partition_d(&s_a).map_err(e)?);
+        let regs = k.regs("rS", g.elem, Layout::col_major(&frag).map_err(e)?)?;
+        Ok(StagedA {
+            s_a,
+            copy,
+            regs,
+            atom,
+            tile: Tiler::from_shape(&tup![s(rows), s(kc)]),
+            by: by.clone(),
+        })
+    }
+
+    /// Trip `t`'s chunk into `sA`, between barriers (the warps done with the last chunk before,
+    /// every value written after).
+    fn stage(&self, k: &mut KernelBuilder, p: &Problem, t: &Int, e: &LayoutErr<'_>) -> Result<()> {
+        k.comment("A's chunk of this trip into shared memory, once for the CTA's warps");
+        let chunk = |x: &Tensor| x.local_tile(&self.tile, &coord(&self.by, t), None);
+        let src = chunk(&p.a)
+            .and_then(|x| self.copy.partition_s(&x))
+            .map_err(e)?;
+        let pred = Pred {
+            coord: chunk(&p.id_a)
+                .and_then(|x| self.copy.partition_s(&x))
+                .map_err(e)?,
+            bounds: vec![p.m.clone(), p.k.clone()],
+        };
+        let dst = self.copy.partition_d(&self.s_a).map_err(e)?;
+        k.fill(&self.regs, 0.0);
+        k.copy_if(&self.atom, pred, &src, &self.regs);
+        k.sync();
+        k.copy(&self.atom, &self.regs, &dst);
+        k.sync();
+        Ok(())
+    }
 }
 
 /// `UniversalCopy` of `values` elements of `elem` at once (one 128-bit vector, or one value).
