@@ -132,14 +132,7 @@ fn gemv_k(plan: &GemmPlan, g: &Gemv) -> Result<Kernel> {
                 let src = here.and_then(|x| thr_a.partition_s(&x)).map_err(&e)?;
                 k.copy(&atom_a, &src, &r_a);
             }
-            None => {
-                let pred = Pred {
-                    coord: part_a(&p.id_a, c).map_err(&e)?,
-                    bounds: vec![p.m.clone(), p.k.clone()],
-                };
-                k.fill(&r_a, 0.0);
-                k.copy_if(&atom_a, pred, &part_a(&p.a, c).map_err(&e)?, &r_a);
-            }
+            None => global_a(k, &p, (&atom_a, &part_a), &r_a, c, &e)?,
         }
         Ok(())
     };
@@ -268,15 +261,8 @@ fn gemv_n(plan: &GemmPlan, g: &Gemv) -> Result<Kernel> {
             .and_then(|x| x.add(&warp))
             .map_err(&e)
     };
-    let load_a = |k: &mut KernelBuilder, _: i64, c: &Int| -> Result<()> {
-        let pred = Pred {
-            coord: part_a(&p.id_a, c).map_err(&e)?,
-            bounds: vec![p.m.clone(), p.k.clone()],
-        };
-        k.fill(&r_a, 0.0);
-        k.copy_if(&atom_a, pred, &part_a(&p.a, c).map_err(&e)?, &r_a);
-        Ok(())
-    };
+    let load_a =
+        |k: &mut KernelBuilder, _: i64, c: &Int| global_a(k, &p, (&atom_a, &part_a), &r_a, c, &e);
     let ops = Operands {
         atom_b: &atom_b,
         part_b: &part_b,
@@ -444,6 +430,25 @@ fn k_loop(
         }
         Ok(())
     })?;
+    Ok(())
+}
+
+/// The thread's share of A at chunk `c` along K (`part(A, c)`) into `r` by `atom`, zero past M
+/// and K.
+fn global_a(
+    k: &mut KernelBuilder,
+    p: &Problem,
+    (atom, part): (&CopyAtom, Part<'_>),
+    r: &Tensor,
+    c: &Int,
+    e: &LayoutErr<'_>,
+) -> Result<()> {
+    let pred = Pred {
+        coord: part(&p.id_a, c).map_err(e)?,
+        bounds: vec![p.m.clone(), p.k.clone()],
+    };
+    k.fill(r, 0.0);
+    k.copy_if(atom, pred, &part(&p.a, c).map_err(e)?, r);
     Ok(())
 }
 
