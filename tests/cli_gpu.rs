@@ -427,7 +427,7 @@ fn the_selector_says_what_it_picked_and_why() {
     );
     assert!(
         out.contains(
-            "M = 1 <= 4, B (NN) of 4096 x 4096 <= 2^24 values, its contiguous dimension % 8 == 0: \
+            "M = 1 <= 4, B (NN) of 4096 x 4096 <= 2^26 values, its contiguous dimension % 8 == 0: \
              the GEMV (B K-major: a warp a column of C, one launch)"
         ),
         "{out}"
@@ -451,9 +451,9 @@ fn the_selector_says_what_it_picked_and_why() {
         "{}",
         text(&o)
     );
-    // against 8192², and at M = 8, the 16x128 tile split K ways
+    // against 8192² in TT (past the GEMV's cap there), and at M = 8, the 16x128 tile split
     for (m, size, layout, why) in [
-        ("1", "8192", "NN", "64 output tiles for 396 CTA slots (132 SMs x 3): K split 6 ways, 384 CTAs in one wave"),
+        ("1", "8192", "TT", "64 output tiles for 396 CTA slots (132 SMs x 3): K split 6 ways, 384 CTAs in one wave"),
         ("8", "4096", "NT", "32 output tiles for 396 CTA slots (132 SMs x 3): K split 12 ways, 384 CTAs in one wave"),
     ] {
         let o = cute(&[

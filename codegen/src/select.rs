@@ -141,11 +141,26 @@ pub const TENSOR_CORE_FAMILIES: [TensorCoreFamily; 2] = [
 /// the 128-column picks before it.
 pub const FEW_COLUMNS_MAX_N: i64 = 32;
 
-/// The largest B (N x K elements) for which the FP32 selector takes the GEMV for a few rows:
-/// there its one launch beats the 16x128 tile's split and reduction; past it the split's
-/// fixed cost is amortized and its bandwidth is the higher (H100, 2026-12-07: the GEMV 1.13x
-/// the split 16x128 tile at 1 x 4096², 0.86x at 1 x 8192²).
-pub const GEMV_MAX_B: i64 = 1 << 24;
+/// The largest B (N x K elements) for which the FP32 selector takes the GEMV for a few rows
+/// (but in TT, [`GEMV_MAX_B_TT`]): there its one launch beats the 16x128 tile's split and
+/// reduction. On an H100 (2026-12-08, `reports/2026-12-08-h100-gemv-staged.txt`; NN with A
+/// staged once a CTA) at 8192² the GEMV ran 1.43x / 1.46x the split 16x128 tile at 1 / 4 rows
+/// in NN, 1.38x / 1.13x in TN, 1.11x / 1.08x in NT (before A was staged, NN's GEMV ran 0.86x
+/// there, and this cap was 2^24).
+pub const GEMV_MAX_B: i64 = 1 << 26;
+
+/// [`GEMV_MAX_B`] in TT (A K-major, B N-major), where the GEMV ran 0.90x / 0.82x the split
+/// 16x128 tile at 1 / 4 rows against 8192² (same run).
+pub const GEMV_MAX_B_TT: i64 = 1 << 24;
+
+/// The GEMV's cap on B in `layout` ([`GEMV_MAX_B`], [`GEMV_MAX_B_TT`]).
+pub fn gemv_max_b(layout: GemmLayout) -> i64 {
+    use crate::gemm::Major;
+    match (layout.a, layout.b) {
+        (Major::K, Major::MN) => GEMV_MAX_B_TT,
+        _ => GEMV_MAX_B,
+    }
+}
 
 /// The SM90 16-bit GEMM is taken when its tiles number at least 1/this of the SMs.
 pub const SM90_MIN_SM_FRACTION: i64 = 2;
@@ -272,7 +287,7 @@ pub fn pick(dtype: &str, (m, n, k): (i64, i64, i64), target: &Target) -> Option<
 }
 
 /// The heuristic's pick for `dtype` at `(m, n, k)` in `layout`: [`pick`], but for FP32 the
-/// GEMV where it fits the shape and layout ([`gemv_fits`]) and B is at most [`GEMV_MAX_B`]
+/// GEMV where it fits the shape and layout ([`gemv_fits`]) and B is at most [`gemv_max_b`]
 /// elements, and a large tile where the square one would run unsplit (`large_tile`). The
 /// 16-bit GEMVs are `cute tune` candidates only (on an H100, 2026-12-07, the BF16 ones ran
 /// 0.78x and 0.74x the split 16x128 tensor-core tile at 1 x 4096², TN and TT).
@@ -283,7 +298,8 @@ pub fn pick_in(
     target: &Target,
 ) -> Option<Choice> {
     let (m, n, k) = mnk;
-    if dtype == "f32" && gemv_fits(layout, mnk) && n.saturating_mul(k) <= GEMV_MAX_B {
+    let cap = gemv_max_b(layout);
+    if dtype == "f32" && gemv_fits(layout, mnk) && n.saturating_mul(k) <= cap {
         let form = match layout.b {
             crate::gemm::Major::K => "B K-major: a warp a column of C",
             crate::gemm::Major::MN => "B N-major: 32 columns of C a CTA",
@@ -293,7 +309,8 @@ pub fn pick_in(
             splits: 1,
             mode: SplitKMode::None,
             reasons: vec![format!(
-                "M = {m} <= {GEMV_ROWS}, B ({layout}) of {n} x {k} <= 2^24 values, its contiguous dimension % 8 == 0: the GEMV ({form}, one launch)"
+                "M = {m} <= {GEMV_ROWS}, B ({layout}) of {n} x {k} <= 2^{} values, its contiguous dimension % 8 == 0: the GEMV ({form}, one launch)",
+                cap.trailing_zeros()
             )],
         });
     }
@@ -825,9 +842,10 @@ mod tests {
     /// The heuristic's pick on each suite shape, and what `cute tune --suite` timed on an H100
     /// (NN, 2026-12-06, reports/2026-12-06-h100-issue17-tune.txt): each pick ran within 5% of the
     /// fastest plan tuned (1000x17x300's 5 slices were not among the plans timed). In NN, the
-    /// layout of the suite, one row against 4096² takes the GEMV ([`pick_in`]; the H100 run of
-    /// 2026-12-07: 1.13x the 16x128 tile in 12 slices), against 8192² the split 16x128 tile
-    /// still (the GEMV at 0.86x).
+    /// layout of the suite, one row against 4096² and 8192² takes the GEMV ([`pick_in`]; on an
+    /// H100, 2026-12-07: 1.13x the 16x128 tile in 12 slices at 4096²; 2026-12-08, with A
+    /// staged once a CTA: 1.43x the split 16x128 tile at 8192², [`GEMV_MAX_B`]); TT keeps the
+    /// split tile against 8192² ([`GEMV_MAX_B_TT`]).
     #[test]
     fn the_suite_picks_what_tuning_found_fast() {
         // H100 tune, then the 64x128 tile from the H200's (2026-12-06)
@@ -863,12 +881,18 @@ mod tests {
         );
         let name = |l, mnk| pick_in("f32", l, mnk, &t).unwrap().name;
         assert_eq!(name(nn, (1, 4096, 4096)), "sgemm-gemv");
-        assert_eq!(name(nn, (1, 8192, 8192)), wide);
+        assert_eq!(name(nn, (1, 8192, 8192)), "sgemm-gemv");
+        assert_eq!(name(nn, (4, 8192, 8192)), "sgemm-gemv");
+        assert_eq!(name(nn, (1, 8192, 16384)), wide);
+        let [tn, tt] = ["TN", "TT"].map(|l| GemmLayout::parse(l).unwrap());
+        assert_eq!(name(tn, (4, 8192, 8192)), "sgemm-gemv");
+        assert_eq!(name(nt, (1, 8192, 8192)), "sgemm-gemv");
+        assert_eq!(name(tt, (1, 4096, 4096)), "sgemm-gemv");
+        assert_eq!(name(tt, (1, 8192, 8192)), wide);
         // the N-major GEMV: 0.0327 ms against the 16x128 tile's 0.0432 (H100, 2026-12-07)
         assert_eq!(name(nt, (1, 4096, 4096)), "sgemm-gemv");
         // the large tiles where the square one runs unsplit, by layout (H100, 2026-12-07):
         // 256x128 for an M-major A, 128x256 for TT, the square tile for TN and at 1024^3
-        let [tn, tt] = ["TN", "TT"].map(|l| GemmLayout::parse(l).unwrap());
         for s in [2048, 4096, 8192] {
             assert_eq!(name(nn, (s, s, s)), "sgemm-sm80-256x128");
             assert_eq!(name(nt, (s, s, s)), "sgemm-sm80-256x128");
