@@ -144,13 +144,13 @@ pub const FEW_COLUMNS_MAX_N: i64 = 32;
 /// The largest B (N x K elements) for which the FP32 selector takes the GEMV for a few rows
 /// (but in TT, [`GEMV_MAX_B_TT`]): there its one launch beats the 16x128 tile's split and
 /// reduction. On an H100 (2026-12-08, `reports/2026-12-08-h100-gemv-staged.txt`; NN with A
-/// staged once a CTA) at 8192² the GEMV ran 1.43x / 1.46x the split 16x128 tile at 1 / 4 rows
-/// in NN, 1.38x / 1.13x in TN, 1.11x / 1.08x in NT (before A was staged, NN's GEMV ran 0.86x
-/// there, and this cap was 2^24).
+/// staged once a CTA) at 8192² the GEMV ran 1.43x and 1.38-1.43x the split 16x128 tile's
+/// speed at 1 and 4 rows in NN, 1.38x and 1.12x in TN, 1.12x and 1.09x in NT (by median
+/// times; before A was staged, NN's GEMV ran 0.86x there, and this cap was 2^24).
 pub const GEMV_MAX_B: i64 = 1 << 26;
 
-/// [`GEMV_MAX_B`] in TT (A K-major, B N-major), where the GEMV ran 0.90x / 0.82x the split
-/// 16x128 tile at 1 / 4 rows against 8192² (same run).
+/// [`GEMV_MAX_B`] in TT (A K-major, B N-major), where the GEMV ran 0.90x and 0.79x the split
+/// 16x128 tile's speed at 1 and 4 rows against 8192² (same run).
 pub const GEMV_MAX_B_TT: i64 = 1 << 24;
 
 /// The GEMV's cap on B in `layout` ([`GEMV_MAX_B`], [`GEMV_MAX_B_TT`]).
@@ -844,7 +844,7 @@ mod tests {
     /// fastest plan tuned (1000x17x300's 5 slices were not among the plans timed). In NN, the
     /// layout of the suite, one row against 4096² and 8192² takes the GEMV ([`pick_in`]; on an
     /// H100, 2026-12-07: 1.13x the 16x128 tile in 12 slices at 4096²; 2026-12-08, with A
-    /// staged once a CTA: 1.43x the split 16x128 tile at 8192², [`GEMV_MAX_B`]); TT keeps the
+    /// staged once a CTA: 1.43x the split 16x128 tile's speed at 8192², [`GEMV_MAX_B`]); TT keeps the
     /// split tile against 8192² ([`GEMV_MAX_B_TT`]).
     #[test]
     fn the_suite_picks_what_tuning_found_fast() {
