@@ -324,7 +324,7 @@ pub struct SimtTile {
     /// The threads along M and along N (each thread takes BLK_M / tm rows, BLK_N / tn
     /// columns, in runs of 4).
     pub threads: (i64, i64),
-    /// The CTAs per SM asked for (at 128 registers a thread), if they fit.
+    /// The CTAs per SM asked for (at [`Self::REGISTERS`] a thread), if they fit.
     pub ctas_per_sm: i64,
 }
 
@@ -332,6 +332,9 @@ impl SimtTile {
     /// The shared-memory stages of every tile of the family, where a block of the target holds
     /// them.
     pub const STAGES: i64 = 3;
+
+    /// The registers a thread the CTAs per SM are counted at (the launch bounds' budget).
+    pub const REGISTERS: i64 = 128;
 
     /// The bytes of `stages` shared stages of the tile's A and B (FP32).
     pub fn smem_bytes(&self, stages: i64) -> i64 {
@@ -347,14 +350,14 @@ impl SimtTile {
 
     /// Whether the tile's K-major operands in `layout` may take padded shared tiles
     /// ([`KMajorTile::Padded`]) at `stages` on `target`: where the padded A and B fit a block
-    /// and leave as many CTAs per SM (at 128 registers) as unpadded ones.
+    /// and leave as many CTAs per SM (at [`Self::REGISTERS`]) as unpadded ones.
     pub fn pads_k_major(&self, layout: GemmLayout, stages: i64, target: &Target) -> bool {
         let pad = |major| if major == Major::K { K_MAJOR_PAD } else { 0 };
         let padded = self.bytes(stages, (pad(layout.a), pad(layout.b)));
         let threads = self.threads.0 * self.threads.1;
         let ctas = |bytes| {
             self.ctas_per_sm
-                .min(target.ctas_per_sm(threads, 128, bytes))
+                .min(target.ctas_per_sm(threads, Self::REGISTERS, bytes))
         };
         padded <= target.smem_per_block && ctas(padded) >= ctas(self.smem_bytes(stages))
     }
@@ -499,7 +502,7 @@ fn simt_tile(name: &str, layout: GemmLayout, target: &Target, t: SimtTile) -> Re
         // the H200 runs 3 points faster in NN and TT, the same in NT, 6 slower in TN (README)
         k_block_unroll: Some(8),
     };
-    p.min_blocks_per_sm = ctas_that_fit(target, &p, t.ctas_per_sm, 128);
+    p.min_blocks_per_sm = ctas_that_fit(target, &p, t.ctas_per_sm, SimtTile::REGISTERS);
     Ok(p)
 }
 

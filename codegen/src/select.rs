@@ -844,8 +844,8 @@ mod tests {
     /// fastest plan tuned (1000x17x300's 5 slices were not among the plans timed). In NN, the
     /// layout of the suite, one row against 4096² and 8192² takes the GEMV ([`pick_in`]; on an
     /// H100, 2026-12-07: 1.13x the 16x128 tile in 12 slices at 4096²; 2026-12-08, with A
-    /// staged once a CTA: 1.43x the split 16x128 tile's speed at 8192², [`GEMV_MAX_B`]); TT keeps the
-    /// split tile against 8192² ([`GEMV_MAX_B_TT`]).
+    /// staged once a CTA: 1.43x the split 16x128 tile's speed at 8192², [`GEMV_MAX_B`]); TT
+    /// keeps the split tile against 8192² ([`GEMV_MAX_B_TT`]).
     #[test]
     fn the_suite_picks_what_tuning_found_fast() {
         // H100 tune, then the 64x128 tile from the H200's (2026-12-06)

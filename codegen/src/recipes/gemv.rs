@@ -71,26 +71,23 @@ fn gemv_k(plan: &GemmPlan, g: &Gemv) -> Result<Kernel> {
         .and_then(|c| c.add(&tid.div(&s(32))?))
         .map_err(&e)?;
     // a lane's V consecutive k's of each (ROWS or 1, 32 V) chunk: (1,32):(_0,_1) lanes, (1,V)
-    // values each; A moves in vectors only where it is K-major
+    // values each, one vector; A and B alike (A from global memory where it is K-major, from
+    // the shared copy where it is M-major)
     let lanes = Layout::new(tup![s(1), s(32)], tup![s(0), s(1)]).map_err(&e)?;
     let vals = Layout::new(tup![s(1), s(v)], tup![s(0), s(1)]).map_err(&e)?;
-    let atom_b = universal(v, g.elem).map_err(&e)?;
-    // A's vectors: from global memory (K-major) or from the shared copy (M-major)
-    let atom_a = atom_b.clone();
-    let thr_of = |atom: &CopyAtom| -> Result<_> {
-        let tiled = make_tiled_copy(atom, &lanes, &vals).map_err(&e)?;
-        tiled.get_slice(&lane).map_err(&e)
-    };
-    let (thr_a, thr_b) = (thr_of(&atom_a)?, thr_of(&atom_b)?);
+    let atom = universal(v, g.elem).map_err(&e)?;
+    let thr = make_tiled_copy(&atom, &lanes, &vals)
+        .and_then(|tiled| tiled.get_slice(&lane))
+        .map_err(&e)?;
     let (tile_a, tile_b) = (
         Tiler::from_shape(&tup![s(rows), s(32 * v)]),
         Tiler::from_shape(&tup![s(1), s(32 * v)]),
     );
     // the lane's share of chunk c: A (CPY, ROWS, 1) and B (CPY, 1, 1) and their coordinates
     let part_a =
-        |t: &Tensor, c: &Int| thr_a.partition_s(&t.local_tile(&tile_a, &coord(&by, c), None)?);
+        |t: &Tensor, c: &Int| thr.partition_s(&t.local_tile(&tile_a, &coord(&by, c), None)?);
     let part_b =
-        |t: &Tensor, c: &Int| thr_b.partition_s(&t.local_tile(&tile_b, &coord(&col, c), None)?);
+        |t: &Tensor, c: &Int| thr.partition_s(&t.local_tile(&tile_b, &coord(&col, c), None)?);
     let shape_a = shape_of(&part_a(&p.a, &s(0)).map_err(&e)?);
     let shape_b = shape_of(&part_b(&p.b, &s(0)).map_err(&e)?);
     let r_a = k.regs("rA", g.elem, Layout::col_major(&shape_a).map_err(&e)?)?;
@@ -129,10 +126,10 @@ fn gemv_k(plan: &GemmPlan, g: &Gemv) -> Result<Kernel> {
             Some(st) => {
                 // the chunk's step i: rows 0.. of sA, as part_a takes block by of A
                 let here = st.s_a.local_tile(&tile_a, &coord(&s(0), &s(i)), None);
-                let src = here.and_then(|x| thr_a.partition_s(&x)).map_err(&e)?;
-                k.copy(&atom_a, &src, &r_a);
+                let src = here.and_then(|x| thr.partition_s(&x)).map_err(&e)?;
+                k.copy(&atom, &src, &r_a);
             }
-            None => global_a(k, &p, (&atom_a, &part_a), &r_a, c, &e)?,
+            None => global_a(k, &p, (&atom, &part_a), &r_a, c, &e)?,
         }
         Ok(())
     };
@@ -141,7 +138,7 @@ fn gemv_k(plan: &GemmPlan, g: &Gemv) -> Result<Kernel> {
         None => Ok(()),
     };
     let ops = Operands {
-        atom_b: &atom_b,
+        atom_b: &atom,
         part_b: &part_b,
         r_bs: &r_bs,
         r_a: &r_a,
